@@ -1,0 +1,226 @@
+//! The syntax tree: data only. Every node carries the span it was parsed from.
+
+use super::span::Span;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub stmts: Vec<Expr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A `{ ... }` body: statements separated by newlines or `;`. Its value is the value
+/// of the last statement when that statement is an expression, else `none`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub stmts: Vec<Expr>,
+    pub span: Span,
+}
+
+/// A binding target of `let` and `for`: a name or a (nested) tuple of names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pattern {
+    Name(Ident),
+    Tuple(Vec<Pattern>, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: Ident,
+    pub default: Option<Expr>,
+}
+
+/// A call argument: positional (`name` is None) or keyword (`axis=1`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arg {
+    pub name: Option<Ident>,
+    pub value: Expr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum IndexItem {
+    /// `x[i]`, also `x[none]` (new axis) and tensors (mask / fancy) — decided at run time.
+    Expr(Expr),
+    /// `x[a:b:c]`, each part optional.
+    Slice {
+        start: Option<Expr>,
+        stop: Option<Expr>,
+        step: Option<Expr>,
+        span: Span,
+    },
+    /// `x[...]`
+    Ellipsis(Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FStrPart {
+    Text(String),
+    /// `{expr}` or `{expr:spec}`; spec as written after the colon (e.g. `.3f`).
+    Expr {
+        expr: Expr,
+        spec: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-x`
+    Neg,
+    /// `~x` (bitwise / logical not on bool and int tensors)
+    BitNot,
+    /// `not x` (scalar truth)
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Rem,
+    Pow,
+    MatMul,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// `and` (short-circuit)
+    And,
+    /// `or` (short-circuit)
+    Or,
+}
+
+impl BinOp {
+    /// The operator as written in source, for diagnostics.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Rem => "%",
+            BinOp::Pow => "**",
+            BinOp::MatMul => "@",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+    FStr(Vec<FStrPart>),
+    None,
+    Ident(String),
+    /// `[a, b, ...]`: a tensor literal (nested lists make higher ranks).
+    List(Vec<Expr>),
+    /// `(a, b)`, `(a,)`, `()`
+    Tuple(Vec<Expr>),
+    /// `{"k": v, ...}`; `{}` is an empty block, `{:}` is not needed: use `dict()`.
+    Dict(Vec<(Expr, Expr)>),
+    Unary {
+        op: UnOp,
+        expr: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `f(args)`; when `callee` is an `Attr`, this is the method form `x.f(args)`.
+    Call {
+        callee: Box<Expr>,
+        args: Vec<Arg>,
+    },
+    /// `x.name` (attributes like `.shape`, `.T`, module members)
+    Attr {
+        target: Box<Expr>,
+        name: Ident,
+    },
+    /// `x[i, a:b, ..., none]`
+    Index {
+        target: Box<Expr>,
+        items: Vec<IndexItem>,
+    },
+    Block(Block),
+    If {
+        cond: Box<Expr>,
+        then: Block,
+        /// A `Block` expression or another `If` (for `else if`).
+        otherwise: Option<Box<Expr>>,
+    },
+    While {
+        cond: Box<Expr>,
+        body: Block,
+    },
+    For {
+        pattern: Pattern,
+        iter: Box<Expr>,
+        body: Block,
+    },
+    /// `|a, b = 1| expr`
+    Lambda {
+        params: Vec<Param>,
+        body: Box<Expr>,
+    },
+    /// `fn name(params) { body }`: binds `name` in the current scope.
+    Fn {
+        name: Ident,
+        params: Vec<Param>,
+        body: Block,
+    },
+    Let {
+        pattern: Pattern,
+        value: Box<Expr>,
+    },
+    /// `target = value` or `target op= value`; target is an Ident, Index or Attr expr.
+    Assign {
+        target: Box<Expr>,
+        op: Option<BinOp>,
+        value: Box<Expr>,
+    },
+    Return(Option<Box<Expr>>),
+    Break,
+    Continue,
+    /// `import "path.tsr" as name`
+    Import {
+        path: String,
+        alias: Ident,
+    },
+    /// `use name` (a stdlib module)
+    Use {
+        module: Ident,
+    },
+}

@@ -1,0 +1,1 @@
+//! NumPy-exact printing of tensors (see `PrintOptions`).
