@@ -127,9 +127,18 @@ fn render_one(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
                 .with_index_type(IndexType::Byte),
         )
         .with_message(&d.message);
-    let primary_labelled = d.labels.iter().any(|l| l.span == d.span);
-    if !primary_labelled {
-        report = report.with_label(ALabel::new(primary).with_color(Color::Red));
+    // Underline the primary span unless labels already mark parts of it.
+    let overlaps = |l: &Label| {
+        l.span.src == d.span.src
+            && l.span.start < d.span.end.max(d.span.start + 1)
+            && d.span.start < l.span.end
+    };
+    if !d.labels.iter().any(overlaps) {
+        report = report.with_label(
+            ALabel::new(primary)
+                .with_message("here")
+                .with_color(Color::Red),
+        );
     }
     for l in &d.labels {
         report = report.with_label(

@@ -10,5 +10,6 @@ pub mod interp;
 pub mod io;
 pub mod kernels;
 pub mod ops;
+pub mod repl;
 pub mod syntax;
 pub mod tensor;

@@ -1,1 +1,64 @@
-//! io
+//! File formats. memmap2 and the file-replacing logic are confined to this module.
+
+pub mod npy;
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Creates `path` (or replaces it) so that readers see either the old file or the
+/// complete new one: the contents go to a temp file in the same directory, which
+/// is flushed to disk and then renamed over `path`. On any error the temp file is
+/// removed, so a failed save never leaves a half-written file behind.
+pub(crate) fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
+    let tmp = temp_path(path)?;
+    let file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    let result = fill_and_rename(file, &tmp, path, write);
+    if result.is_err() {
+        // Best effort: the original error is the one worth reporting.
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn fill_and_rename(
+    file: File,
+    tmp: &Path,
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut w = BufWriter::new(file);
+    write(&mut w)?;
+    w.flush()?;
+    let file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
+    file.sync_all()?;
+    drop(file);
+    fs::rename(tmp, path)?;
+    // Persist the rename itself; not every platform can sync a directory.
+    if let Ok(dir) = File::open(parent_dir(path)) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// A hidden, unique name next to `path` (same directory, so the rename is atomic).
+fn temp_path(path: &Path) -> io::Result<PathBuf> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, "the path does not name a file")
+    })?;
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp_name = format!(".{}.tmp-{}-{n}", name.to_string_lossy(), std::process::id());
+    Ok(parent_dir(path).join(tmp_name))
+}

@@ -1,1 +1,9 @@
-//! kernels
+//! Raw-slice kernels: generic over the element type, told shapes and strides explicitly.
+//! They never see a `Tensor`, never allocate results and never validate user input:
+//! `ops` checks arguments, allocates the output and picks the kernel.
+
+pub mod arith;
+pub mod map;
+pub mod matmul;
+pub mod reduce;
+pub mod strided;

@@ -1,7 +1,11 @@
 //! Elementwise binary ops with NumPy broadcasting and PyTorch promotion.
 
-use super::Operand;
-use crate::tensor::{Result, Tensor, TensorError};
+use super::{elems, output_buffer, scalar_as, Operand};
+use crate::kernels::arith::{Arith, Float};
+use crate::kernels::map::binary_map;
+use crate::kernels::reduce::any;
+use crate::tensor::shape::broadcast_shapes;
+use crate::tensor::{Category, DType, Elem, Result, Scalar, Tensor, TensorError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinaryOp {
@@ -57,6 +61,611 @@ impl BinaryOp {
 /// `a op b`, broadcasting. At least one operand should be a tensor; two scalars
 /// give a 0-d tensor of the scalars' default dtype.
 pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
-    let _ = (a, b);
-    Err(TensorError::value(op.name(), "not implemented yet"))
+    let shape = broadcast_shapes(op.name(), operand_shape(&a), operand_shape(&b))?;
+    let dtype = promoted(a, b);
+    check_dtype(op, dtype)?;
+    crate::dispatch!(dtype, T => binary_as::<T>(op, a, b, &shape))
+}
+
+fn operand_shape<'a>(x: &Operand<'a>) -> &'a [usize] {
+    match *x {
+        Operand::Tensor(t) => t.shape(),
+        Operand::Scalar(_) => &[],
+    }
+}
+
+/// The dtype both operands are converted to: PyTorch's `promote_types` for two tensors,
+/// the tensor's dtype unless a weak scalar is of a higher category, and the default
+/// dtypes (bool, i64, f32) for two scalars.
+fn promoted(a: Operand, b: Operand) -> DType {
+    let default = |s: Scalar| match s.category() {
+        Category::Bool => DType::Bool,
+        Category::Int => DType::I64,
+        Category::Float => DType::DEFAULT_FLOAT,
+    };
+    match (a, b) {
+        (Operand::Tensor(x), Operand::Tensor(y)) => DType::promote(x.dtype(), y.dtype()),
+        (Operand::Tensor(t), Operand::Scalar(s)) | (Operand::Scalar(s), Operand::Tensor(t)) => {
+            DType::promote_weak(t.dtype(), s.category())
+        }
+        (Operand::Scalar(x), Operand::Scalar(y)) => DType::promote(default(x), default(y)),
+    }
+}
+
+/// Rejects the dtypes PyTorch rejects for an op.
+fn check_dtype(op: BinaryOp, dtype: DType) -> Result<()> {
+    use BinaryOp::*;
+    let msg = match (op, dtype.category()) {
+        (Sub, Category::Bool) => {
+            "subtraction with two bool tensors is not supported; use ^ or logical ops"
+        }
+        (FloorDiv | Rem | Pow, Category::Bool) => "not supported for two bool operands",
+        (BitAnd | BitOr | BitXor, Category::Float) => "only defined for bool and integer tensors",
+        _ => return Ok(()),
+    };
+    Err(TensorError::dtype(op.name(), dtype, msg))
+}
+
+/// The op computed in `T`, the promoted element type.
+fn binary_as<T: Arith>(op: BinaryOp, a: Operand, b: Operand, shape: &[usize]) -> Result<Tensor> {
+    let (a, b) = (converted::<T>(a), converted::<T>(b));
+    if shape.iter().all(|&d| d > 0) {
+        check_divisor::<T>(op, &b)?;
+    }
+    let (a, b) = (&a.broadcast_to(shape)?, &b.broadcast_to(shape)?);
+    let name = op.name();
+    match op {
+        BinaryOp::Add => map(name, a, b, T::add),
+        BinaryOp::Sub => map(name, a, b, T::sub),
+        BinaryOp::Mul => map(name, a, b, T::mul),
+        BinaryOp::Div => map(name, a, b, |x: T, y: T| x.to_real().div(y.to_real())),
+        BinaryOp::FloorDiv => map(name, a, b, T::floor_div),
+        BinaryOp::Rem => map(name, a, b, T::rem),
+        BinaryOp::Pow => map(name, a, b, T::pow),
+        BinaryOp::Maximum => map(name, a, b, T::maximum),
+        BinaryOp::Minimum => map(name, a, b, T::minimum),
+        BinaryOp::Eq => map(name, a, b, |x: T, y: T| x == y),
+        BinaryOp::Ne => map(name, a, b, |x: T, y: T| x != y),
+        BinaryOp::Lt => map(name, a, b, |x: T, y: T| x < y),
+        BinaryOp::Le => map(name, a, b, |x: T, y: T| x <= y),
+        BinaryOp::Gt => map(name, a, b, |x: T, y: T| x > y),
+        BinaryOp::Ge => map(name, a, b, |x: T, y: T| x >= y),
+        BinaryOp::BitAnd => map(name, a, b, T::bitand),
+        BinaryOp::BitOr => map(name, a, b, T::bitor),
+        BinaryOp::BitXor => map(name, a, b, T::bitxor),
+    }
+}
+
+/// An operand as a tensor of `T` (a weak scalar becomes a 0-d tensor).
+fn converted<T: Elem>(x: Operand) -> Tensor {
+    match x {
+        Operand::Tensor(t) => t.to_dtype(T::DTYPE),
+        Operand::Scalar(s) => Tensor::scalar(scalar_as::<T>(s)),
+    }
+}
+
+/// Integer `//` and `%` by zero (the language's rule; NumPy only warns and gives 0)
+/// and integer powers with a negative exponent (NumPy raises) are errors. Checked on
+/// the divisor before computing, and only when the result is not empty.
+fn check_divisor<T: Arith>(op: BinaryOp, b: &Tensor) -> Result<()> {
+    if !T::DTYPE.is_int() {
+        return Ok(());
+    }
+    let zero = T::default();
+    let data = elems::<T>(op.name(), b)?;
+    let msg = match op {
+        BinaryOp::FloorDiv | BinaryOp::Rem if any(data, b.layout(), |y| y == zero) => {
+            "integer division by zero"
+        }
+        BinaryOp::Pow if any(data, b.layout(), |y| y < zero) => {
+            "integers to negative integer powers are not allowed"
+        }
+        _ => return Ok(()),
+    };
+    Err(TensorError::value(op.name(), msg))
+}
+
+/// Applies `f` to two tensors of one (broadcast) shape into a new contiguous tensor.
+fn map<T: Elem, O: Elem>(
+    op: &str,
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(T, T) -> O,
+) -> Result<Tensor> {
+    let mut out = output_buffer(op, a.shape(), O::default())?;
+    binary_map(
+        &mut out,
+        elems(op, a)?,
+        a.layout(),
+        elems(op, b)?,
+        b.layout(),
+        f,
+    );
+    Tensor::from_vec(out, a.shape())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::testutil::{assert_tensor, tensor, values, views};
+    use BinaryOp::*;
+    use DType::*;
+
+    const ALL_OPS: [BinaryOp; 18] = [
+        Add, Sub, Mul, Div, FloorDiv, Rem, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, BitAnd,
+        BitOr, BitXor,
+    ];
+
+    /// The op on f64 values with NumPy semantics (operands already in the compute dtype;
+    /// wrapping comes from rounding the exact result to the result dtype afterwards).
+    fn reference(op: BinaryOp, x: f64, y: f64) -> f64 {
+        let flag = |c: bool| if c { 1.0 } else { 0.0 };
+        let (i, j) = (x as i64, y as i64);
+        match op {
+            Add => x + y,
+            Sub => x - y,
+            Mul => x * y,
+            Div => x / y,
+            FloorDiv => (x / y).floor(),
+            Rem if y == 0.0 => f64::NAN,
+            Rem => x - y * (x / y).floor(),
+            Pow => x.powf(y),
+            Maximum | Minimum if x.is_nan() || y.is_nan() => f64::NAN,
+            Maximum => x.max(y),
+            Minimum => x.min(y),
+            Eq => flag(x == y),
+            Ne => flag(x != y),
+            Lt => flag(x < y),
+            Le => flag(x <= y),
+            Gt => flag(x > y),
+            Ge => flag(x >= y),
+            BitAnd => (i & j) as f64,
+            BitOr => (i | j) as f64,
+            BitXor => (i ^ j) as f64,
+        }
+    }
+
+    fn result_dtype(op: BinaryOp, compute: DType) -> DType {
+        match op {
+            Eq | Ne | Lt | Le | Gt | Ge => Bool,
+            Div => compute.float_result(),
+            _ => compute,
+        }
+    }
+
+    /// Row-major position in `t` of the element that broadcasts to `idx` of `shape`.
+    fn source_index(t: &Tensor, shape: &[usize], idx: &[usize]) -> usize {
+        let lead = shape.len() - t.ndim();
+        let dims = t.shape().iter().enumerate();
+        dims.fold(0, |acc, (i, &d)| {
+            acc * d + if d == 1 { 0 } else { idx[lead + i] }
+        })
+    }
+
+    /// Shape and values of `a op b` by the broadcast rule written out plainly.
+    fn broadcast_reference(
+        op: BinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        compute: DType,
+    ) -> (Vec<usize>, Vec<f64>) {
+        let shape = broadcast_shapes("test", a.shape(), b.shape()).unwrap();
+        let (av, bv) = (values(&a.to_dtype(compute)), values(&b.to_dtype(compute)));
+        let n: usize = shape.iter().product();
+        let out = (0..n)
+            .map(|lin| {
+                let mut idx = vec![0; shape.len()];
+                let mut rest = lin;
+                for (k, &d) in shape.iter().enumerate().rev() {
+                    idx[k] = rest % d;
+                    rest /= d;
+                }
+                let x = av[source_index(a, &shape, &idx)];
+                reference(op, x, bv[source_index(b, &shape, &idx)])
+            })
+            .collect();
+        (shape, out)
+    }
+
+    fn tt(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        binary(op, Operand::Tensor(a), Operand::Tensor(b))
+    }
+
+    fn ts(op: BinaryOp, a: &Tensor, s: Scalar) -> Result<Tensor> {
+        binary(op, Operand::Tensor(a), Operand::Scalar(s))
+    }
+
+    #[test]
+    fn every_op_and_dtype_pair_matches_the_reference() {
+        let a_vals = [-7.0, -2.5, -1.0, 0.0, 2.5, 7.0];
+        let b_vals = [2.0, -2.0, 3.0, -1.5, 1.0, 4.0];
+        let exponents = [0.0, 1.0, 2.0, 3.0, 2.0, 1.0];
+        for da in DType::ALL {
+            let a = tensor(&a_vals, &[2, 1, 3], da);
+            for db in DType::ALL {
+                for op in ALL_OPS {
+                    let b = tensor(if op == Pow { &exponents } else { &b_vals }, &[2, 3], db);
+                    let what = format!("{da} {op:?} {db}");
+                    let compute = DType::promote(da, db);
+                    let got = tt(op, &a, &b);
+                    if check_dtype(op, compute).is_err() {
+                        assert!(matches!(got, Err(TensorError::DType { .. })), "{what}");
+                        continue;
+                    }
+                    let (shape, want) = broadcast_reference(op, &a, &b, compute);
+                    assert_tensor(
+                        &got.unwrap(),
+                        result_dtype(op, compute),
+                        &shape,
+                        &want,
+                        &what,
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn weak_scalars_on_either_side_match_the_reference() {
+        let a_vals = [-3.0, -1.0, 0.0, 1.0, 2.5, 6.0];
+        for dtype in DType::ALL {
+            let a = tensor(&a_vals, &[3, 2], dtype);
+            for s in [Scalar::Int(2), Scalar::Float(1.5), Scalar::Bool(true)] {
+                let compute = DType::promote_weak(dtype, s.category());
+                let st = tensor(&[s.to_f64()], &[], compute);
+                for op in ALL_OPS {
+                    let what = format!("{dtype} {op:?} {s:?}");
+                    if check_dtype(op, compute).is_err() {
+                        assert!(ts(op, &a, s).is_err(), "{what}");
+                        continue;
+                    }
+                    let (shape, want) = broadcast_reference(op, &a, &st, compute);
+                    let got = ts(op, &a, s).unwrap();
+                    assert_tensor(&got, result_dtype(op, compute), &shape, &want, &what);
+                    let flipped = binary(op, Operand::Scalar(s), Operand::Tensor(&a));
+                    if compute.is_int() && matches!(op, FloorDiv | Rem | Pow) {
+                        // `a` holds a zero divisor, and exponents too big for f64 to wrap.
+                        assert!(op == Pow || flipped.is_err(), "{what}");
+                        continue;
+                    }
+                    let (_, want) = broadcast_reference(op, &st, &a, compute);
+                    assert_tensor(
+                        &flipped.unwrap(),
+                        result_dtype(op, compute),
+                        &shape,
+                        &want,
+                        &what,
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn promotion_follows_pytorch() {
+        let t = |d| tensor(&[1.0, 2.0], &[2], d);
+        let dtype = |r: Result<Tensor>| r.unwrap().dtype();
+        assert_eq!(dtype(ts(Mul, &t(I64), Scalar::Float(2.5))), F32);
+        assert_eq!(dtype(ts(Mul, &t(I32), Scalar::Int(3))), I32);
+        assert_eq!(dtype(ts(Mul, &t(F16), Scalar::Float(0.5))), F16);
+        assert_eq!(dtype(ts(Add, &t(Bool), Scalar::Int(1))), I64);
+        assert_eq!(dtype(ts(Add, &t(U8), Scalar::Bool(true))), U8);
+        assert_eq!(dtype(tt(Add, &t(U8), &t(I8))), I16);
+        assert_eq!(dtype(tt(Add, &t(F16), &t(BF16))), F32);
+        assert_eq!(dtype(tt(Div, &t(I32), &t(I32))), F32);
+        assert_eq!(dtype(tt(Div, &t(F64), &t(I32))), F64);
+        assert_eq!(dtype(tt(Div, &t(Bool), &t(Bool))), F32);
+        assert_eq!(dtype(tt(Lt, &t(F16), &t(I64))), Bool);
+        let two = |x, y| binary(Add, Operand::Scalar(x), Operand::Scalar(y)).unwrap();
+        let r = two(Scalar::Int(2), Scalar::Float(0.5));
+        assert_tensor(&r, F32, &[], &[2.5], "int + float scalars");
+        assert_tensor(
+            &two(Scalar::Int(2), Scalar::Int(3)),
+            I64,
+            &[],
+            &[5.0],
+            "ints",
+        );
+        assert_tensor(
+            &two(Scalar::Bool(true), Scalar::Bool(false)),
+            Bool,
+            &[],
+            &[1.0],
+            "bools",
+        );
+        let q = binary(
+            Div,
+            Operand::Scalar(Scalar::Int(1)),
+            Operand::Scalar(Scalar::Int(4)),
+        );
+        assert_tensor(&q.unwrap(), F32, &[], &[0.25], "int / int scalars");
+    }
+
+    #[test]
+    fn floor_division_and_remainder_of_negative_operands() {
+        for dtype in [I8, I16, I32, I64, F16, BF16, F32, F64] {
+            let a = tensor(&[-7.0, 7.0, -7.0, 7.0], &[4], dtype);
+            let b = tensor(&[2.0, -2.0, -2.0, 2.0], &[4], dtype);
+            assert_tensor(
+                &tt(FloorDiv, &a, &b).unwrap(),
+                dtype,
+                &[4],
+                &[-4.0, -4.0, 3.0, 3.0],
+                "//",
+            );
+            assert_tensor(
+                &tt(Rem, &a, &b).unwrap(),
+                dtype,
+                &[4],
+                &[1.0, -1.0, -1.0, 1.0],
+                "%",
+            );
+            let q = ts(FloorDiv, &a, Scalar::Int(2)).unwrap();
+            assert_tensor(&q, dtype, &[4], &[-4.0, 3.0, -4.0, 3.0], "// 2");
+        }
+        let f = tensor(&[-7.5, 7.5], &[2], F64);
+        assert_tensor(
+            &ts(Rem, &f, Scalar::Int(2)).unwrap(),
+            F64,
+            &[2],
+            &[0.5, 1.5],
+            "float %",
+        );
+        assert_tensor(
+            &ts(FloorDiv, &f, Scalar::Float(-2.0)).unwrap(),
+            F64,
+            &[2],
+            &[3.0, -4.0],
+            "//",
+        );
+    }
+
+    #[test]
+    fn division_by_zero() {
+        for dtype in [U8, I32, I64] {
+            let a = tensor(&[1.0, 2.0], &[2], dtype);
+            let zero = tensor(&[3.0, 0.0], &[2], dtype);
+            for op in [FloorDiv, Rem] {
+                let err = tt(op, &a, &zero).unwrap_err();
+                assert_eq!(
+                    err,
+                    TensorError::value(op.name(), "integer division by zero")
+                );
+                assert!(ts(op, &a, Scalar::Int(0)).is_err());
+            }
+            // True division goes through floats: no error.
+            assert_tensor(
+                &tt(Div, &a, &zero).unwrap(),
+                F32,
+                &[2],
+                &[1.0 / 3.0, f64::INFINITY],
+                "/",
+            );
+            // Nothing is divided when the result is empty.
+            let empty = tensor(&[], &[0], dtype);
+            assert_eq!(ts(FloorDiv, &empty, Scalar::Int(0)).unwrap().shape(), &[0]);
+        }
+        for dtype in [F16, BF16, F32, F64] {
+            let a = tensor(&[1.0, -1.0, 0.0], &[3], dtype);
+            let (inf, nan) = (f64::INFINITY, f64::NAN);
+            let div = ts(Div, &a, Scalar::Float(0.0)).unwrap();
+            assert_tensor(&div, dtype, &[3], &[inf, -inf, nan], "x / 0");
+            let fdiv = ts(FloorDiv, &a, Scalar::Int(0)).unwrap();
+            assert_tensor(&fdiv, dtype, &[3], &[inf, -inf, nan], "x // 0");
+            let rem = ts(Rem, &a, Scalar::Float(0.0)).unwrap();
+            assert_tensor(&rem, dtype, &[3], &[nan, nan, nan], "x % 0");
+        }
+    }
+
+    #[test]
+    fn integer_powers() {
+        let a = tensor(&[2.0, 3.0], &[2], I64);
+        let err = ts(Pow, &a, Scalar::Int(-1)).unwrap_err();
+        let msg = "integers to negative integer powers are not allowed";
+        assert_eq!(err, TensorError::value("pow", msg));
+        assert_tensor(
+            &ts(Pow, &a, Scalar::Int(3)).unwrap(),
+            I64,
+            &[2],
+            &[8.0, 27.0],
+            "**",
+        );
+        let f = ts(Pow, &a, Scalar::Float(-1.0)).unwrap();
+        assert_tensor(&f, F32, &[2], &[0.5, 1.0 / 3.0], "** -1.0");
+        let big = ts(Pow, &tensor(&[3.0], &[1], I32), Scalar::Int(21)).unwrap();
+        assert_eq!(big.to_vec::<i32>(), vec![3i32.wrapping_pow(21)]);
+    }
+
+    #[test]
+    fn integer_overflow_wraps() {
+        let i8max = tensor(&[127.0], &[1], I8);
+        assert_eq!(
+            ts(Add, &i8max, Scalar::Int(1)).unwrap().to_vec::<i8>(),
+            vec![-128]
+        );
+        let zero = tensor(&[0.0], &[1], U8);
+        assert_eq!(
+            ts(Sub, &zero, Scalar::Int(1)).unwrap().to_vec::<u8>(),
+            vec![255]
+        );
+        let big = Tensor::from_vec(vec![i64::MAX], &[1]).unwrap();
+        assert_eq!(
+            ts(Mul, &big, Scalar::Int(2)).unwrap().to_vec::<i64>(),
+            vec![-2]
+        );
+        let min = Tensor::from_vec(vec![i64::MIN], &[1]).unwrap();
+        assert_eq!(
+            ts(FloorDiv, &min, Scalar::Int(-1)).unwrap().to_vec::<i64>(),
+            vec![i64::MIN]
+        );
+    }
+
+    #[test]
+    fn nan_and_infinity() {
+        let nan = f64::NAN;
+        for dtype in [F16, BF16, F32, F64] {
+            let a = tensor(&[nan, 1.0, nan, 2.0], &[4], dtype);
+            let b = tensor(&[0.0, nan, nan, 1.0], &[4], dtype);
+            assert_tensor(
+                &tt(Maximum, &a, &b).unwrap(),
+                dtype,
+                &[4],
+                &[nan, nan, nan, 2.0],
+                "max",
+            );
+            assert_tensor(
+                &tt(Minimum, &a, &b).unwrap(),
+                dtype,
+                &[4],
+                &[nan, nan, nan, 1.0],
+                "min",
+            );
+            assert_tensor(
+                &tt(Eq, &a, &a).unwrap(),
+                Bool,
+                &[4],
+                &[0.0, 1.0, 0.0, 1.0],
+                "==",
+            );
+            assert_tensor(
+                &tt(Ne, &a, &a).unwrap(),
+                Bool,
+                &[4],
+                &[1.0, 0.0, 1.0, 0.0],
+                "!=",
+            );
+            assert_tensor(&tt(Lt, &a, &b).unwrap(), Bool, &[4], &[0.0; 4], "<");
+            let inf = tensor(&[f64::INFINITY], &[1], dtype);
+            assert_tensor(
+                &tt(Sub, &inf, &inf).unwrap(),
+                dtype,
+                &[1],
+                &[nan],
+                "inf - inf",
+            );
+            assert_tensor(
+                &ts(Mul, &inf, Scalar::Int(0)).unwrap(),
+                dtype,
+                &[1],
+                &[nan],
+                "inf * 0",
+            );
+        }
+        // Comparison happens in the promoted dtype.
+        let i = tensor(&[3.0, 4.0], &[2], I64);
+        assert_tensor(
+            &ts(Lt, &i, Scalar::Float(3.5)).unwrap(),
+            Bool,
+            &[2],
+            &[1.0, 0.0],
+            "< 3.5",
+        );
+    }
+
+    #[test]
+    fn bool_and_bitwise_rules() {
+        let t = tensor(&[1.0, 1.0, 0.0, 0.0], &[4], Bool);
+        let u = tensor(&[1.0, 0.0, 1.0, 0.0], &[4], Bool);
+        assert_tensor(
+            &tt(Add, &t, &u).unwrap(),
+            Bool,
+            &[4],
+            &[1.0, 1.0, 1.0, 0.0],
+            "bool +",
+        );
+        assert_tensor(
+            &tt(Mul, &t, &u).unwrap(),
+            Bool,
+            &[4],
+            &[1.0, 0.0, 0.0, 0.0],
+            "bool *",
+        );
+        assert_tensor(
+            &tt(BitXor, &t, &u).unwrap(),
+            Bool,
+            &[4],
+            &[0.0, 1.0, 1.0, 0.0],
+            "bool ^",
+        );
+        let err = tt(Sub, &t, &u).unwrap_err();
+        assert!(err
+            .to_string()
+            .contains("subtraction with two bool tensors is not supported"));
+        assert!(ts(Sub, &t, Scalar::Bool(true)).is_err());
+        let minus_one = ts(Sub, &t, Scalar::Int(1)).unwrap();
+        assert_tensor(&minus_one, I64, &[4], &[0.0, 0.0, -1.0, -1.0], "bool - 1");
+        let f = tensor(&[1.0], &[1], F32);
+        for op in [BitAnd, BitOr, BitXor] {
+            let err = tt(op, &f, &f).unwrap_err();
+            assert!(
+                matches!(&err, TensorError::DType { op: name, dtype: F32, .. } if name == op.name())
+            );
+        }
+        assert!(ts(BitAnd, &tensor(&[1.0], &[1], I32), Scalar::Float(1.0)).is_err());
+        let i = tensor(&[12.0, -1.0], &[2], I32);
+        let j = tensor(&[10.0, 5.0], &[2], I32);
+        assert_tensor(&tt(BitAnd, &i, &j).unwrap(), I32, &[2], &[8.0, 5.0], "&");
+        assert_tensor(&tt(BitOr, &i, &j).unwrap(), I32, &[2], &[14.0, -1.0], "|");
+        assert_tensor(&tt(BitXor, &i, &j).unwrap(), I32, &[2], &[6.0, -6.0], "^");
+    }
+
+    #[test]
+    fn shapes_broadcast_or_fail_with_both_shapes() {
+        let a = tensor(&[0.0; 6], &[2, 3], F32);
+        let b = tensor(&[0.0; 4], &[4], F32);
+        let err = tt(Add, &a, &b).unwrap_err();
+        let want = TensorError::Broadcast {
+            op: "add".into(),
+            lhs: vec![2, 3],
+            rhs: vec![4],
+        };
+        assert_eq!(err, want);
+        let cases: [(&[usize], &[usize], &[usize]); 6] = [
+            (&[0, 3], &[3], &[0, 3]),
+            (&[0], &[1], &[0]),
+            (&[], &[], &[]),
+            (&[1, 1], &[1], &[1, 1]),
+            (&[3, 1], &[1, 4], &[3, 4]),
+            (&[2, 1, 1], &[], &[2, 1, 1]),
+        ];
+        for (sa, sb, want) in cases {
+            let (na, nb) = (sa.iter().product::<usize>(), sb.iter().product::<usize>());
+            let a = tensor(&vec![1.5; na], sa, F32);
+            let b = tensor(&vec![2.0; nb], sb, F32);
+            let n: usize = want.iter().product();
+            assert_tensor(
+                &tt(Mul, &a, &b).unwrap(),
+                F32,
+                want,
+                &vec![3.0; n],
+                "shapes",
+            );
+        }
+    }
+
+    #[test]
+    fn non_contiguous_views_give_the_same_result() {
+        let a = tensor(
+            &(0..12).map(|i| i as f64 - 5.5).collect::<Vec<_>>(),
+            &[3, 4],
+            F32,
+        );
+        let b = tensor(&[1.0, -2.0, 3.0, 0.5], &[4], F32);
+        let col = tensor(&[2.0, -1.0, 4.0], &[3, 1], I32);
+        for op in [Add, Mul, Div, FloorDiv, Maximum, Lt] {
+            let want = values(&tt(op, &a, &b).unwrap());
+            let want_col = values(&tt(op, &a, &col).unwrap());
+            for va in views(&a) {
+                for vb in views(&b) {
+                    assert_eq!(values(&tt(op, &va, &vb).unwrap()), want, "{op:?}");
+                }
+                for vc in views(&col) {
+                    assert_eq!(values(&tt(op, &va, &vc).unwrap()), want_col, "{op:?}");
+                }
+                // A stride-0 broadcast view as an operand.
+                let row = b.broadcast_to(&[3, 4]).unwrap();
+                assert_eq!(values(&tt(op, &va, &row).unwrap()), want, "{op:?}");
+            }
+        }
+    }
 }

@@ -1,8 +1,312 @@
 //! Matrix products with `numpy.matmul` semantics.
 
-use crate::tensor::{Result, Tensor, TensorError};
+use super::{elems, output_buffer};
+use crate::kernels::arith::Arith;
+use crate::kernels::matmul::matmul as matmul_kernel;
+use crate::tensor::iter::StridedIter;
+use crate::tensor::shape::{broadcast_shapes, contiguous_strides, shape_str};
+use crate::tensor::{DType, Layout, Result, Tensor, TensorError};
 
+const OP: &str = "matmul";
+
+/// `a @ b` as `numpy.matmul`: a 1-D left operand is a row vector and a 1-D right
+/// operand a column vector, and that axis is removed from the result; N-D operands are
+/// stacks of matrices whose batch dims broadcast. Dtypes promote; bool is logical (an
+/// or of ands); f16/bf16 accumulate in f32; an inner size of 0 gives zeros.
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let _ = (a, b);
-    Err(TensorError::value("matmul", "not implemented yet"))
+    let plan = Plan::new(a.shape(), b.shape())?;
+    let mut shape = plan.batch.clone();
+    if a.ndim() > 1 {
+        shape.push(plan.m);
+    }
+    if b.ndim() > 1 {
+        shape.push(plan.n);
+    }
+    let dtype = DType::promote(a.dtype(), b.dtype());
+    crate::dispatch!(dtype, T => batched::<T>(a, b, &plan, &shape))
+}
+
+/// The sizes of one product: `batch` stacks of (m × k) @ (k × n), where each operand
+/// has its own batch dims that broadcast to `batch`.
+struct Plan {
+    a_batch: Vec<usize>,
+    b_batch: Vec<usize>,
+    batch: Vec<usize>,
+    m: usize,
+    k: usize,
+    n: usize,
+}
+
+impl Plan {
+    fn new(a: &[usize], b: &[usize]) -> Result<Plan> {
+        let zero_d = || TensorError::shape(OP, "0-d operands are not allowed (use *)");
+        // 1-D operands: a row vector on the left, a column vector on the right.
+        let (a_batch, m, k) = match a {
+            [] => return Err(zero_d()),
+            [k] => (&[][..], 1, *k),
+            [batch @ .., m, k] => (batch, *m, *k),
+        };
+        let (b_batch, k2, n) = match b {
+            [] => return Err(zero_d()),
+            [k] => (&[][..], *k, 1),
+            [batch @ .., k, n] => (batch, *k, *n),
+        };
+        if k != k2 {
+            let msg = format!(
+                "inner dimensions do not match: {} @ {} ({k} != {k2})",
+                shape_str(a),
+                shape_str(b)
+            );
+            return Err(TensorError::shape(OP, msg));
+        }
+        let batch = broadcast_shapes(OP, a_batch, b_batch).map_err(|_| TensorError::Broadcast {
+            op: OP.to_string(),
+            lhs: a.to_vec(),
+            rhs: b.to_vec(),
+        })?;
+        Ok(Plan {
+            a_batch: a_batch.to_vec(),
+            b_batch: b_batch.to_vec(),
+            batch,
+            m,
+            k,
+            n,
+        })
+    }
+}
+
+/// Runs the matrix kernel once per batch index, on contiguous copies of the operands
+/// in `T`; broadcast batch dims reuse the same matrix instead of being expanded.
+fn batched<T: Arith>(a: &Tensor, b: &Tensor, plan: &Plan, shape: &[usize]) -> Result<Tensor> {
+    let (m, k, n) = (plan.m, plan.k, plan.n);
+    let a = a.to_dtype(T::DTYPE).contiguous();
+    let b = b.to_dtype(T::DTYPE).contiguous();
+    let (a_data, b_data) = (elems::<T>(OP, &a)?, elems::<T>(OP, &b)?);
+    let mut out = output_buffer(OP, shape, T::default())?;
+    if out.is_empty() {
+        return Tensor::from_vec(out, shape);
+    }
+    let a_starts = StridedIter::new(&matrix_starts(&plan.a_batch, m * k, &plan.batch)?);
+    let b_starts = StridedIter::new(&matrix_starts(&plan.b_batch, k * n, &plan.batch)?);
+    // The output is not empty, so m * n > 0.
+    for ((dst, oa), ob) in out.chunks_exact_mut(m * n).zip(a_starts).zip(b_starts) {
+        matmul_kernel(
+            dst,
+            &a_data[oa..oa + m * k],
+            &b_data[ob..ob + k * n],
+            m,
+            k,
+            n,
+        );
+    }
+    Tensor::from_vec(out, shape)
+}
+
+/// A layout over `batch` whose offsets are where each matrix of a contiguous operand
+/// with batch dims `own` starts (stride 0 along broadcast dims).
+fn matrix_starts(own: &[usize], matrix_len: usize, batch: &[usize]) -> Result<Layout> {
+    let strides = contiguous_strides(own)
+        .iter()
+        .map(|s| s * matrix_len as isize)
+        .collect();
+    let layout = Layout {
+        shape: own.to_vec(),
+        strides,
+        offset: 0,
+    };
+    layout.broadcast_to(batch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::testutil::{assert_tensor, tensor, values, views};
+    use DType::*;
+
+    /// numpy.matmul written out: promote 1-D operands, broadcast the batch dims by
+    /// index arithmetic, triple loop, then drop the added axes.
+    fn reference(a: &Tensor, b: &Tensor) -> (Vec<usize>, Vec<f64>) {
+        let mut sa = a.shape().to_vec();
+        let mut sb = b.shape().to_vec();
+        if sa.len() == 1 {
+            sa.insert(0, 1);
+        }
+        if sb.len() == 1 {
+            sb.push(1);
+        }
+        let rank = sa.len().max(sb.len());
+        while sa.len() < rank {
+            sa.insert(0, 1);
+        }
+        while sb.len() < rank {
+            sb.insert(0, 1);
+        }
+        let (m, k, n) = (sa[rank - 2], sa[rank - 1], sb[rank - 1]);
+        let batch: Vec<usize> = (0..rank - 2)
+            .map(|i| if sa[i] == 1 { sb[i] } else { sa[i] })
+            .collect();
+        let nb: usize = batch.iter().product();
+        let (av, bv) = (values(a), values(b));
+        let mut out = vec![];
+        for lin in 0..nb {
+            let mut idx = vec![0; batch.len()];
+            let mut rest = lin;
+            for d in (0..batch.len()).rev() {
+                idx[d] = rest % batch[d];
+                rest /= batch[d];
+            }
+            let start = |s: &[usize]| {
+                let i = (0..batch.len())
+                    .fold(0, |acc, d| acc * s[d] + if s[d] == 1 { 0 } else { idx[d] });
+                i * s[rank - 2] * s[rank - 1]
+            };
+            let (oa, ob) = (start(&sa), start(&sb));
+            for i in 0..m {
+                for j in 0..n {
+                    let dot = (0..k)
+                        .map(|p| av[oa + i * k + p] * bv[ob + p * n + j])
+                        .sum::<f64>();
+                    out.push(dot);
+                }
+            }
+        }
+        let mut shape = batch;
+        if a.ndim() > 1 {
+            shape.push(m);
+        }
+        if b.ndim() > 1 {
+            shape.push(n);
+        }
+        (shape, out)
+    }
+
+    fn ramp(shape: &[usize], dtype: DType, seed: usize) -> Tensor {
+        let n: usize = shape.iter().product();
+        let vals: Vec<f64> = (0..n).map(|i| ((i * 7 + seed) % 9) as f64 - 4.0).collect();
+        tensor(&vals, shape, dtype)
+    }
+
+    fn check(a: &Tensor, b: &Tensor) {
+        let what = format!(
+            "{} {:?} @ {} {:?}",
+            a.dtype(),
+            a.shape(),
+            b.dtype(),
+            b.shape()
+        );
+        let (shape, want) = reference(a, b);
+        let dtype = DType::promote(a.dtype(), b.dtype());
+        assert_tensor(&matmul(a, b).unwrap(), dtype, &shape, &want, &what);
+    }
+
+    const FORMS: [(&[usize], &[usize], &[usize]); 13] = [
+        (&[4], &[4], &[]),
+        (&[3], &[3, 5], &[5]),
+        (&[2, 3], &[3], &[2]),
+        (&[2, 3], &[3, 4], &[2, 4]),
+        (&[1, 1], &[1, 1], &[1, 1]),
+        (&[2, 3, 4], &[4, 5], &[2, 3, 5]),
+        (&[3, 4], &[2, 4, 5], &[2, 3, 5]),
+        (&[2, 1, 3, 4], &[5, 4, 6], &[2, 5, 3, 6]),
+        (&[4], &[2, 4, 3], &[2, 3]),
+        (&[2, 3, 4], &[4], &[2, 3]),
+        (&[2, 0], &[0, 3], &[2, 3]),
+        (&[0, 3], &[3, 2], &[0, 2]),
+        (&[0, 2, 3], &[3, 1], &[0, 2, 1]),
+    ];
+
+    #[test]
+    fn every_numpy_form_matches_the_triple_loop() {
+        for (sa, sb, want) in FORMS {
+            let (a, b) = (ramp(sa, F64, 1), ramp(sb, F64, 4));
+            assert_eq!(matmul(&a, &b).unwrap().shape(), want, "{sa:?} @ {sb:?}");
+            check(&a, &b);
+        }
+    }
+
+    #[test]
+    fn every_dtype_and_promotion() {
+        for da in DType::ALL {
+            for db in [Bool, U8, I32, F16, BF16, F32] {
+                check(&ramp(&[2, 3, 4], da, 0), &ramp(&[4, 2], db, 5));
+            }
+        }
+        assert_eq!(
+            matmul(&ramp(&[2], I32, 0), &ramp(&[2], F16, 0))
+                .unwrap()
+                .dtype(),
+            F16
+        );
+        assert_eq!(
+            matmul(&ramp(&[2], F16, 0), &ramp(&[2], BF16, 0))
+                .unwrap()
+                .dtype(),
+            F32
+        );
+    }
+
+    #[test]
+    fn bool_is_logical_and_halves_accumulate_in_f32() {
+        let a = tensor(&[1.0, 0.0, 0.0, 0.0], &[2, 2], Bool);
+        let b = tensor(&[1.0, 1.0, 1.0, 0.0], &[2, 2], Bool);
+        assert_tensor(
+            &matmul(&a, &b).unwrap(),
+            Bool,
+            &[2, 2],
+            &[1.0, 1.0, 0.0, 0.0],
+            "bool",
+        );
+        for dtype in [F16, BF16] {
+            let mut v = vec![1.0; 16];
+            v[0] = 256.0;
+            let x = tensor(&v, &[16], dtype);
+            let ones = tensor(&[1.0; 16], &[16], dtype);
+            // An f16/bf16 running sum would lose the ones; f32 keeps them, then rounds once.
+            assert_tensor(&matmul(&x, &ones).unwrap(), dtype, &[], &[271.0], "halves");
+        }
+        let w = tensor(&[100.0, 100.0], &[2], I8);
+        assert_eq!(
+            matmul(&w, &w).unwrap().to_vec::<i8>(),
+            vec![(20000i32 as i8)]
+        );
+    }
+
+    #[test]
+    fn views_multiply_like_their_contiguous_copies() {
+        let a = ramp(&[2, 3, 4], F32, 2);
+        let b = ramp(&[4, 5], F32, 3);
+        let want = values(&matmul(&a, &b).unwrap());
+        for va in views(&a) {
+            for vb in views(&b) {
+                assert_eq!(values(&matmul(&va, &vb).unwrap()), want);
+            }
+        }
+        let row = ramp(&[4], F32, 1).broadcast_to(&[3, 4]).unwrap();
+        check(&row, &b);
+        check(&a, &ramp(&[5], F32, 0).broadcast_to(&[4, 5]).unwrap());
+    }
+
+    #[test]
+    fn errors_name_both_shapes() {
+        let s = tensor(&[2.0], &[], F32);
+        let m = ramp(&[2, 2], F32, 0);
+        for (x, y) in [(&s, &m), (&m, &s)] {
+            let err = matmul(x, y).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "matmul: 0-d operands are not allowed (use *)"
+            );
+        }
+        let err = matmul(&ramp(&[2, 3], F32, 0), &ramp(&[4, 5], F32, 0)).unwrap_err();
+        let msg = "inner dimensions do not match: [2, 3] @ [4, 5] (3 != 4)";
+        assert_eq!(err, TensorError::shape("matmul", msg));
+        assert!(matmul(&ramp(&[3], F32, 0), &ramp(&[2], F32, 0)).is_err());
+        let err = matmul(&ramp(&[2, 2, 3], F32, 0), &ramp(&[3, 3, 1], F32, 0)).unwrap_err();
+        let want = TensorError::Broadcast {
+            op: "matmul".into(),
+            lhs: vec![2, 2, 3],
+            rhs: vec![3, 3, 1],
+        };
+        assert_eq!(err, want);
+    }
 }

@@ -42,6 +42,8 @@ pub struct Arg {
     pub value: Expr,
 }
 
+// Slices are rare next to plain indices; boxing them would only add indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum IndexItem {
     /// `x[i]`, also `x[none]` (new axis) and tensors (mask / fancy) — decided at run time.

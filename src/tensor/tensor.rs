@@ -14,6 +14,8 @@ use super::storage::Storage;
 pub struct Tensor {
     storage: Arc<Storage>,
     layout: Layout,
+    /// Made by a view op (slice, transpose, reshape, ...) rather than owning a fresh buffer.
+    view: bool,
 }
 
 impl Tensor {
@@ -38,6 +40,7 @@ impl Tensor {
         Ok(Tensor {
             storage: Arc::new(storage),
             layout: Layout::contiguous(shape),
+            view: false,
         })
     }
 
@@ -46,6 +49,7 @@ impl Tensor {
         Tensor {
             storage: Arc::new(T::into_storage(vec![value])),
             layout: Layout::contiguous(&[]),
+            view: false,
         }
     }
 
@@ -55,6 +59,7 @@ impl Tensor {
         Ok(Tensor {
             storage: Arc::new(Storage::zeros(dtype, n)),
             layout: Layout::contiguous(shape),
+            view: false,
         })
     }
 
@@ -94,15 +99,15 @@ impl Tensor {
         self.layout.is_contiguous()
     }
 
-    /// True when this tensor is the whole of its storage in row-major order
-    /// (NumPy's `flags.owndata`); false for slices, transposes and broadcasts.
+    /// NumPy's `flags.owndata`: false for tensors made by view ops (slices, transposes,
+    /// reshapes, broadcasts) until a write gives them a buffer of their own.
     pub fn owns_data(&self) -> bool {
-        self.layout.offset == 0 && self.layout.is_contiguous() && self.numel() == self.storage.len()
+        !self.view
     }
 
-    /// True when another tensor value shares this storage.
-    pub fn is_shared(&self) -> bool {
-        Arc::strong_count(&self.storage) > 1
+    /// True when the layout is the whole storage in row-major order from offset 0.
+    fn covers_storage(&self) -> bool {
+        self.layout.offset == 0 && self.layout.is_contiguous() && self.numel() == self.storage.len()
     }
 
     /// The elements as a slice of `T`, when the dtype is `T` (any layout).
@@ -115,7 +120,19 @@ impl Tensor {
         Tensor {
             storage: Arc::clone(&self.storage),
             layout,
+            view: true,
         }
+    }
+
+    /// A fresh row-major buffer holding this tensor's elements.
+    fn copied(&self) -> Tensor {
+        crate::dispatch!(self.dtype(), T => {
+            Tensor {
+                storage: Arc::new(T::into_storage(self.to_vec::<T>())),
+                layout: Layout::contiguous(self.shape()),
+                view: false,
+            }
+        })
     }
 
     /// Elements in logical order, converted to `T` as `astype` would.
@@ -150,21 +167,32 @@ impl Tensor {
             Tensor {
                 storage: Arc::new(T::into_storage(self.to_vec::<T>())),
                 layout: Layout::contiguous(self.shape()),
+                view: false,
             }
         })
     }
 
     /// This tensor in row-major order starting at offset 0 (copies only when needed).
     pub fn contiguous(&self) -> Tensor {
-        if self.owns_data() {
+        if self.covers_storage() {
             return self.clone();
         }
-        crate::dispatch!(self.dtype(), T => {
-            Tensor {
-                storage: Arc::new(T::into_storage(self.to_vec::<T>())),
-                layout: Layout::contiguous(self.shape()),
-            }
-        })
+        self.copied()
+    }
+
+    /// Prepares for a write through this value: a buffer shared with other values, or a
+    /// broadcast layout that repeats elements, is replaced by a private copy of just
+    /// this tensor's elements. Call before computing a region to `assign` to.
+    pub fn make_writable(&mut self) {
+        let repeats = self
+            .layout
+            .strides
+            .iter()
+            .zip(&self.layout.shape)
+            .any(|(&s, &d)| s == 0 && d > 1);
+        if repeats || Arc::strong_count(&self.storage) > 1 {
+            *self = self.copied();
+        }
     }
 
     fn axis(&self, op: &str, axis: i64) -> Result<usize> {
@@ -216,12 +244,17 @@ impl Tensor {
         let shape = infer_shape(self.numel(), self.shape(), dims)?;
         match self.layout.reshape_view(&shape) {
             Some(l) => Ok(self.with_layout(l)),
-            None => Ok(self.contiguous().with_layout(Layout::contiguous(&shape))),
+            None => {
+                let mut t = self.copied();
+                t.layout = Layout::contiguous(&shape);
+                Ok(t)
+            }
         }
     }
 
     /// Writes `src` (broadcast to `region`'s shape, cast to this dtype) into the
-    /// elements `region` addresses. Copies the storage first if it is shared.
+    /// elements `region` addresses, a layout over this tensor's storage (computed after
+    /// `make_writable`). A storage still shared is copied whole first.
     pub fn assign(&mut self, region: &Layout, src: &Tensor) -> Result<()> {
         let src = src.broadcast_to(&region.shape).map_err(|_| {
             TensorError::shape(
@@ -284,7 +317,7 @@ pub fn infer_shape(numel: usize, from: &[usize], dims: &[i64]) -> Result<Vec<usi
     }
     let mut shape: Vec<usize> = dims.iter().map(|&d| d.max(0) as usize).collect();
     if let Some(i) = unknown {
-        if known == 0 || numel % known != 0 {
+        if known == 0 || !numel.is_multiple_of(known) {
             return Err(err());
         }
         shape[i] = numel / known;
@@ -318,6 +351,7 @@ mod tests {
         assert!(!v.owns_data());
         assert_eq!(v.to_vec::<i64>(), vec![1, 2, 4, 5]);
         let mut b = a.clone();
+        b.make_writable();
         let region = b.layout().select(0, 0).unwrap();
         b.assign(&region, &Tensor::scalar(9i64)).unwrap();
         assert_eq!(a.to_vec::<i64>(), vec![0, 1, 2, 3, 4, 5]);

@@ -1,0 +1,180 @@
+//! Printing, print options, ranges and other language-level helpers.
+
+use std::rc::Rc;
+
+use comfy_table::Table;
+
+use super::{Bound, Builtin, Ctx};
+use crate::diag::Diagnostic;
+use crate::interp::value::Value;
+use crate::tensor::format::PrintOptions;
+use crate::tensor::shape::shape_str;
+
+pub const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "print",
+        params: &[
+            "*values",
+            "precision=none",
+            "threshold=none",
+            "edgeitems=none",
+            "linewidth=none",
+            "suppress=none",
+            "sep=\" \"",
+            "end=\"\\n\"",
+        ],
+        doc: "Writes the values separated by `sep`; tensors print exactly as NumPy prints them. Print options given here apply to this call only.",
+        func: print,
+    },
+    Builtin {
+        name: "set_printoptions",
+        params: &[
+            "precision=8",
+            "threshold=1000",
+            "edgeitems=3",
+            "linewidth=75",
+            "suppress=false",
+        ],
+        doc: "Sets how tensors print from now on (NumPy's options and defaults); options not given keep their value.",
+        func: set_printoptions,
+    },
+    Builtin {
+        name: "range",
+        params: &["start", "stop=none", "step=1"],
+        doc: "Integers from start (or 0) up to, not including, stop: `range(3)` is 0, 1, 2.",
+        func: range,
+    },
+    Builtin {
+        name: "len",
+        params: &["x"],
+        doc: "Length of a tensor's first axis, or of a tuple, dict, string or range.",
+        func: len,
+    },
+    Builtin {
+        name: "args",
+        params: &[],
+        doc: "The script's command-line arguments (after the script path), as a tuple of strings.",
+        func: args,
+    },
+    Builtin {
+        name: "str",
+        params: &["x"],
+        doc: "The text `print` would write for x.",
+        func: to_str,
+    },
+    Builtin {
+        name: "info",
+        params: &["x"],
+        doc: "Prints a table of a tensor's dtype, shape, strides, bytes and whether it is a view.",
+        func: info,
+    },
+];
+
+/// Print options with this call's overrides applied (slots 1..=5 of print and set_printoptions).
+fn options_from(a: &Bound, base: &PrintOptions, first: usize) -> Result<PrintOptions, Diagnostic> {
+    let mut o = base.clone();
+    if a.get(first).is_some() {
+        o.precision = a.count(first)?;
+    }
+    if a.get(first + 1).is_some() {
+        o.threshold = a.count(first + 1)?;
+    }
+    if a.get(first + 2).is_some() {
+        o.edgeitems = a.count(first + 2)?;
+    }
+    if a.get(first + 3).is_some() {
+        o.linewidth = a.count(first + 3)?;
+    }
+    o.suppress = a.bool_or(first + 4, o.suppress)?;
+    Ok(o)
+}
+
+fn print(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    let opts = options_from(&a, ctx.print, 1)?;
+    let sep = match a.get(6) {
+        Some(_) => a.string(6)?,
+        None => " ".to_string(),
+    };
+    let end = match a.get(7) {
+        Some(_) => a.string(7)?,
+        None => "\n".to_string(),
+    };
+    let text: Vec<String> = a.rest.iter().map(|v| v.value.display(&opts)).collect();
+    let line = format!("{}{end}", text.join(&sep));
+    ctx.out
+        .write_all(line.as_bytes())
+        .map_err(|e| a.err(format!("print: cannot write output: {e}")))?;
+    Ok(Value::None)
+}
+
+fn set_printoptions(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    *ctx.print = options_from(&a, ctx.print, 0)?;
+    Ok(Value::None)
+}
+
+fn range(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    let (start, stop) = match a.opt_int(1)? {
+        Some(stop) => (a.int(0)?, stop),
+        None => (0, a.int(0)?),
+    };
+    let step = a.opt_int(2)?.unwrap_or(1);
+    if step == 0 {
+        return Err(a.arg_err(2, "range step must not be zero"));
+    }
+    Ok(Value::Range(start, stop, step))
+}
+
+/// Number of values in `range(start, stop, step)`.
+pub fn range_len(start: i64, stop: i64, step: i64) -> i64 {
+    let (span, step) = if step > 0 {
+        (stop as i128 - start as i128, step as i128)
+    } else {
+        (start as i128 - stop as i128, -(step as i128))
+    };
+    if span <= 0 {
+        0
+    } else {
+        ((span + step - 1) / step) as i64
+    }
+}
+
+fn len(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    let v = &a.req(0)?.value;
+    let n = match v {
+        Value::Tensor(t) => match t.shape().first() {
+            Some(&d) => d as i64,
+            None => return Err(a.arg_err(0, "len() of a 0-d tensor")),
+        },
+        Value::Tuple(items) => items.len() as i64,
+        Value::Dict(d) => d.entries.len() as i64,
+        Value::Str(s) => s.chars().count() as i64,
+        Value::Range(s, e, st) => range_len(*s, *e, *st),
+        other => return Err(a.arg_err(0, format!("len() of a {}", other.kind()))),
+    };
+    Ok(Value::Int(n))
+}
+
+fn args(ctx: &mut Ctx, _: Bound) -> Result<Value, Diagnostic> {
+    let items = ctx.script_args.iter().map(|s| Value::str(s)).collect();
+    Ok(Value::Tuple(Rc::new(items)))
+}
+
+fn to_str(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    Ok(Value::str(&a.req(0)?.value.display(ctx.print)))
+}
+
+fn info(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    let t = a.tensor(0)?;
+    let strides: Vec<String> = t.strides().iter().map(|s| s.to_string()).collect();
+    let mut table = Table::new();
+    table.set_header(vec!["dtype", "shape", "strides", "bytes", "data"]);
+    table.add_row(vec![
+        t.dtype().to_string(),
+        shape_str(t.shape()),
+        format!("[{}]", strides.join(", ")),
+        t.nbytes().to_string(),
+        if t.owns_data() { "owner" } else { "view" }.to_string(),
+    ]);
+    writeln!(ctx.out, "{table}").map_err(|e| a.err(format!("info: cannot write output: {e}")))?;
+    Ok(Value::None)
+}

@@ -1,0 +1,19 @@
+//! Linear algebra builtins.
+
+use super::{Bound, Builtin, Ctx};
+use crate::diag::Diagnostic;
+use crate::interp::value::Value;
+use crate::ops;
+
+pub const BUILTINS: &[Builtin] = &[Builtin {
+    name: "matmul",
+    params: &["a", "b"],
+    doc: "Matrix product as numpy.matmul (also `a @ b`): 1-D, 2-D and batched with broadcast batch dims.",
+    func: matmul,
+}];
+
+fn matmul(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    ops::matmul(&a.tensor(0)?, &a.tensor(1)?)
+        .map(Value::Tensor)
+        .map_err(|e| a.tensor_err(e))
+}

@@ -1,0 +1,227 @@
+//! Operators on values: scalar arithmetic done inline (no tensor allocation), anything
+//! involving a tensor handed to `ops` with weak-scalar promotion.
+
+use crate::builtins::tensor_diag;
+use crate::diag::Diagnostic;
+use crate::kernels::arith::Arith;
+use crate::ops::{self, BinaryOp, Operand, UnaryOp};
+use crate::syntax::ast::{BinOp, UnOp};
+use crate::syntax::Span;
+use crate::tensor::Scalar;
+
+use super::value::Value;
+
+/// The tensor op behind an operator (`and`, `or` and `@` are handled elsewhere).
+fn tensor_op(op: BinOp) -> Option<BinaryOp> {
+    Some(match op {
+        BinOp::Add => BinaryOp::Add,
+        BinOp::Sub => BinaryOp::Sub,
+        BinOp::Mul => BinaryOp::Mul,
+        BinOp::Div => BinaryOp::Div,
+        BinOp::FloorDiv => BinaryOp::FloorDiv,
+        BinOp::Rem => BinaryOp::Rem,
+        BinOp::Pow => BinaryOp::Pow,
+        BinOp::Eq => BinaryOp::Eq,
+        BinOp::Ne => BinaryOp::Ne,
+        BinOp::Lt => BinaryOp::Lt,
+        BinOp::Le => BinaryOp::Le,
+        BinOp::Gt => BinaryOp::Gt,
+        BinOp::Ge => BinaryOp::Ge,
+        BinOp::BitAnd => BinaryOp::BitAnd,
+        BinOp::BitOr => BinaryOp::BitOr,
+        BinOp::BitXor => BinaryOp::BitXor,
+        BinOp::MatMul | BinOp::And | BinOp::Or => return None,
+    })
+}
+
+/// Where the operands of a binary expression were written.
+#[derive(Clone, Copy)]
+pub struct OperandSpans {
+    pub lhs: Span,
+    pub rhs: Span,
+    pub whole: Span,
+}
+
+pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value, Diagnostic> {
+    if let (Some(a), Some(b)) = (l.as_scalar(), r.as_scalar()) {
+        if op != BinOp::MatMul {
+            return scalar_binary(op, a, b).map_err(|msg| Diagnostic::new(at.whole, msg));
+        }
+    }
+    let tensor_result = match (op, as_operand(l), as_operand(r)) {
+        (BinOp::MatMul, Some(_), Some(_)) => match (l.to_tensor(), r.to_tensor()) {
+            (Some(a), Some(b)) => Some(ops::matmul(&a, &b)),
+            _ => None,
+        },
+        (_, Some(a), Some(b)) => tensor_op(op).map(|top| ops::binary(top, a, b)),
+        _ => None,
+    };
+    match tensor_result {
+        Some(result) => result
+            .map(Value::Tensor)
+            .map_err(|e| tensor_diag(e, at.whole, &[at.lhs, at.rhs])),
+        None => other_binary(op, l, r, at),
+    }
+}
+
+fn as_operand(v: &Value) -> Option<Operand<'_>> {
+    match v {
+        Value::Tensor(t) => Some(Operand::Tensor(t)),
+        other => other.as_scalar().map(Operand::Scalar),
+    }
+}
+
+/// Strings, none, dtypes and other non-numeric operands.
+fn other_binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value, Diagnostic> {
+    match (op, l, r) {
+        (BinOp::Add, Value::Str(a), Value::Str(b)) => Ok(Value::str(&format!("{a}{b}"))),
+        (BinOp::Eq, _, _) => Ok(Value::Bool(plain_eq(l, r))),
+        (BinOp::Ne, _, _) => Ok(Value::Bool(!plain_eq(l, r))),
+        _ => Err(Diagnostic::new(
+            at.whole,
+            format!(
+                "`{}` is not defined for {} and {}",
+                op.symbol(),
+                l.kind(),
+                r.kind()
+            ),
+        )
+        .with_label(at.lhs, format!("this is {}", l.describe()))
+        .with_label(at.rhs, format!("this is {}", r.describe()))),
+    }
+}
+
+/// Equality of non-numeric values (numbers and tensors never get here).
+fn plain_eq(l: &Value, r: &Value) -> bool {
+    match (l, r) {
+        (Value::None, Value::None) => true,
+        (Value::Str(a), Value::Str(b)) => a == b,
+        (Value::DType(a), Value::DType(b)) => a == b,
+        (Value::Tuple(a), Value::Tuple(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b.iter())
+                    .all(|(x, y)| match (x.as_scalar(), y.as_scalar()) {
+                        (Some(p), Some(q)) => p.to_f64() == q.to_f64(),
+                        _ => plain_eq(x, y),
+                    })
+        }
+        _ => false,
+    }
+}
+
+fn int_of(s: Scalar) -> Option<i64> {
+    match s {
+        Scalar::Float(_) => None,
+        other => Some(other.to_i64()),
+    }
+}
+
+/// Scalar (int, float, bool) operators with Python's semantics, except that integer
+/// overflow is an error instead of a big integer.
+pub fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, String> {
+    use BinOp::*;
+    if let (Scalar::Bool(x), Scalar::Bool(y)) = (a, b) {
+        match op {
+            BitAnd => return Ok(Value::Bool(x & y)),
+            BitOr => return Ok(Value::Bool(x | y)),
+            BitXor => return Ok(Value::Bool(x ^ y)),
+            _ => {}
+        }
+    }
+    let overflow = || format!("integer overflow in `{}`", op.symbol());
+    if let (Some(x), Some(y)) = (int_of(a), int_of(b)) {
+        let v = match op {
+            Add => x.checked_add(y).ok_or_else(overflow)?,
+            Sub => x.checked_sub(y).ok_or_else(overflow)?,
+            Mul => x.checked_mul(y).ok_or_else(overflow)?,
+            Div => return Ok(Value::Float(x as f64 / y as f64)),
+            FloorDiv | Rem if y == 0 => return Err("integer division by zero".into()),
+            FloorDiv => {
+                let q = x.checked_div(y).ok_or_else(overflow)?;
+                if x % y != 0 && ((x < 0) != (y < 0)) {
+                    q - 1
+                } else {
+                    q
+                }
+            }
+            Rem => {
+                let r = x.checked_rem(y).ok_or_else(overflow)?;
+                if r != 0 && ((r < 0) != (y < 0)) {
+                    r + y
+                } else {
+                    r
+                }
+            }
+            Pow if y < 0 => return Ok(Value::Float((x as f64).powf(y as f64))),
+            Pow => {
+                let e = u32::try_from(y).map_err(|_| overflow())?;
+                x.checked_pow(e).ok_or_else(overflow)?
+            }
+            BitAnd => x & y,
+            BitOr => x | y,
+            BitXor => x ^ y,
+            Eq | Ne | Lt | Le | Gt | Ge => return Ok(Value::Bool(compare(op, x, y))),
+            MatMul | And | Or => return Err(format!("`{}` needs tensors", op.symbol())),
+        };
+        return Ok(Value::Int(v));
+    }
+    let (x, y) = (a.to_f64(), b.to_f64());
+    let v = match op {
+        Add => x + y,
+        Sub => x - y,
+        Mul => x * y,
+        Div => x / y,
+        FloorDiv => Arith::floor_div(x, y),
+        Rem => Arith::rem(x, y),
+        Pow => x.powf(y),
+        Eq | Ne | Lt | Le | Gt | Ge => return Ok(Value::Bool(compare(op, x, y))),
+        BitAnd | BitOr | BitXor => {
+            return Err(format!("`{}` is not defined for floats", op.symbol()))
+        }
+        MatMul | And | Or => return Err(format!("`{}` needs tensors", op.symbol())),
+    };
+    Ok(Value::Float(v))
+}
+
+/// A comparison operator applied to two numbers of one type.
+fn compare<T: PartialOrd>(op: BinOp, x: T, y: T) -> bool {
+    match op {
+        BinOp::Eq => x == y,
+        BinOp::Ne => x != y,
+        BinOp::Lt => x < y,
+        BinOp::Le => x <= y,
+        BinOp::Gt => x > y,
+        _ => x >= y,
+    }
+}
+
+pub fn unary(op: UnOp, v: &Value, span: Span) -> Result<Value, Diagnostic> {
+    let err = |msg: String| Diagnostic::new(span, msg);
+    match (op, v) {
+        (UnOp::Not, v) => v.truthy().map(|b| Value::Bool(!b)).map_err(err),
+        (UnOp::Neg, Value::Int(i)) => i
+            .checked_neg()
+            .map(Value::Int)
+            .ok_or_else(|| err("integer overflow in `-`".into())),
+        (UnOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
+        (UnOp::Neg, Value::Bool(b)) => Ok(Value::Int(-(*b as i64))),
+        (UnOp::BitNot, Value::Int(i)) => Ok(Value::Int(!i)),
+        (UnOp::BitNot, Value::Bool(b)) => Ok(Value::Bool(!b)),
+        (UnOp::Neg | UnOp::BitNot, Value::Tensor(t)) => {
+            let top = if op == UnOp::Neg {
+                UnaryOp::Neg
+            } else {
+                UnaryOp::BitNot
+            };
+            ops::unary(top, t)
+                .map(Value::Tensor)
+                .map_err(|e| tensor_diag(e, span, &[]))
+        }
+        (_, v) => Err(err(format!(
+            "`{}` is not defined for {}",
+            if op == UnOp::Neg { "-" } else { "~" },
+            v.describe()
+        ))),
+    }
+}

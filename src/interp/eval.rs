@@ -1,0 +1,1029 @@
+//! The tree-walking evaluator. Tensor and builtin errors become diagnostics at the
+//! span of the expression that caused them.
+
+use std::rc::Rc;
+
+use crate::builtins::{self, tensor_diag, ArgVal, CallArgs, Ctx};
+use crate::diag::Diagnostic;
+use crate::ops::index::{index_layout, IndexItem as Idx};
+use crate::syntax::ast::{Arg, BinOp, Block, Expr, ExprKind, Ident, IndexItem, Param, Pattern};
+use crate::syntax::Span;
+use crate::tensor::{SliceSpec, Tensor};
+
+use super::arith::{self, OperandSpans};
+use super::env::Scope;
+use super::format_spec::format_value;
+use super::literal;
+use super::value::{Body, Closure, Dict, Key, Params, Value};
+use super::Interp;
+
+/// Why evaluation stopped early: an error, or a jump to an enclosing loop or function.
+#[derive(Debug)]
+pub enum Flow {
+    Error(Box<Diagnostic>),
+    Break(Span),
+    Continue(Span),
+    Return(Value, Span),
+}
+
+impl From<Diagnostic> for Flow {
+    fn from(d: Diagnostic) -> Flow {
+        Flow::Error(Box::new(d))
+    }
+}
+
+impl Flow {
+    /// A jump that escaped everything that could catch it becomes an error.
+    pub fn into_diagnostic(self) -> Diagnostic {
+        match self {
+            Flow::Error(d) => *d,
+            Flow::Break(s) => Diagnostic::new(s, "`break` outside of a loop"),
+            Flow::Continue(s) => Diagnostic::new(s, "`continue` outside of a loop"),
+            Flow::Return(_, s) => Diagnostic::new(s, "`return` outside of a function"),
+        }
+    }
+}
+
+pub type Eval = Result<Value, Flow>;
+
+/// Deepest chain of user function calls before a call is refused.
+pub const MAX_CALL_DEPTH: usize = 1000;
+
+const CONSTANTS: &[(&str, f64)] = &[
+    ("pi", std::f64::consts::PI),
+    ("e", std::f64::consts::E),
+    ("inf", f64::INFINITY),
+    ("nan", f64::NAN),
+];
+
+impl Interp {
+    /// Evaluates statements in `scope`; the value is the last statement's.
+    pub(crate) fn eval_stmts(&mut self, stmts: &[Expr], scope: &Rc<Scope>) -> Eval {
+        let mut last = Value::None;
+        for s in stmts {
+            last = self.eval(s, scope)?;
+        }
+        Ok(last)
+    }
+
+    fn eval_block(&mut self, b: &Block, scope: &Rc<Scope>) -> Eval {
+        let inner = Scope::new(Some(scope.clone()));
+        self.eval_stmts(&b.stmts, &inner)
+    }
+
+    pub(crate) fn eval(&mut self, e: &Expr, scope: &Rc<Scope>) -> Eval {
+        self.check_interrupt(e.span)?;
+        Ok(match &e.kind {
+            ExprKind::Int(i) => Value::Int(*i),
+            ExprKind::Float(f) => Value::Float(*f),
+            ExprKind::Bool(b) => Value::Bool(*b),
+            ExprKind::Str(s) => Value::str(s),
+            ExprKind::None => Value::None,
+            ExprKind::FStr(parts) => {
+                let mut out = String::new();
+                for part in parts {
+                    match part {
+                        crate::syntax::ast::FStrPart::Text(t) => out.push_str(t),
+                        crate::syntax::ast::FStrPart::Expr { expr, spec } => {
+                            let v = self.eval(expr, scope)?;
+                            let text = format_value(&v, spec.as_deref(), &self.print_opts)
+                                .map_err(|m| Diagnostic::new(expr.span, m))?;
+                            out.push_str(&text);
+                        }
+                    }
+                }
+                Value::str(&out)
+            }
+            ExprKind::Ident(name) => self.lookup(name, e.span, scope)?,
+            ExprKind::List(items) => {
+                let mut vals = Vec::with_capacity(items.len());
+                for it in items {
+                    vals.push((self.eval(it, scope)?, it.span));
+                }
+                Value::Tensor(literal::build(vals, e.span)?)
+            }
+            ExprKind::Tuple(items) => {
+                let mut vals = Vec::with_capacity(items.len());
+                for it in items {
+                    vals.push(self.eval(it, scope)?);
+                }
+                Value::Tuple(Rc::new(vals))
+            }
+            ExprKind::Dict(pairs) => {
+                let mut d = Dict::default();
+                for (k, v) in pairs {
+                    let kv = self.eval(k, scope)?;
+                    let key = Key::from_value(&kv).ok_or_else(|| {
+                        Diagnostic::new(
+                            k.span,
+                            format!(
+                                "dict keys must be strings, ints or bools, not {}",
+                                kv.describe()
+                            ),
+                        )
+                    })?;
+                    let vv = self.eval(v, scope)?;
+                    d.insert(key, vv);
+                }
+                Value::Dict(Rc::new(d))
+            }
+            ExprKind::Unary { op, expr } => {
+                let v = self.eval(expr, scope)?;
+                arith::unary(*op, &v, e.span)?
+            }
+            ExprKind::Binary {
+                op: BinOp::And,
+                lhs,
+                rhs,
+            } => {
+                let l = self.eval(lhs, scope)?;
+                let l = l.truthy().map_err(|m| Diagnostic::new(lhs.span, m))?;
+                Value::Bool(l && self.truth(rhs, scope)?)
+            }
+            ExprKind::Binary {
+                op: BinOp::Or,
+                lhs,
+                rhs,
+            } => {
+                let l = self.eval(lhs, scope)?;
+                let l = l.truthy().map_err(|m| Diagnostic::new(lhs.span, m))?;
+                Value::Bool(l || self.truth(rhs, scope)?)
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let l = self.eval(lhs, scope)?;
+                let r = self.eval(rhs, scope)?;
+                let at = OperandSpans {
+                    lhs: lhs.span,
+                    rhs: rhs.span,
+                    whole: e.span,
+                };
+                arith::binary(*op, &l, &r, at)?
+            }
+            ExprKind::Call { callee, args } => self.call(callee, args, e.span, scope)?,
+            ExprKind::Attr { target, name } => {
+                let v = self.eval(target, scope)?;
+                self.attr(&v, name)?
+            }
+            ExprKind::Index { target, items } => {
+                let v = self.eval(target, scope)?;
+                if let Value::Dict(d) = &v {
+                    return self.dict_get(d, items, e.span, scope);
+                }
+                let idx = self.eval_index(items, scope)?;
+                self.index(&v, &idx, target.span, e.span)?
+            }
+            ExprKind::Block(b) => self.eval_block(b, scope)?,
+            ExprKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                if self.truth(cond, scope)? {
+                    self.eval_block(then, scope)?
+                } else if let Some(o) = otherwise {
+                    self.eval(o, scope)?
+                } else {
+                    Value::None
+                }
+            }
+            ExprKind::While { cond, body } => {
+                while self.truth(cond, scope)? {
+                    match self.eval_block(body, scope) {
+                        Ok(_) | Err(Flow::Continue(_)) => {}
+                        Err(Flow::Break(_)) => break,
+                        Err(other) => return Err(other),
+                    }
+                }
+                Value::None
+            }
+            ExprKind::For {
+                pattern,
+                iter,
+                body,
+            } => {
+                let it = self.eval(iter, scope)?;
+                self.for_loop(pattern, &it, iter.span, body, scope)?
+            }
+            ExprKind::Lambda { params, body } => {
+                let params = self.eval_params(params, scope)?;
+                Value::Func(Rc::new(Closure {
+                    name: Rc::from("<lambda>"),
+                    params,
+                    body: Body::Expr((**body).clone()),
+                    scope: scope.clone(),
+                }))
+            }
+            ExprKind::Fn { name, params, body } => {
+                let params = self.eval_params(params, scope)?;
+                let f = Value::Func(Rc::new(Closure {
+                    name: Rc::from(name.name.as_str()),
+                    params,
+                    body: Body::Block(body.clone()),
+                    scope: scope.clone(),
+                }));
+                scope.define(&name.name, f);
+                Value::None
+            }
+            ExprKind::Let { pattern, value } => {
+                let v = self.eval(value, scope)?;
+                self.bind(pattern, v, value.span, scope)?;
+                Value::None
+            }
+            ExprKind::Assign { target, op, value } => {
+                self.assign(target, *op, value, scope)?;
+                Value::None
+            }
+            ExprKind::Return(v) => {
+                let v = match v {
+                    Some(x) => self.eval(x, scope)?,
+                    None => Value::None,
+                };
+                return Err(Flow::Return(v, e.span));
+            }
+            ExprKind::Break => return Err(Flow::Break(e.span)),
+            ExprKind::Continue => return Err(Flow::Continue(e.span)),
+            ExprKind::Import { path, alias } => {
+                let m = self.import(path, e.span)?;
+                scope.define(&alias.name, Value::Module(m));
+                Value::None
+            }
+            ExprKind::Use { module } => {
+                let m = self.use_stdlib(&module.name, module.span)?;
+                scope.define(&module.name, Value::Module(m));
+                Value::None
+            }
+        })
+    }
+
+    fn truth(&mut self, e: &Expr, scope: &Rc<Scope>) -> Result<bool, Flow> {
+        let v = self.eval(e, scope)?;
+        Ok(v.truthy().map_err(|m| Diagnostic::new(e.span, m))?)
+    }
+
+    fn lookup(&self, name: &str, span: Span, scope: &Rc<Scope>) -> Result<Value, Diagnostic> {
+        if let Some(v) = scope.lookup(name) {
+            return Ok(v);
+        }
+        if let Some(b) = builtins::lookup(name) {
+            return Ok(Value::Builtin(b));
+        }
+        if let Some(d) = crate::tensor::DType::from_name(name) {
+            return Ok(Value::DType(d));
+        }
+        if let Some((_, c)) = CONSTANTS.iter().find(|(n, _)| *n == name) {
+            return Ok(Value::Float(*c));
+        }
+        let mut d = Diagnostic::new(span, format!("undefined name `{name}`"));
+        if let Some(s) = self.suggest(name, scope) {
+            d = d.with_note(format!("hint: did you mean `{s}`?"));
+        }
+        Err(d)
+    }
+
+    /// The closest known name, for "did you mean" hints.
+    fn suggest(&self, name: &str, scope: &Rc<Scope>) -> Option<String> {
+        let mut candidates: Vec<String> =
+            builtins::all().iter().map(|b| b.name.to_string()).collect();
+        let mut s = Some(scope.clone());
+        while let Some(sc) = s {
+            candidates.extend(sc.entries().into_iter().map(|(n, _)| n.to_string()));
+            s = sc.parent();
+        }
+        candidates
+            .into_iter()
+            .map(|c| (edit_distance(name, &c), c))
+            .filter(|(d, c)| *d <= (name.len().max(c.len()) / 3).max(1))
+            .min()
+            .map(|(_, c)| c)
+    }
+
+    fn eval_params(&mut self, params: &[Param], scope: &Rc<Scope>) -> Result<Params, Flow> {
+        let mut out = Vec::with_capacity(params.len());
+        for p in params {
+            let default = match &p.default {
+                Some(d) => Some(self.eval(d, scope)?),
+                None => None,
+            };
+            out.push((Rc::from(p.name.name.as_str()), default));
+        }
+        Ok(out)
+    }
+
+    /// Binds a `let`/`for` pattern in `scope`.
+    fn bind(
+        &mut self,
+        pattern: &Pattern,
+        v: Value,
+        span: Span,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Diagnostic> {
+        match pattern {
+            Pattern::Name(id) => {
+                scope.define(&id.name, v);
+                Ok(())
+            }
+            Pattern::Tuple(pats, pspan) => {
+                let items: Vec<Value> = match &v {
+                    Value::Tuple(items) => items.to_vec(),
+                    Value::Tensor(t) if t.ndim() > 0 => (0..t.shape()[0] as i64)
+                        .map(|i| t.select(0, i).map(Value::Tensor))
+                        .collect::<Result<_, _>>()
+                        .map_err(|e| tensor_diag(e, span, &[]))?,
+                    other => {
+                        return Err(Diagnostic::new(
+                            span,
+                            format!(
+                                "cannot unpack {} into {} names",
+                                other.describe(),
+                                pats.len()
+                            ),
+                        )
+                        .with_label(*pspan, "these names"))
+                    }
+                };
+                if items.len() != pats.len() {
+                    return Err(Diagnostic::new(
+                        span,
+                        format!(
+                            "cannot unpack {} values into {} names",
+                            items.len(),
+                            pats.len()
+                        ),
+                    )
+                    .with_label(*pspan, format!("{} names here", pats.len())));
+                }
+                for (p, item) in pats.iter().zip(items) {
+                    self.bind(p, item, span, scope)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn for_loop(
+        &mut self,
+        pattern: &Pattern,
+        it: &Value,
+        it_span: Span,
+        body: &Block,
+        scope: &Rc<Scope>,
+    ) -> Eval {
+        // Runs the body once with `item` bound; Some(()) means `break`.
+        let step = |this: &mut Interp, item: Value| -> Result<bool, Flow> {
+            let inner = Scope::new(Some(scope.clone()));
+            this.bind(pattern, item, it_span, &inner)?;
+            match this.eval_stmts(&body.stmts, &inner) {
+                Ok(_) | Err(Flow::Continue(_)) => Ok(false),
+                Err(Flow::Break(_)) => Ok(true),
+                Err(other) => Err(other),
+            }
+        };
+        match it {
+            Value::Range(start, stop, by) => {
+                let mut i = *start;
+                while (*by > 0 && i < *stop) || (*by < 0 && i > *stop) {
+                    if step(self, Value::Int(i))? {
+                        break;
+                    }
+                    match i.checked_add(*by) {
+                        Some(n) => i = n,
+                        None => break,
+                    }
+                }
+            }
+            Value::Tensor(t) => {
+                if t.ndim() == 0 {
+                    return Err(Diagnostic::new(it_span, "cannot iterate over a 0-d tensor").into());
+                }
+                for i in 0..t.shape()[0] as i64 {
+                    let row = t.select(0, i).map_err(|e| tensor_diag(e, it_span, &[]))?;
+                    if step(self, Value::Tensor(row))? {
+                        break;
+                    }
+                }
+            }
+            Value::Tuple(items) => {
+                for item in items.iter() {
+                    if step(self, item.clone())? {
+                        break;
+                    }
+                }
+            }
+            Value::Dict(d) => {
+                for (k, _) in d.entries.iter() {
+                    if step(self, k.to_value())? {
+                        break;
+                    }
+                }
+            }
+            Value::Str(s) => {
+                for c in s.chars() {
+                    if step(self, Value::str(&c.to_string()))? {
+                        break;
+                    }
+                }
+            }
+            other => {
+                return Err(Diagnostic::new(
+                    it_span,
+                    format!("cannot iterate over {}", other.describe()),
+                )
+                .into())
+            }
+        }
+        Ok(Value::None)
+    }
+
+    fn eval_args(&mut self, args: &[Arg], span: Span, scope: &Rc<Scope>) -> Result<CallArgs, Flow> {
+        let mut call = CallArgs {
+            span,
+            positional: Vec::with_capacity(args.len()),
+            keyword: Vec::new(),
+        };
+        for a in args {
+            let value = self.eval(&a.value, scope)?;
+            let arg = ArgVal {
+                value,
+                span: a.value.span,
+            };
+            match &a.name {
+                Some(n) => call.keyword.push((n.name.clone(), n.span, arg)),
+                None => call.positional.push(arg),
+            }
+        }
+        Ok(call)
+    }
+
+    fn call(&mut self, callee: &Expr, args: &[Arg], span: Span, scope: &Rc<Scope>) -> Eval {
+        if let ExprKind::Attr { target, name } = &callee.kind {
+            let recv = self.eval(target, scope)?;
+            if let Value::Module(m) = &recv {
+                let f = m.scope.lookup(&name.name).ok_or_else(|| {
+                    Diagnostic::new(
+                        name.span,
+                        format!("module `{}` has no member `{}`", m.name, name.name),
+                    )
+                })?;
+                let call = self.eval_args(args, span, scope)?;
+                return self.call_value(&f, call, callee.span);
+            }
+            // Method form: x.f(a) is f(x, a), for builtins and user functions alike.
+            let f = match builtins::lookup(&name.name) {
+                Some(b) => Value::Builtin(b),
+                None => match scope.lookup(&name.name) {
+                    Some(f @ Value::Func(_)) => f,
+                    _ => {
+                        return Err(Diagnostic::new(
+                            name.span,
+                            format!(
+                                "no function `{}` to call as a method of {}",
+                                name.name,
+                                recv.describe()
+                            ),
+                        )
+                        .into())
+                    }
+                },
+            };
+            let mut call = self.eval_args(args, span, scope)?;
+            call.positional.insert(
+                0,
+                ArgVal {
+                    value: recv,
+                    span: target.span,
+                },
+            );
+            return self.call_value(&f, call, callee.span);
+        }
+        let f = self.eval(callee, scope)?;
+        let call = self.eval_args(args, span, scope)?;
+        self.call_value(&f, call, callee.span)
+    }
+
+    /// Calls a function value (builtin, closure, or a dtype used as a converter).
+    pub(crate) fn call_value(&mut self, f: &Value, args: CallArgs, callee_span: Span) -> Eval {
+        match f {
+            Value::Builtin(b) => {
+                let mut ctx = Ctx {
+                    out: &mut *self.out,
+                    print: &mut self.print_opts,
+                    script_args: &self.script_args,
+                };
+                Ok(builtins::call(b, &mut ctx, args)?)
+            }
+            Value::Func(c) => self.call_closure(c, args),
+            Value::DType(d) if args.positional.len() == 1 && args.keyword.is_empty() => {
+                let a = &args.positional[0];
+                let t = a.value.to_tensor().ok_or_else(|| {
+                    Diagnostic::new(
+                        a.span,
+                        format!("cannot convert {} to {d}", a.value.describe()),
+                    )
+                })?;
+                Ok(Value::Tensor(t.to_dtype(*d)))
+            }
+            other => Err(Diagnostic::new(
+                callee_span,
+                format!("{} is not callable", other.describe()),
+            )
+            .into()),
+        }
+    }
+
+    fn call_closure(&mut self, c: &Rc<Closure>, args: CallArgs) -> Eval {
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(Diagnostic::new(
+                args.span,
+                format!(
+                    "maximum call depth ({MAX_CALL_DEPTH}) exceeded in `{}`",
+                    c.name
+                ),
+            )
+            .with_note("hint: check the recursion's base case")
+            .into());
+        }
+        let scope = Scope::new(Some(c.scope.clone()));
+        let sig = || {
+            let ps: Vec<&str> = c.params.iter().map(|(n, _)| &**n).collect();
+            format!("signature: {}({})", c.name, ps.join(", "))
+        };
+        if args.positional.len() > c.params.len() {
+            return Err(Diagnostic::new(
+                args.positional[c.params.len()].span,
+                format!(
+                    "`{}` takes {} arguments, got {}",
+                    c.name,
+                    c.params.len(),
+                    args.positional.len()
+                ),
+            )
+            .with_note(sig())
+            .into());
+        }
+        let mut given = vec![false; c.params.len()];
+        for (i, a) in args.positional.into_iter().enumerate() {
+            scope.define(&c.params[i].0, a.value);
+            given[i] = true;
+        }
+        for (name, nspan, a) in args.keyword {
+            let Some(i) = c.params.iter().position(|(n, _)| **n == *name) else {
+                return Err(Diagnostic::new(
+                    nspan,
+                    format!("`{}` has no parameter named `{name}`", c.name),
+                )
+                .with_note(sig())
+                .into());
+            };
+            if given[i] {
+                return Err(Diagnostic::new(
+                    nspan,
+                    format!("`{}` got two values for `{name}`", c.name),
+                )
+                .into());
+            }
+            scope.define(&name, a.value);
+            given[i] = true;
+        }
+        for (i, (name, default)) in c.params.iter().enumerate() {
+            if !given[i] {
+                match default {
+                    Some(d) => scope.define(name, d.clone()),
+                    None => {
+                        return Err(Diagnostic::new(
+                            args.span,
+                            format!("`{}` is missing the argument `{name}`", c.name),
+                        )
+                        .with_note(sig())
+                        .into())
+                    }
+                }
+            }
+        }
+        self.depth += 1;
+        let result = match &c.body {
+            Body::Block(b) => self.eval_stmts(&b.stmts, &scope),
+            Body::Expr(e) => self.eval(e, &scope),
+        };
+        self.depth -= 1;
+        match result {
+            Err(Flow::Return(v, _)) => Ok(v),
+            Err(f @ (Flow::Break(_) | Flow::Continue(_))) => Err(f.into_diagnostic().into()),
+            other => other,
+        }
+    }
+
+    fn attr(&self, v: &Value, name: &Ident) -> Result<Value, Diagnostic> {
+        let ints = |xs: Vec<i64>| Value::Tuple(Rc::new(xs.into_iter().map(Value::Int).collect()));
+        let found = match v {
+            Value::Tensor(t) => match name.name.as_str() {
+                "shape" => Some(ints(t.shape().iter().map(|&d| d as i64).collect())),
+                "strides" => Some(ints(t.strides().iter().map(|&s| s as i64).collect())),
+                "dtype" => Some(Value::DType(t.dtype())),
+                "ndim" => Some(Value::Int(t.ndim() as i64)),
+                "numel" => Some(Value::Int(t.numel() as i64)),
+                "nbytes" => Some(Value::Int(t.nbytes() as i64)),
+                "is_contiguous" => Some(Value::Bool(t.is_contiguous())),
+                "owns_data" => Some(Value::Bool(t.owns_data())),
+                "T" if t.ndim() < 2 => Some(Value::Tensor(t.clone())),
+                "T" => Some(Value::Tensor(
+                    t.transpose(-2, -1)
+                        .map_err(|e| tensor_diag(e, name.span, &[]))?,
+                )),
+                _ => None,
+            },
+            Value::Module(m) => m.scope.lookup(&name.name),
+            _ => None,
+        };
+        found.ok_or_else(|| {
+            let mut d = Diagnostic::new(name.span, format!("{} has no attribute `{}`", v.describe(), name.name));
+            if matches!(v, Value::Tensor(_)) {
+                d = d.with_note("tensor attributes: shape dtype ndim numel nbytes strides is_contiguous owns_data T");
+            }
+            d
+        })
+    }
+
+    fn eval_index(
+        &mut self,
+        items: &[IndexItem],
+        scope: &Rc<Scope>,
+    ) -> Result<Vec<(Idx, Span)>, Flow> {
+        let mut out = Vec::with_capacity(items.len());
+        for it in items {
+            match it {
+                IndexItem::Ellipsis(s) => out.push((Idx::Ellipsis, *s)),
+                IndexItem::Expr(e) => {
+                    let v = self.eval(e, scope)?;
+                    let idx = match v {
+                        Value::None => Idx::NewAxis,
+                        ref other => Idx::Int(other.as_int().ok_or_else(|| {
+                            Diagnostic::new(
+                                e.span,
+                                format!(
+                                    "an index must be an integer, a slice, `...` or `none`, not {}",
+                                    other.describe()
+                                ),
+                            )
+                        })?),
+                    };
+                    out.push((idx, e.span));
+                }
+                IndexItem::Slice {
+                    start,
+                    stop,
+                    step,
+                    span,
+                } => {
+                    let mut part = |p: &Option<Expr>| -> Result<Option<i64>, Flow> {
+                        match p {
+                            None => Ok(None),
+                            Some(e) => {
+                                let v = self.eval(e, scope)?;
+                                match v {
+                                    Value::None => Ok(None),
+                                    ref other => Ok(Some(other.as_int().ok_or_else(|| {
+                                        Diagnostic::new(
+                                            e.span,
+                                            format!(
+                                                "slice bounds must be integers, not {}",
+                                                other.describe()
+                                            ),
+                                        )
+                                    })?)),
+                                }
+                            }
+                        }
+                    };
+                    let spec = SliceSpec {
+                        start: part(start)?,
+                        stop: part(stop)?,
+                        step: part(step)?.unwrap_or(1),
+                    };
+                    if spec.step == 0 {
+                        return Err(Diagnostic::new(*span, "slice step cannot be zero").into());
+                    }
+                    out.push((Idx::Slice(spec), *span));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn index(
+        &self,
+        v: &Value,
+        idx: &[(Idx, Span)],
+        target: Span,
+        whole: Span,
+    ) -> Result<Value, Diagnostic> {
+        match v {
+            Value::Tensor(t) => {
+                let items: Vec<Idx> = idx.iter().map(|(i, _)| *i).collect();
+                let layout = index_layout(t.layout(), &items).map_err(|e| {
+                    tensor_diag(e, whole, &[]).with_label(
+                        target,
+                        format!(
+                            "this has shape {}",
+                            crate::tensor::shape::shape_str(t.shape())
+                        ),
+                    )
+                })?;
+                Ok(Value::Tensor(t.with_layout(layout)))
+            }
+            Value::Tuple(items) => match idx {
+                [(Idx::Int(i), s)] => {
+                    let n = items.len() as i64;
+                    let j = if *i < 0 { i + n } else { *i };
+                    usize::try_from(j)
+                        .ok()
+                        .and_then(|j| items.get(j))
+                        .cloned()
+                        .ok_or_else(|| {
+                            Diagnostic::new(
+                                *s,
+                                format!("index {i} is out of range for a tuple of {n}"),
+                            )
+                        })
+                }
+                [(Idx::Slice(spec), _)] => {
+                    let (start, step, len) = spec.resolve(items.len());
+                    let picked = (0..len as i64)
+                        .filter_map(|k| items.get((start + k * step) as usize).cloned())
+                        .collect();
+                    Ok(Value::Tuple(Rc::new(picked)))
+                }
+                _ => Err(Diagnostic::new(
+                    whole,
+                    "a tuple takes one integer index or a slice",
+                )),
+            },
+            Value::Str(text) => match idx {
+                [(Idx::Int(i), s)] => {
+                    let n = text.chars().count() as i64;
+                    let j = if *i < 0 { i + n } else { *i };
+                    usize::try_from(j)
+                        .ok()
+                        .and_then(|j| text.chars().nth(j))
+                        .map(|c| Value::str(&c.to_string()))
+                        .ok_or_else(|| {
+                            Diagnostic::new(
+                                *s,
+                                format!("index {i} is out of range for a string of {n} characters"),
+                            )
+                        })
+                }
+                _ => Err(Diagnostic::new(whole, "a string takes one integer index")),
+            },
+            other => Err(Diagnostic::new(
+                target,
+                format!("{} cannot be indexed", other.describe()),
+            )),
+        }
+    }
+
+    fn dict_get(&mut self, d: &Dict, items: &[IndexItem], whole: Span, scope: &Rc<Scope>) -> Eval {
+        let [IndexItem::Expr(ke)] = items else {
+            return Err(Diagnostic::new(whole, "a dict takes one key").into());
+        };
+        let kv = self.eval(ke, scope)?;
+        let found = Key::from_value(&kv).and_then(|k| d.get(&k).cloned());
+        found.ok_or_else(|| {
+            let keys: Vec<String> = d
+                .entries
+                .iter()
+                .map(|(k, _)| k.to_value().repr(&self.print_opts))
+                .collect();
+            Diagnostic::new(
+                ke.span,
+                format!("key {} not found", kv.repr(&self.print_opts)),
+            )
+            .with_note(format!("keys: {}", keys.join(", ")))
+            .into()
+        })
+    }
+
+    fn assign(
+        &mut self,
+        target: &Expr,
+        op: Option<BinOp>,
+        value: &Expr,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Flow> {
+        match &target.kind {
+            ExprKind::Ident(name) => {
+                let rhs = self.eval(value, scope)?;
+                let new = match op {
+                    None => rhs,
+                    Some(op) => {
+                        let cur = self.lookup(name, target.span, scope)?;
+                        let at = OperandSpans {
+                            lhs: target.span,
+                            rhs: value.span,
+                            whole: target.span.to(value.span),
+                        };
+                        let result = arith::binary(op, &cur, &rhs, at)?;
+                        match cur {
+                            // In place: the result is written back into the tensor's own storage.
+                            Value::Tensor(_) => {
+                                let mut t = match scope.take(name) {
+                                    Some(Value::Tensor(t)) => t,
+                                    _ => {
+                                        return Err(Diagnostic::new(
+                                            target.span,
+                                            "internal: variable changed",
+                                        )
+                                        .into())
+                                    }
+                                };
+                                t.make_writable();
+                                let region = t.layout().clone();
+                                let written = self.store(&mut t, &region, &result, Some(op), at);
+                                scope.set(name, Value::Tensor(t));
+                                written?;
+                                return Ok(());
+                            }
+                            _ => result,
+                        }
+                    }
+                };
+                if !scope.set(name, new) {
+                    return Err(Diagnostic::new(
+                        target.span,
+                        format!("assignment to undefined variable `{name}`"),
+                    )
+                    .with_note(format!("hint: declare it first with `let {name} = ...`"))
+                    .into());
+                }
+                Ok(())
+            }
+            ExprKind::Index {
+                target: base,
+                items,
+            } => {
+                let ExprKind::Ident(name) = &base.kind else {
+                    return Err(Diagnostic::new(
+                        base.span,
+                        "can only assign through an index of a variable (`x[i] = v`)",
+                    )
+                    .into());
+                };
+                // Keyed containers: d["k"] = v
+                if let Some(Value::Dict(_)) = scope.lookup(name) {
+                    return self.assign_dict(name, base.span, items, op, value, scope);
+                }
+                let idx = self.eval_index(items, scope)?;
+                let rhs = self.eval(value, scope)?;
+                let Some(mut cur) = scope.take(name) else {
+                    return Err(
+                        Diagnostic::new(base.span, format!("undefined name `{name}`")).into(),
+                    );
+                };
+                let result =
+                    self.assign_index(&mut cur, &idx, rhs, op, base.span, target.span, value.span);
+                scope.set(name, cur);
+                Ok(result?)
+            }
+            _ => Err(Diagnostic::new(target.span, "cannot assign to this expression").into()),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assign_index(
+        &mut self,
+        cur: &mut Value,
+        idx: &[(Idx, Span)],
+        rhs: Value,
+        op: Option<BinOp>,
+        base: Span,
+        target: Span,
+        value: Span,
+    ) -> Result<(), Diagnostic> {
+        let Value::Tensor(t) = cur else {
+            return Err(Diagnostic::new(
+                base,
+                format!("cannot assign through an index of {}", cur.describe()),
+            ));
+        };
+        t.make_writable();
+        let items: Vec<Idx> = idx.iter().map(|(i, _)| *i).collect();
+        let region = index_layout(t.layout(), &items).map_err(|e| tensor_diag(e, target, &[]))?;
+        let at = OperandSpans {
+            lhs: target,
+            rhs: value,
+            whole: target.to(value),
+        };
+        let new = match op {
+            None => rhs,
+            Some(op) => arith::binary(op, &Value::Tensor(t.with_layout(region.clone())), &rhs, at)?,
+        };
+        self.store(t, &region, &new, op, at)
+    }
+
+    /// Writes `new` into `region` of `t`, checking the dtype rule of compound
+    /// assignment (a float result cannot go into an integer tensor).
+    fn store(
+        &mut self,
+        t: &mut Tensor,
+        region: &crate::tensor::Layout,
+        new: &Value,
+        op: Option<BinOp>,
+        at: OperandSpans,
+    ) -> Result<(), Diagnostic> {
+        let src = new.to_tensor().ok_or_else(|| {
+            Diagnostic::new(
+                at.rhs,
+                format!("cannot store {} in a tensor", new.describe()),
+            )
+        })?;
+        if let Some(op) = op {
+            if src.dtype().category() > t.dtype().category() {
+                return Err(Diagnostic::new(
+                    at.whole,
+                    format!(
+                        "`{}=` would store a {} result in a {} tensor",
+                        op.symbol(),
+                        src.dtype(),
+                        t.dtype()
+                    ),
+                )
+                .with_note(format!(
+                    "hint: write `x = x {} ...` to get a new {} tensor instead",
+                    op.symbol(),
+                    src.dtype()
+                )));
+            }
+        }
+        t.assign(region, &src).map_err(|e| {
+            tensor_diag(e, at.whole, &[]).with_label(at.rhs, format!("this is {}", new.describe()))
+        })
+    }
+
+    fn assign_dict(
+        &mut self,
+        name: &str,
+        base: Span,
+        items: &[IndexItem],
+        op: Option<BinOp>,
+        value: &Expr,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Flow> {
+        let [IndexItem::Expr(ke)] = items else {
+            return Err(Diagnostic::new(base, "a dict takes one key").into());
+        };
+        let kv = self.eval(ke, scope)?;
+        let key = Key::from_value(&kv).ok_or_else(|| {
+            Diagnostic::new(
+                ke.span,
+                format!(
+                    "dict keys must be strings, ints or bools, not {}",
+                    kv.describe()
+                ),
+            )
+        })?;
+        let mut rhs = self.eval(value, scope)?;
+        let Some(Value::Dict(mut d)) = scope.take(name) else {
+            return Err(Diagnostic::new(base, "internal: dict changed").into());
+        };
+        if let Some(op) = op {
+            let cur = d.get(&key).cloned();
+            let Some(cur) = cur else {
+                scope.set(name, Value::Dict(d));
+                return Err(Diagnostic::new(
+                    ke.span,
+                    format!("key {} not found", kv.repr(&self.print_opts)),
+                )
+                .into());
+            };
+            let at = OperandSpans {
+                lhs: ke.span,
+                rhs: value.span,
+                whole: base.to(value.span),
+            };
+            match arith::binary(op, &cur, &rhs, at) {
+                Ok(v) => rhs = v,
+                Err(e) => {
+                    scope.set(name, Value::Dict(d));
+                    return Err(e.into());
+                }
+            }
+        }
+        Rc::make_mut(&mut d).insert(key, rhs);
+        scope.set(name, Value::Dict(d));
+        Ok(())
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,87 @@
+//! Tensor literals: `[1, 2, 3]` → i64, any float → f32, all bools → bool; nested
+//! lists stack along a new first axis and must not be ragged.
+
+use crate::diag::Diagnostic;
+use crate::syntax::Span;
+use crate::tensor::{DType, Tensor};
+
+use super::value::Value;
+
+pub fn build(items: Vec<(Value, Span)>, span: Span) -> Result<Tensor, Diagnostic> {
+    let tensor_err = |e: crate::tensor::TensorError| Diagnostic::new(span, e.to_string());
+    if items.is_empty() {
+        return Tensor::from_vec(Vec::<f32>::new(), &[0]).map_err(tensor_err);
+    }
+    if items.iter().all(|(v, _)| v.as_scalar().is_some()) {
+        return scalars(&items).map_err(tensor_err);
+    }
+    // Rows: every element a tensor (or a scalar next to 0-d tensors) of one shape.
+    let mut parts = Vec::with_capacity(items.len());
+    let mut dtype: Option<DType> = None;
+    for (v, s) in &items {
+        let t = match v {
+            Value::Tensor(t) => t.clone(),
+            other => other.to_tensor().ok_or_else(|| {
+                Diagnostic::new(
+                    *s,
+                    format!("a tensor literal cannot hold {}", other.describe()),
+                )
+                .with_label(*s, format!("this is {}", other.describe()))
+            })?,
+        };
+        if let Some((first, first_span)) = parts
+            .first()
+            .map(|(p, sp): &(Tensor, Span)| (p.shape().to_vec(), *sp))
+        {
+            if t.shape() != first.as_slice() {
+                return Err(Diagnostic::new(
+                    *s,
+                    "ragged tensor literal: rows have different shapes",
+                )
+                .with_label(
+                    first_span,
+                    format!(
+                        "this row has shape {}",
+                        crate::tensor::shape::shape_str(&first)
+                    ),
+                )
+                .with_label(
+                    *s,
+                    format!(
+                        "this row has shape {}",
+                        crate::tensor::shape::shape_str(t.shape())
+                    ),
+                ));
+            }
+        }
+        // Scalars are weak: they don't widen the dtype of the tensors beside them.
+        if matches!(v, Value::Tensor(_)) {
+            dtype = Some(dtype.map_or(t.dtype(), |d| DType::promote(d, t.dtype())));
+        }
+        parts.push((t, *s));
+    }
+    let dtype = dtype.unwrap_or(DType::F32);
+    let mut shape = vec![parts.len()];
+    shape.extend_from_slice(parts[0].0.shape());
+    crate::dispatch!(dtype, T => {
+        let mut data: Vec<T> = Vec::new();
+        for (p, _) in &parts {
+            data.extend(p.to_vec::<T>());
+        }
+        Tensor::from_vec(data, &shape).map_err(tensor_err)
+    })
+}
+
+fn scalars(items: &[(Value, Span)]) -> crate::tensor::Result<Tensor> {
+    let n = items.len();
+    let any_float = items.iter().any(|(v, _)| matches!(v, Value::Float(_)));
+    let all_bool = items.iter().all(|(v, _)| matches!(v, Value::Bool(_)));
+    let values = items.iter().filter_map(|(v, _)| v.as_scalar());
+    if any_float {
+        Tensor::from_vec(values.map(|s| s.to_f64() as f32).collect(), &[n])
+    } else if all_bool {
+        Tensor::from_vec(values.map(|s| s.to_i64() != 0).collect(), &[n])
+    } else {
+        Tensor::from_vec(values.map(|s| s.to_i64()).collect(), &[n])
+    }
+}

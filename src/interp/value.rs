@@ -1,0 +1,275 @@
+//! Runtime values. Scalars are unboxed (a loop counter never allocates a tensor);
+//! tensors are cheap to clone (shared storage, copy-on-write).
+
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+use crate::syntax::ast::{Block, Expr};
+use crate::tensor::format::{format_float_repr, format_tensor, PrintOptions};
+use crate::tensor::{DType, Scalar, Tensor};
+
+use super::env::Scope;
+
+#[derive(Clone, Debug, Default)]
+pub enum Value {
+    #[default]
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Rc<str>),
+    Tensor(Tensor),
+    Tuple(Rc<Vec<Value>>),
+    Dict(Rc<Dict>),
+    /// `range(start, stop, step)`: iterated lazily.
+    Range(i64, i64, i64),
+    DType(DType),
+    Func(Rc<Closure>),
+    Builtin(&'static crate::builtins::Builtin),
+    Module(Rc<Module>),
+}
+
+/// An insertion-ordered dictionary with string, int or bool keys.
+#[derive(Clone, Debug, Default)]
+pub struct Dict {
+    pub entries: Vec<(Key, Value)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Key {
+    Str(Rc<str>),
+    Int(i64),
+    Bool(bool),
+}
+
+impl Key {
+    pub fn from_value(v: &Value) -> Option<Key> {
+        match v {
+            Value::Str(s) => Some(Key::Str(s.clone())),
+            Value::Int(i) => Some(Key::Int(*i)),
+            Value::Bool(b) => Some(Key::Bool(*b)),
+            _ => None,
+        }
+    }
+
+    pub fn to_value(&self) -> Value {
+        match self {
+            Key::Str(s) => Value::Str(s.clone()),
+            Key::Int(i) => Value::Int(*i),
+            Key::Bool(b) => Value::Bool(*b),
+        }
+    }
+}
+
+impl Dict {
+    pub fn get(&self, key: &Key) -> Option<&Value> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn insert(&mut self, key: Key, value: Value) {
+        match self.entries.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.entries.push((key, value)),
+        }
+    }
+}
+
+/// What a function body is: a named `fn` has a block, a lambda an expression.
+#[derive(Debug)]
+pub enum Body {
+    Block(Block),
+    Expr(Expr),
+}
+
+/// Parameter names with their default values (evaluated where the function is defined).
+pub type Params = Vec<(Rc<str>, Option<Value>)>;
+
+/// A user function with the scope it was defined in and its evaluated defaults.
+#[derive(Debug)]
+pub struct Closure {
+    pub name: Rc<str>,
+    pub params: Params,
+    pub body: Body,
+    pub scope: Rc<Scope>,
+}
+
+/// A module: an imported file or a stdlib module, with its top-level names.
+#[derive(Debug)]
+pub struct Module {
+    pub name: String,
+    pub scope: Rc<Scope>,
+}
+
+impl Value {
+    /// The value's kind, as named in error messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::None => "none",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "string",
+            Value::Tensor(_) => "tensor",
+            Value::Tuple(_) => "tuple",
+            Value::Dict(_) => "dict",
+            Value::Range(..) => "range",
+            Value::DType(_) => "dtype",
+            Value::Func(_) | Value::Builtin(_) => "function",
+            Value::Module(_) => "module",
+        }
+    }
+
+    /// A description for labels: `tensor f32[2, 3]`, `int`, ...
+    pub fn describe(&self) -> String {
+        match self {
+            Value::Tensor(t) => format!("tensor {}", type_line(t)),
+            other => other.kind().to_string(),
+        }
+    }
+
+    pub fn str(s: &str) -> Value {
+        Value::Str(Rc::from(s))
+    }
+
+    pub fn as_scalar(&self) -> Option<Scalar> {
+        match self {
+            Value::Bool(b) => Some(Scalar::Bool(*b)),
+            Value::Int(i) => Some(Scalar::Int(*i)),
+            Value::Float(f) => Some(Scalar::Float(*f)),
+            _ => None,
+        }
+    }
+
+    pub fn from_scalar(s: Scalar) -> Value {
+        match s {
+            Scalar::Bool(b) => Value::Bool(b),
+            Scalar::Int(i) => Value::Int(i),
+            Scalar::Float(f) => Value::Float(f),
+        }
+    }
+
+    /// An integer: an int scalar, or a one-element integer tensor.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            Value::Tensor(t) if t.dtype().is_int() && t.ndim() == 0 => t.item_i64(),
+            _ => None,
+        }
+    }
+
+    /// A real number: an int or float scalar, or a one-element numeric tensor.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Float(f) => Some(*f),
+            Value::Tensor(t) if t.dtype() != DType::Bool && t.ndim() == 0 => t.item_f64(),
+            _ => None,
+        }
+    }
+
+    /// A list of ints: an int, a tuple of ints, or a 0-d/1-D integer tensor
+    /// (an empty `[]` literal counts, whatever its dtype).
+    pub fn as_int_list(&self) -> Option<Vec<i64>> {
+        match self {
+            Value::Int(i) => Some(vec![*i]),
+            Value::Tuple(items) => items.iter().map(Value::as_int).collect(),
+            Value::Tensor(t) if t.ndim() <= 1 && (t.dtype().is_int() || t.numel() == 0) => {
+                Some(t.to_vec::<i64>())
+            }
+            _ => None,
+        }
+    }
+
+    /// The value as a tensor: tensors as they are, scalars as 0-d tensors of their
+    /// default dtype (i64, f32, bool).
+    pub fn to_tensor(&self) -> Option<Tensor> {
+        match self {
+            Value::Tensor(t) => Some(t.clone()),
+            Value::Int(i) => Some(Tensor::scalar(*i)),
+            Value::Float(f) => Some(Tensor::scalar(*f as f32)),
+            Value::Bool(b) => Some(Tensor::scalar(*b)),
+            _ => None,
+        }
+    }
+
+    /// Truth value for `if`, `while`, `and`, `or`, `not`; a tensor must have one element.
+    pub fn truthy(&self) -> Result<bool, String> {
+        Ok(match self {
+            Value::None => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::Tuple(items) => !items.is_empty(),
+            Value::Dict(d) => !d.entries.is_empty(),
+            Value::Range(a, b, c) => crate::builtins::range_len(*a, *b, *c) > 0,
+            Value::Tensor(t) => match t.item_f64() {
+                Some(v) => v != 0.0,
+                None => {
+                    return Err(format!(
+                    "the truth value of a tensor with {} elements is ambiguous; use any() or all()",
+                    t.numel()
+                ))
+                }
+            },
+            Value::DType(_) | Value::Func(_) | Value::Builtin(_) | Value::Module(_) => true,
+        })
+    }
+
+    /// What `print` writes for this value.
+    pub fn display(&self, opts: &PrintOptions) -> String {
+        match self {
+            Value::Str(s) => s.to_string(),
+            other => other.repr(opts),
+        }
+    }
+
+    /// The value as it appears inside a tuple or dict, or echoed by the REPL
+    /// (strings quoted).
+    pub fn repr(&self, opts: &PrintOptions) -> String {
+        match self {
+            Value::None => "none".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => format_float_repr(*f),
+            Value::Str(s) => format!("{s:?}"),
+            Value::Tensor(t) => format_tensor(t, opts),
+            Value::Tuple(items) => {
+                let parts: Vec<String> = items.iter().map(|v| v.repr(opts)).collect();
+                if parts.len() == 1 {
+                    format!("({},)", parts[0])
+                } else {
+                    format!("({})", parts.join(", "))
+                }
+            }
+            Value::Dict(d) => {
+                let mut s = String::from("{");
+                for (i, (k, v)) in d.entries.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    let _ = write!(s, "{}: {}", k.to_value().repr(opts), v.repr(opts));
+                }
+                s.push('}');
+                s
+            }
+            Value::Range(a, b, c) => {
+                if *c == 1 {
+                    format!("range({a}, {b})")
+                } else {
+                    format!("range({a}, {b}, {c})")
+                }
+            }
+            Value::DType(d) => d.name().into(),
+            Value::Func(f) => format!("<fn {}>", f.name),
+            Value::Builtin(b) => format!("<builtin {}>", b.name),
+            Value::Module(m) => format!("<module {}>", m.name),
+        }
+    }
+}
+
+/// `f32[2, 3]`: the line the REPL adds under an echoed tensor.
+pub fn type_line(t: &Tensor) -> String {
+    let dims: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
+    format!("{}[{}]", t.dtype(), dims.join(", "))
+}

@@ -1,0 +1,502 @@
+//! Per-element arithmetic with NumPy semantics, one trait implemented by every element
+//! type: integers wrap, `//` floors and `%` takes the divisor's sign, max/min propagate
+//! NaN, and f16/bf16 compute in f32 and round once. Ops pick these functions and the
+//! kernels apply them, so each elementwise op is one line in `ops`.
+
+use half::{bf16, f16};
+
+use crate::tensor::Elem;
+
+pub trait Arith: Elem {
+    /// The type of float-valued functions (`/`, sqrt, exp, mean): itself for floats, f32 otherwise.
+    type Real: Float;
+    /// The type sums and dot products accumulate in: i64 for bool and integers (wrapping),
+    /// f32 for f16/bf16/f32, f64 for f64.
+    type Acc: Arith;
+
+    fn to_real(self) -> Self::Real;
+    fn to_acc(self) -> Self::Acc;
+    /// Rounds (floats) or wraps (integers) an accumulator back to this type.
+    fn from_acc(acc: Self::Acc) -> Self;
+
+    fn add(self, rhs: Self) -> Self;
+    fn sub(self, rhs: Self) -> Self;
+    fn mul(self, rhs: Self) -> Self;
+    /// Floor division. An integer zero divisor gives 0: ops rejects it before computing.
+    fn floor_div(self, rhs: Self) -> Self;
+    /// Remainder with the divisor's sign (an integer zero divisor gives 0, as above).
+    fn rem(self, rhs: Self) -> Self;
+    /// Power. Integer negative exponents truncate 1/x^n (ops rejects them before computing).
+    fn pow(self, rhs: Self) -> Self;
+    /// Maximum that propagates NaN.
+    fn maximum(self, rhs: Self) -> Self;
+    /// Minimum that propagates NaN.
+    fn minimum(self, rhs: Self) -> Self;
+    fn neg(self) -> Self;
+    fn abs(self) -> Self;
+
+    // Bitwise ops act on the integer value; ops only calls them for bool and integers,
+    // where going through i64 is exact (sign extension, then truncation back).
+    fn bitand(self, rhs: Self) -> Self {
+        Self::from_i64(self.to_i64() & rhs.to_i64())
+    }
+    fn bitor(self, rhs: Self) -> Self {
+        Self::from_i64(self.to_i64() | rhs.to_i64())
+    }
+    fn bitxor(self, rhs: Self) -> Self {
+        Self::from_i64(self.to_i64() ^ rhs.to_i64())
+    }
+    fn bitnot(self) -> Self {
+        Self::from_i64(!self.to_i64())
+    }
+}
+
+/// Float-only functions; reached through `Arith::Real`.
+pub trait Float: Arith<Real = Self> {
+    /// True division (IEEE: x/0 is ±inf or NaN).
+    fn div(self, rhs: Self) -> Self;
+    fn sqrt(self) -> Self;
+    fn exp(self) -> Self;
+    fn ln(self) -> Self;
+}
+
+/// NaN test for any element type (only floats are ever unordered with themselves).
+#[inline]
+pub fn is_nan<T: PartialOrd>(x: T) -> bool {
+    x.partial_cmp(&x).is_none()
+}
+
+/// NumPy integer floor division on i64; a zero divisor gives 0 and `MIN // -1` wraps.
+fn floor_div_i64(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        return 0;
+    }
+    let q = a.wrapping_div(b);
+    if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
+        q.wrapping_sub(1)
+    } else {
+        q
+    }
+}
+
+/// NumPy integer remainder on i64 (sign of the divisor); a zero divisor gives 0.
+fn rem_i64(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        return 0;
+    }
+    let r = a.wrapping_rem(b);
+    if r != 0 && ((r < 0) != (b < 0)) {
+        r + b
+    } else {
+        r
+    }
+}
+
+/// Wrapping integer power by squaring; a negative exponent truncates `1 / base^-exp`.
+fn pow_i64(base: i64, exp: i64) -> i64 {
+    if exp < 0 {
+        return match base {
+            1 => 1,
+            -1 if exp % 2 == 0 => 1,
+            -1 => -1,
+            _ => 0,
+        };
+    }
+    let (mut result, mut base, mut exp) = (1i64, base, exp);
+    while exp > 0 {
+        if exp & 1 == 1 {
+            result = result.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        exp >>= 1;
+    }
+    result
+}
+
+// Integers compute in their own width where Rust has a wrapping op, and through i64
+// otherwise: the results agree because truncating to the width commutes with wrapping.
+macro_rules! impl_int {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            type Real = f32;
+            type Acc = i64;
+            #[inline]
+            fn to_real(self) -> f32 {
+                self as f32
+            }
+            #[inline]
+            fn to_acc(self) -> i64 {
+                self as i64
+            }
+            #[inline]
+            fn from_acc(acc: i64) -> Self {
+                acc as $t
+            }
+            #[inline]
+            fn add(self, rhs: Self) -> Self {
+                self.wrapping_add(rhs)
+            }
+            #[inline]
+            fn sub(self, rhs: Self) -> Self {
+                self.wrapping_sub(rhs)
+            }
+            #[inline]
+            fn mul(self, rhs: Self) -> Self {
+                self.wrapping_mul(rhs)
+            }
+            #[inline]
+            fn floor_div(self, rhs: Self) -> Self {
+                floor_div_i64(self as i64, rhs as i64) as $t
+            }
+            #[inline]
+            fn rem(self, rhs: Self) -> Self {
+                rem_i64(self as i64, rhs as i64) as $t
+            }
+            #[inline]
+            fn pow(self, rhs: Self) -> Self {
+                pow_i64(self as i64, rhs as i64) as $t
+            }
+            #[inline]
+            fn maximum(self, rhs: Self) -> Self {
+                Ord::max(self, rhs)
+            }
+            #[inline]
+            fn minimum(self, rhs: Self) -> Self {
+                Ord::min(self, rhs)
+            }
+            #[inline]
+            fn neg(self) -> Self {
+                self.wrapping_neg()
+            }
+            #[inline]
+            fn abs(self) -> Self {
+                (self as i64).wrapping_abs() as $t
+            }
+        }
+    )*};
+}
+
+impl_int!(u8, i8, i16, i32, i64);
+
+/// NumPy's `npy_divmod`: floor quotient and divisor-signed remainder, with the same
+/// signed zeros and the same answers for infinities; a zero divisor gives `a / b` and NaN.
+macro_rules! divmod {
+    ($t:ty, $a:expr, $b:expr) => {{
+        let (a, b): ($t, $t) = ($a, $b);
+        let fmod = a % b;
+        if b == 0.0 {
+            (a / b, fmod)
+        } else {
+            let mut div = (a - fmod) / b;
+            let mut rem = fmod;
+            if rem != 0.0 {
+                if (b < 0.0) != (rem < 0.0) {
+                    rem += b;
+                    div -= 1.0;
+                }
+            } else {
+                rem = (0.0 as $t).copysign(b);
+            }
+            let quot = if div != 0.0 {
+                let floor = div.floor();
+                // `div` is a rounded quotient: round the floor to the nearest integer.
+                if div - floor > 0.5 {
+                    floor + 1.0
+                } else {
+                    floor
+                }
+            } else {
+                (0.0 as $t).copysign(a / b)
+            };
+            (quot, rem)
+        }
+    }};
+}
+
+macro_rules! impl_float {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            type Real = $t;
+            type Acc = $t;
+            #[inline]
+            fn to_real(self) -> $t {
+                self
+            }
+            #[inline]
+            fn to_acc(self) -> $t {
+                self
+            }
+            #[inline]
+            fn from_acc(acc: $t) -> Self {
+                acc
+            }
+            #[inline]
+            fn add(self, rhs: Self) -> Self {
+                self + rhs
+            }
+            #[inline]
+            fn sub(self, rhs: Self) -> Self {
+                self - rhs
+            }
+            #[inline]
+            fn mul(self, rhs: Self) -> Self {
+                self * rhs
+            }
+            #[inline]
+            fn floor_div(self, rhs: Self) -> Self {
+                divmod!($t, self, rhs).0
+            }
+            #[inline]
+            fn rem(self, rhs: Self) -> Self {
+                divmod!($t, self, rhs).1
+            }
+            #[inline]
+            fn pow(self, rhs: Self) -> Self {
+                self.powf(rhs)
+            }
+            #[inline]
+            fn maximum(self, rhs: Self) -> Self {
+                if self.is_nan() || self >= rhs { self } else { rhs }
+            }
+            #[inline]
+            fn minimum(self, rhs: Self) -> Self {
+                if self.is_nan() || self <= rhs { self } else { rhs }
+            }
+            #[inline]
+            fn neg(self) -> Self {
+                -self
+            }
+            #[inline]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+        }
+
+        impl Float for $t {
+            #[inline]
+            fn div(self, rhs: Self) -> Self {
+                self / rhs
+            }
+            #[inline]
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            #[inline]
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            #[inline]
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+        }
+    )*};
+}
+
+impl_float!(f32, f64);
+
+/// Half-precision types: widen to f32 (exact), compute, round once.
+macro_rules! impl_half {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            type Real = $t;
+            type Acc = f32;
+            #[inline]
+            fn to_real(self) -> $t {
+                self
+            }
+            #[inline]
+            fn to_acc(self) -> f32 {
+                self.to_f32()
+            }
+            #[inline]
+            fn from_acc(acc: f32) -> Self {
+                <$t>::from_f32(acc)
+            }
+            impl_half!(@binary Arith: add, sub, mul, floor_div, rem, pow, maximum, minimum);
+            impl_half!(@unary Arith: neg, abs);
+        }
+
+        impl Float for $t {
+            impl_half!(@binary Float: div);
+            impl_half!(@unary Float: sqrt, exp, ln);
+        }
+    )*};
+    (@binary $tr:ident: $($f:ident),*) => {$(
+        #[inline]
+        fn $f(self, rhs: Self) -> Self {
+            Self::from_f32(<f32 as $tr>::$f(self.to_f32(), rhs.to_f32()))
+        }
+    )*};
+    (@unary $tr:ident: $($f:ident),*) => {$(
+        #[inline]
+        fn $f(self) -> Self {
+            Self::from_f32(<f32 as $tr>::$f(self.to_f32()))
+        }
+    )*};
+}
+
+impl_half!(f16, bf16);
+
+/// Bool arithmetic is 0/1 integer arithmetic with a nonzero test on the way back, which
+/// makes `+` a logical or and `*` a logical and (PyTorch). Ops rejects the rest
+/// (`-`, `//`, `%`, `**`, unary `-`) for bool like PyTorch; they are defined the same way.
+impl Arith for bool {
+    type Real = f32;
+    type Acc = i64;
+    #[inline]
+    fn to_real(self) -> f32 {
+        f32::from(u8::from(self))
+    }
+    #[inline]
+    fn to_acc(self) -> i64 {
+        i64::from(self)
+    }
+    #[inline]
+    fn from_acc(acc: i64) -> Self {
+        acc != 0
+    }
+    #[inline]
+    fn add(self, rhs: Self) -> Self {
+        self | rhs
+    }
+    #[inline]
+    fn sub(self, rhs: Self) -> Self {
+        self ^ rhs
+    }
+    #[inline]
+    fn mul(self, rhs: Self) -> Self {
+        self & rhs
+    }
+    #[inline]
+    fn floor_div(self, rhs: Self) -> Self {
+        self & rhs
+    }
+    #[inline]
+    fn rem(self, _rhs: Self) -> Self {
+        false
+    }
+    #[inline]
+    fn pow(self, rhs: Self) -> Self {
+        self | !rhs
+    }
+    #[inline]
+    fn maximum(self, rhs: Self) -> Self {
+        self | rhs
+    }
+    #[inline]
+    fn minimum(self, rhs: Self) -> Self {
+        self & rhs
+    }
+    #[inline]
+    fn neg(self) -> Self {
+        self
+    }
+    #[inline]
+    fn abs(self) -> Self {
+        self
+    }
+    #[inline]
+    fn bitnot(self) -> Self {
+        !self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_floor_div_and_rem_follow_numpy() {
+        let cases = [
+            (-7i64, 2i64, -4, 1),
+            (7, -2, -4, -1),
+            (-7, -2, 3, -1),
+            (7, 2, 3, 1),
+        ];
+        for (a, b, q, r) in cases {
+            assert_eq!(Arith::floor_div(a, b), q, "{a} // {b}");
+            assert_eq!(Arith::rem(a, b), r, "{a} % {b}");
+            assert_eq!(Arith::floor_div(a as i8, b as i8), q as i8);
+            assert_eq!(Arith::rem(a as i32, b as i32), r as i32);
+        }
+        assert_eq!(Arith::floor_div(i64::MIN, -1), i64::MIN);
+        assert_eq!(Arith::rem(i64::MIN, -1), 0);
+        assert_eq!(Arith::floor_div(-128i8, -1), -128);
+        assert_eq!(Arith::floor_div(250u8, 7), 35);
+        assert_eq!(Arith::rem(250u8, 7), 5);
+        assert_eq!(Arith::floor_div(5i32, 0), 0);
+    }
+
+    #[test]
+    fn float_floor_div_and_rem_follow_numpy() {
+        let cases = [
+            (-7.0f64, 2.0, -4.0, 1.0),
+            (7.0, -2.0, -4.0, -1.0),
+            (7.5, 2.0, 3.0, 1.5),
+            (-5.0, f64::INFINITY, -1.0, f64::INFINITY),
+            (5.0, f64::INFINITY, 0.0, 5.0),
+        ];
+        for (a, b, q, r) in cases {
+            assert_eq!(Arith::floor_div(a, b), q, "{a} // {b}");
+            assert_eq!(Arith::rem(a, b), r, "{a} % {b}");
+            assert_eq!(Arith::floor_div(a as f32, b as f32), q as f32);
+            assert_eq!(Arith::rem(f16::from_f64(a), f16::from_f64(b)).to_f64(), r);
+        }
+        assert_eq!(Arith::floor_div(1.0f64, 0.0), f64::INFINITY);
+        assert!(Arith::floor_div(0.0f64, 0.0).is_nan());
+        assert!(Arith::rem(1.0f32, 0.0).is_nan());
+        // Signed zeros: the remainder takes the divisor's sign.
+        assert!(Arith::rem(4.0f64, -2.0).is_sign_negative());
+        assert!(Arith::floor_div(-0.0f64, 3.0).is_sign_negative());
+    }
+
+    #[test]
+    fn wrapping_and_powers() {
+        assert_eq!(Arith::add(250u8, 10), 4);
+        assert_eq!(Arith::neg(i8::MIN), i8::MIN);
+        assert_eq!(Arith::abs(i8::MIN), i8::MIN);
+        assert_eq!(Arith::abs(-5i16), 5);
+        assert_eq!(Arith::pow(3i64, 4), 81);
+        assert_eq!(Arith::pow(2i32, 31), i32::MIN);
+        assert_eq!(Arith::pow(2u8, 9), 0);
+        assert_eq!(Arith::pow(7i64, 0), 1);
+        assert_eq!(Arith::pow(-1i64, -3), -1);
+        assert_eq!(Arith::pow(2i64, -1), 0);
+    }
+
+    #[test]
+    fn nan_propagates_through_max_min() {
+        assert!(Arith::maximum(f32::NAN, 1.0).is_nan());
+        assert!(Arith::maximum(1.0f64, f64::NAN).is_nan());
+        assert!(Arith::minimum(bf16::from_f32(1.0), bf16::NAN).is_nan());
+        assert_eq!(Arith::maximum(2.0f32, -1.0), 2.0);
+        assert!(is_nan(f16::NAN) && !is_nan(3i32) && !is_nan(1.0f64));
+    }
+
+    #[test]
+    fn bool_and_bitwise() {
+        assert!(Arith::add(true, true));
+        assert!(!Arith::mul(true, false));
+        assert!(!Arith::bitnot(true));
+        assert!(Arith::bitxor(true, false));
+        assert_eq!(Arith::bitnot(0u8), 255);
+        assert_eq!(Arith::bitnot(5i32), -6);
+        assert_eq!(Arith::bitand(-4i8, 0x7f), 0x7c);
+        assert_eq!(Arith::bitor(0x0fu8, 0xf0), 0xff);
+    }
+
+    #[test]
+    fn halves_round_once_from_f32() {
+        let a = f16::from_f32(1.0);
+        let b = f16::from_f32(3.0);
+        assert_eq!(Float::div(a, b), f16::from_f32(1.0 / 3.0));
+        assert_eq!(
+            Float::sqrt(bf16::from_f32(2.0)),
+            bf16::from_f32(2f32.sqrt())
+        );
+        assert_eq!(<f16 as Arith>::from_acc(65520.0), f16::INFINITY);
+        assert_eq!(Arith::to_real(3i64), 3.0f32);
+        assert_eq!(Arith::to_real(true), 1.0f32);
+    }
+}

@@ -1,1 +1,0 @@
-//! NumPy-exact printing of tensors (see `PrintOptions`).

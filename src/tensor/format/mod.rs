@@ -1,0 +1,211 @@
+//! NumPy-exact printing of tensors: `format_tensor` writes what NumPy's
+//! `str(arr)` writes for the same values and dtype (bf16 as its f32 values).
+
+mod array;
+mod bignum;
+mod dragon4;
+mod float;
+
+use half::{bf16, f16};
+
+use self::array::Axis;
+use self::float::{scalar_str, FloatFormat, PrintFloat};
+use super::dtype::{DType, Elem};
+use super::tensor::Tensor;
+
+pub use self::float::format_float_repr;
+
+/// NumPy's print options (`np.set_printoptions`); the defaults are NumPy's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrintOptions {
+    /// Maximum digits after the decimal point (or in a scientific mantissa).
+    pub precision: usize,
+    /// Arrays with more elements than this are summarized with `...`.
+    pub threshold: usize,
+    /// Items kept at each end of every axis when summarizing.
+    pub edgeitems: usize,
+    /// Characters per line before wrapping.
+    pub linewidth: usize,
+    /// Never switch to scientific notation for small values.
+    pub suppress: bool,
+}
+
+impl Default for PrintOptions {
+    fn default() -> Self {
+        PrintOptions {
+            precision: 8,
+            threshold: 1000,
+            edgeitems: 3,
+            linewidth: 75,
+            suppress: false,
+        }
+    }
+}
+
+/// The text NumPy's `print(arr)` writes for this tensor, without the final newline.
+pub fn format_tensor(t: &Tensor, opts: &PrintOptions) -> String {
+    if t.ndim() == 0 {
+        return format_scalar(t);
+    }
+    if t.numel() == 0 {
+        return "[]".to_string();
+    }
+    let summarize = t.numel() > opts.threshold;
+    let (positions, axes): (Vec<Vec<usize>>, Vec<Axis>) = t
+        .shape()
+        .iter()
+        .map(|&n| Axis::new(n, summarize, opts.edgeitems))
+        .unzip();
+    let words = match t.dtype() {
+        DType::Bool => gather::<bool>(t, &positions)
+            .into_iter()
+            .map(|b| if b { " True" } else { "False" }.to_string())
+            .collect(),
+        DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => {
+            crate::dispatch!(t.dtype(), T => {
+                let values: Vec<i64> = gather::<T>(t, &positions).into_iter().map(Elem::to_i64).collect();
+                format_ints(&values)
+            })
+        }
+        DType::F16 => format_floats(&gather::<f16>(t, &positions), opts),
+        DType::BF16 => {
+            let values: Vec<f32> = gather::<bf16>(t, &positions)
+                .into_iter()
+                .map(f32::from)
+                .collect();
+            format_floats(&values, opts)
+        }
+        DType::F32 => format_floats(&gather::<f32>(t, &positions), opts),
+        DType::F64 => format_floats(&gather::<f64>(t, &positions), opts),
+    };
+    array::render(&axes, &words, opts.linewidth)
+}
+
+/// A 0-d tensor prints as NumPy's scalar `str` (print options do not apply).
+fn format_scalar(t: &Tensor) -> String {
+    fn value<T: Elem>(t: &Tensor) -> T {
+        t.to_vec::<T>().first().copied().unwrap_or_default()
+    }
+    match t.dtype() {
+        DType::Bool => if value::<bool>(t) { "True" } else { "False" }.to_string(),
+        DType::F16 => scalar_str(value::<f16>(t)),
+        DType::BF16 => scalar_str(f32::from(value::<bf16>(t))),
+        DType::F32 => scalar_str(value::<f32>(t)),
+        DType::F64 => scalar_str(value::<f64>(t)),
+        DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => value::<i64>(t).to_string(),
+    }
+}
+
+/// Integers right-aligned to the widest of the minimum and maximum.
+fn format_ints(values: &[i64]) -> Vec<String> {
+    let min = values.iter().min().copied().unwrap_or(0);
+    let max = values.iter().max().copied().unwrap_or(0);
+    let width = min.to_string().len().max(max.to_string().len());
+    values.iter().map(|v| format!("{v:>width$}")).collect()
+}
+
+fn format_floats<T: PrintFloat>(values: &[T], opts: &PrintOptions) -> Vec<String> {
+    let f = FloatFormat::new(values, opts);
+    values.iter().map(|&v| f.format(v)).collect()
+}
+
+/// The elements at the cartesian product of `positions` (one list per axis), in
+/// row-major order, read through the tensor's strides.
+fn gather<T: Elem>(t: &Tensor, positions: &[Vec<usize>]) -> Vec<T> {
+    let Some(data) = t.storage_slice::<T>() else {
+        return Vec::new();
+    };
+    let strides = t.strides();
+    let count: usize = positions.iter().map(Vec::len).product();
+    let mut out = Vec::with_capacity(count);
+    let mut index = vec![0usize; positions.len()];
+    for _ in 0..count {
+        let offset = index
+            .iter()
+            .zip(positions)
+            .zip(strides)
+            .fold(t.layout().offset as isize, |acc, ((&i, pos), &s)| {
+                acc + pos.get(i).copied().unwrap_or(0) as isize * s
+            });
+        out.push(
+            usize::try_from(offset)
+                .ok()
+                .and_then(|o| data.get(o))
+                .copied()
+                .unwrap_or_default(),
+        );
+        // Advance the multi-index, last axis fastest.
+        for (i, pos) in index.iter_mut().zip(positions).rev() {
+            *i += 1;
+            if *i < pos.len() {
+                break;
+            }
+            *i = 0;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t64(v: Vec<f64>, shape: &[usize]) -> Tensor {
+        Tensor::from_vec(v, shape).unwrap()
+    }
+
+    #[test]
+    fn scalars_and_small_arrays() {
+        let o = PrintOptions::default();
+        assert_eq!(format_tensor(&Tensor::scalar(3.5f64), &o), "3.5");
+        assert_eq!(format_tensor(&Tensor::scalar(true), &o), "True");
+        assert_eq!(format_tensor(&Tensor::scalar(-7i16), &o), "-7");
+        // bf16 prints as the f32 it converts to: NumPy has no bf16.
+        assert_eq!(
+            format_tensor(&Tensor::scalar(bf16::from_f32(0.1)), &o),
+            "0.100097656"
+        );
+        assert_eq!(format_tensor(&t64(vec![], &[2, 0]), &o), "[]");
+        let ints = Tensor::from_vec(vec![-5i32, 10, 100], &[3]).unwrap();
+        assert_eq!(format_tensor(&ints, &o), "[ -5  10 100]");
+    }
+
+    #[test]
+    fn views_print_like_their_copies() {
+        let o = PrintOptions {
+            threshold: 10,
+            ..PrintOptions::default()
+        };
+        let a = t64((0..60).map(|v| v as f64 / 7.0).collect(), &[3, 4, 5]);
+        let v = a.permute(&[2, 0, 1]).unwrap();
+        assert_eq!(format_tensor(&v, &o), format_tensor(&v.contiguous(), &o));
+        let row = a.select(1, 2).unwrap();
+        assert_eq!(
+            format_tensor(&row, &o),
+            format_tensor(&row.contiguous(), &o)
+        );
+    }
+
+    #[test]
+    fn extreme_options_do_not_panic() {
+        let a = t64(vec![1e-300, 1.5, f64::NAN, -2e300], &[2, 2]);
+        for opts in [
+            PrintOptions {
+                precision: usize::MAX,
+                threshold: 0,
+                edgeitems: usize::MAX,
+                linewidth: 0,
+                suppress: true,
+            },
+            PrintOptions {
+                precision: 0,
+                threshold: 0,
+                edgeitems: 0,
+                linewidth: usize::MAX,
+                suppress: false,
+            },
+        ] {
+            assert!(!format_tensor(&a, &opts).is_empty());
+        }
+    }
+}

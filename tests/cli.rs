@@ -1,0 +1,107 @@
+//! The command line: exit codes, `-e`, stdin scripts, script arguments, value semantics.
+
+mod common;
+
+use common::{eval, tsr};
+
+#[test]
+fn e_prints_numpy_text() {
+    let out = eval("let x = [[1, 2, 3], [4, 5, 6]]; print(x.to(f32) / 2)");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "[[0.5 1.  1.5]\n [2.  2.5 3. ]]\n");
+}
+
+#[test]
+fn e_echoes_the_last_value_unless_none() {
+    assert_eq!(eval("1 + 2").stdout, "3\n");
+    assert_eq!(eval("let a = 1").stdout, "");
+    assert_eq!(eval("print(1)").stdout, "1\n");
+}
+
+#[test]
+fn broadcast_error_exits_1_and_names_both_shapes() {
+    let out = eval("[1, 2] + [1, 2, 3]");
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("[2]") && out.stderr.contains("[3]"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("^") || out.stderr.contains("─"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("panicked"));
+}
+
+#[test]
+fn three_syntax_errors_are_reported_together() {
+    let out = eval("let = 5\nlet b = 2 * * 3\nprint(1 +)\nlet c = 4");
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.matches("Error").count() >= 3, "{}", out.stderr);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(tsr(&["--threads", "abc", "-e", "1"], None).code, 2);
+    assert_eq!(tsr(&["no-such-file.tsr"], None).code, 2);
+    assert_eq!(tsr(&["--no-such-flag"], None).code, 2);
+}
+
+#[test]
+fn version_and_help() {
+    let v = tsr(&["--version"], None);
+    assert_eq!(v.code, 0);
+    assert!(v.stdout.starts_with("tsr "));
+    assert!(tsr(&["--help"], None).stdout.contains("-e <CODE>"));
+}
+
+#[test]
+fn script_from_stdin_and_args() {
+    let out = tsr(&[], Some("print(1 + 1)\n"));
+    assert_eq!((out.code, out.stdout.as_str()), (0, "2\n"));
+    let dir = std::env::temp_dir().join(format!("tsr-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("args.tsr");
+    std::fs::write(&script, "print(args())\n").unwrap();
+    let out = tsr(&[script.to_str().unwrap(), "a", "--b"], None);
+    assert_eq!(out.stdout, "(\"a\", \"--b\")\n", "{}", out.stderr);
+    let out = tsr(&["run", script.to_str().unwrap(), "x"], None);
+    assert_eq!(out.stdout, "(\"x\",)\n", "{}", out.stderr);
+}
+
+#[test]
+fn values_are_values() {
+    let out = eval(
+        "let a = [1, 2, 3]; let b = a; b[0] = 9; print(a, b)
+         let v = a[1:]; a[1] = 7; print(v, a)
+         print(v.owns_data, a.owns_data, a.T.owns_data)",
+    );
+    assert_eq!(
+        out.stdout, "[1 2 3] [9 2 3]\n[2 3] [1 7 3]\nfalse true true\n",
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn compound_assignment_updates_in_place_without_touching_copies() {
+    let out = eval("let a = ones([2, 2]); let c = a; a += 1; a[0] *= 10; print(a); print(c)");
+    assert_eq!(
+        out.stdout, "[[20. 20.]\n [ 2.  2.]]\n[[1. 1.]\n [1. 1.]]\n",
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn threads_flag_accepted() {
+    let out = tsr(&["--threads", "2", "-e", "sum(arange(10))"], None);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "45\n"),
+        "{}",
+        out.stderr
+    );
+}

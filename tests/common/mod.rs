@@ -1,0 +1,48 @@
+//! Helpers shared by the integration tests: run the `tsr` binary and capture output.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `tsr` with `args` (and optional stdin), colour off.
+pub fn tsr(args: &[&str], stdin: Option<&str>) -> Output {
+    tsr_in(args, stdin, None)
+}
+
+pub fn tsr_in(args: &[&str], stdin: Option<&str>, dir: Option<&Path>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tsr"));
+    cmd.args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    let mut child = cmd.spawn().expect("spawn tsr");
+    {
+        let mut pipe = child.stdin.take().expect("stdin");
+        if let Some(text) = stdin {
+            pipe.write_all(text.as_bytes()).expect("write stdin");
+        }
+    }
+    let out = child.wait_with_output().expect("wait tsr");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `-e CODE`.
+pub fn eval(code: &str) -> Output {
+    tsr(&["-e", code], None)
+}

@@ -1,0 +1,45 @@
+//! Each example script runs cleanly and its output is pinned by an insta snapshot.
+
+mod common;
+
+use std::path::Path;
+
+fn run_example(name: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("examples").join(name);
+    let out = common::tsr_in(&[path.to_str().unwrap_or_default()], None, Some(root));
+    assert_eq!(out.code, 0, "{name} failed:\n{}", out.stderr);
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    out.stdout
+}
+
+#[test]
+fn tour() {
+    insta::assert_snapshot!(run_example("tour.tsr"));
+}
+
+#[test]
+fn stats_report() {
+    insta::assert_snapshot!(run_example("stats_report.tsr"));
+}
+
+#[test]
+fn least_squares() {
+    insta::assert_snapshot!(run_example("least_squares.tsr"));
+}
+
+/// Every example is covered by a test above.
+#[test]
+fn all_examples_have_a_test() {
+    let source = include_str!("examples.rs");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".tsr") {
+            assert!(
+                source.contains(&format!("\"{name}\"")),
+                "examples/{name} has no snapshot test"
+            );
+        }
+    }
+}

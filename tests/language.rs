@@ -1,0 +1,186 @@
+//! Language semantics end to end: each case runs `tsr -e` and checks exact output.
+
+mod common;
+
+fn run(code: &str) -> String {
+    let out = common::eval(code);
+    assert_eq!(out.code, 0, "{code}\n{}", out.stderr);
+    out.stdout
+}
+
+#[test]
+fn scalars_are_python_like() {
+    assert_eq!(
+        run("print(7 / 2, 7 // 2, -7 // 2, -7 % 3, 7 % -3, 2 ** 10, 2 ** -1)"),
+        "3.5 3 -4 2 -2 1024 0.5\n"
+    );
+    assert_eq!(
+        run("print(0.1 + 0.2, 1e16, 1.0, -0.0, 1 / 0, 5.5 // 2, -5.5 % 2)"),
+        "0.30000000000000004 1e+16 1.0 -0.0 inf 2.0 0.5\n"
+    );
+    assert_eq!(run("print(1 < 2, 1 == 1.0, not true, true and false, false or 1 > 0, 6 & 3, 6 | 3, 6 ^ 3, ~5)"), "true true false false true 2 7 5 -6\n");
+}
+
+#[test]
+fn weak_scalars_keep_the_tensor_dtype() {
+    assert_eq!(
+        run("print(([1, 2] * 2).dtype, ([1, 2] * 2.5).dtype, (ones([2], dtype=f16) * 2.5).dtype)"),
+        "i64 f32 f16\n"
+    );
+    assert_eq!(
+        run("print(([1, 2] / [2, 2]).dtype, ([1, 2].to(u8) + [1, 2].to(i8)).dtype)"),
+        "f32 i16\n"
+    );
+}
+
+#[test]
+fn literals_and_attributes() {
+    assert_eq!(run("let t = [[1.5, 2], [3, 4]]; print(t.dtype, t.shape, t.ndim, t.numel, t.nbytes, t.strides)"), "f32 (2, 2) 2 4 16 (2, 1)\n");
+    assert_eq!(
+        run("print([true, false].dtype, [].shape, [[], []].shape)"),
+        "bool (0,) (2, 0)\n"
+    );
+    assert_eq!(run("print([[1, 2], [3, 4]].T)"), "[[1 3]\n [2 4]]\n");
+}
+
+#[test]
+fn indexing_views_and_assignment() {
+    assert_eq!(run("let a = arange(12).reshape(3, 4); print(a[1], a[-1, ::-2], a[..., 1], a[none, 0].shape)"), "[4 5 6 7] [11  9] [1 5 9] (1, 4)\n");
+    assert_eq!(run("let a = zeros([2, 3], dtype=i32); a[:, 1] = 7; a[0] = [1, 2, 3]; a[1, -1] += 5; print(a)"), "[[1 2 3]\n [0 7 5]]\n");
+    assert_eq!(run("let a = arange(4); let b = a.reshape(2, 2); let o = b.owns_data; b[0, 0] = 9; print(a, o, a[1:].owns_data, b.owns_data)"), "[0 1 2 3] false false true\n");
+    assert_eq!(
+        run("let b = broadcast_to([1, 2], [2, 2]); b[0, 0] = 5; print(b)"),
+        "[[5 2]\n [1 2]]\n"
+    );
+}
+
+#[test]
+fn functions_closures_and_recursion() {
+    assert_eq!(
+        run("fn fib(n) { if n < 2 { n } else { fib(n - 1) + fib(n - 2) } }\nprint(fib(15))"),
+        "610\n"
+    );
+    assert_eq!(
+        run("fn add(a, b = 10) { a + b }\nprint(add(1), add(1, 2), add(b = 5, a = 1))"),
+        "11 3 6\n"
+    );
+    assert_eq!(
+        run("let k = 3; let f = |x| x * k; print(f(2), [1, 2].f())"),
+        "6 [3 6]\n"
+    );
+    assert_eq!(
+        run("fn make(n) { |x| x + n }\nlet add5 = make(5); print(add5(1))"),
+        "6\n"
+    );
+    assert_eq!(run("fn first_neg(xs) { for x in xs { if x < 0 { return x } }; none }\nprint(first_neg([3, -2, -5]), first_neg([1]))"), "-2 none\n");
+}
+
+#[test]
+fn control_flow() {
+    assert_eq!(run("let s = 0; let i = 0; while true { i += 1; if i % 2 == 0 { continue }; if i > 9 { break }; s += i }; print(s)"), "25\n");
+    assert_eq!(run("let v = { let a = 2; a * 3 }; print(v, if v > 5 { \"big\" } else if v > 2 { \"mid\" } else { \"small\" })"), "6 big\n");
+    assert_eq!(
+        run("for (i, x) in ((0, \"a\"), (1, \"b\")) { print(i, x) }"),
+        "0 a\n1 b\n"
+    );
+    assert_eq!(
+        run("for row in [[1, 2], [3, 4]] { print(sum(row)) }"),
+        "3\n7\n"
+    );
+    assert_eq!(
+        run("for i in range(10, 0, -3) { print(i, end=\" \") }"),
+        "10 7 4 1 "
+    );
+}
+
+#[test]
+fn tuples_dicts_strings() {
+    assert_eq!(
+        run("let (a, (b, c)) = (1, (2, 3)); print(a + b + c, (1,), ())"),
+        "6 (1,) ()\n"
+    );
+    assert_eq!(run("let d = {\"a\": 1, \"b\": [1, 2]}; d[\"c\"] = 3; d[\"a\"] += 1; print(d, len(d), d[\"b\"])"), "{\"a\": 2, \"b\": [1 2], \"c\": 3} 3 [1 2]\n");
+    assert_eq!(
+        run("let x = 3.14159; print(f\"pi ~ {x:.2f}, {x:>8.3e}|{42:5d}|{'ab'}|{{}}\")"),
+        "pi ~ 3.14, 3.142e+00|   42|ab|{}\n"
+    );
+    assert_eq!(
+        run("print(\"a\" + \"b\", len(\"héllo\"), \"tab\\tend\")"),
+        "ab 5 tab\tend\n"
+    );
+}
+
+#[test]
+fn modules_import_and_use() {
+    let dir = std::env::temp_dir().join(format!("tsr-mod-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    std::fs::write(
+        dir.join("lib/helpers.tsr"),
+        "let scale = 10\nfn twice(x) { x * 2 * scale / scale }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("main.tsr"),
+        "import \"lib/helpers.tsr\" as h\nprint(h.twice(21), h.scale)\n",
+    )
+    .unwrap();
+    let out = common::tsr(&[dir.join("main.tsr").to_str().unwrap()], None);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "42.0 10\n"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        run("use stats; print(stats.mse([1.0, 2.0], [1.0, 4.0]))"),
+        "2.0\n"
+    );
+}
+
+#[test]
+fn print_options() {
+    assert_eq!(
+        run("print([1.123456789, 2.0], precision=3)"),
+        "[1.123 2.   ]\n"
+    );
+    assert_eq!(
+        run("set_printoptions(threshold=5, edgeitems=2); print(arange(10))"),
+        "[0 1 ... 8 9]\n"
+    );
+    assert_eq!(
+        run("print(1, \"a\", none, true, f32, sep=\", \")"),
+        "1, a, none, true, f32\n"
+    );
+}
+
+#[test]
+fn creation_and_reductions() {
+    assert_eq!(
+        run("print(arange(5), arange(1, 2, 0.25), linspace(0, 1, 5))"),
+        "[0 1 2 3 4] [1.   1.25 1.5  1.75] [0.   0.25 0.5  0.75 1.  ]\n"
+    );
+    assert_eq!(
+        run("print(eye(2, dtype=i64), full([2], 7), zeros_like([1.5]), ones_like([1, 2]))"),
+        "[[1 0]\n [0 1]] [7 7] [0.] [1 1]\n"
+    );
+    assert_eq!(run("let m = [[1, 5, 3], [4, 2, 6]]; print(sum(m), sum(m, axis=0), max(m, axis=-1), min(m), argmax(m), argmax(m, axis=1), mean(m, dim=[0, 1]))"), "21 [5 7 9] [5 6] 1 5 [1 2] 3.5\n");
+    assert_eq!(
+        run("print(sum([[1, 2], [3, 4]], axis=1, keepdims=true))"),
+        "[[3]\n [7]]\n"
+    );
+}
+
+#[test]
+fn matmul_forms() {
+    assert_eq!(run("let a = arange(6).reshape(2, 3); print(a @ [1, 1, 1], [1, 1] @ a, [1, 2] @ [3, 4], (ones([4, 2, 3]) @ ones([3, 5])).shape)"), "[ 3 12] [3 5 7] 11 (4, 2, 5)\n");
+}
+
+#[test]
+fn npy_round_trip() {
+    let dir = std::env::temp_dir().join(format!("tsr-npy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("x.npy");
+    let p = path.to_str().unwrap();
+    let code = format!("save(\"{p}\", arange(6).reshape(2, 3).T); let y = load(\"{p}\"); print(y, y.dtype, y.owns_data)");
+    assert_eq!(run(&code), "[[0 3]\n [1 4]\n [2 5]] i64 true\n");
+}
