@@ -7,7 +7,7 @@ use crate::kernels::arith::Arith;
 use crate::ops::{self, BinaryOp, Operand, UnaryOp};
 use crate::syntax::ast::{BinOp, UnOp};
 use crate::syntax::Span;
-use crate::tensor::Scalar;
+use crate::tensor::{Scalar, TensorError};
 
 use super::value::Value;
 
@@ -57,9 +57,16 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
         _ => None,
     };
     match tensor_result {
-        Some(result) => result
-            .map(Value::Tensor)
-            .map_err(|e| tensor_diag(e, at.whole, &[at.lhs, at.rhs])),
+        Some(result) => result.map(Value::Tensor).map_err(|e| {
+            let broadcast = matches!(e, TensorError::Broadcast { .. });
+            let d = tensor_diag(e, at.whole, &[at.lhs, at.rhs]);
+            if broadcast {
+                d
+            } else {
+                d.with_label(at.lhs, format!("left operand is {}", l.describe()))
+                    .with_label(at.rhs, format!("right operand is {}", r.describe()))
+            }
+        }),
         None => other_binary(op, l, r, at),
     }
 }

@@ -8,7 +8,8 @@ use crate::diag::Diagnostic;
 use crate::ops::index::{index_layout, IndexItem as Idx};
 use crate::syntax::ast::{Arg, BinOp, Block, Expr, ExprKind, Ident, IndexItem, Param, Pattern};
 use crate::syntax::Span;
-use crate::tensor::{SliceSpec, Tensor};
+use crate::tensor::shape::shape_str;
+use crate::tensor::{SliceSpec, Tensor, TensorError};
 
 use super::arith::{self, OperandSpans};
 use super::env::Scope;
@@ -719,15 +720,8 @@ impl Interp {
         match v {
             Value::Tensor(t) => {
                 let items: Vec<Idx> = idx.iter().map(|(i, _)| *i).collect();
-                let layout = index_layout(t.layout(), &items).map_err(|e| {
-                    tensor_diag(e, whole, &[]).with_label(
-                        target,
-                        format!(
-                            "this has shape {}",
-                            crate::tensor::shape::shape_str(t.shape())
-                        ),
-                    )
-                })?;
+                let layout = index_layout(t.layout(), &items)
+                    .map_err(|e| index_diag(e, t, idx, target, whole))?;
                 Ok(Value::Tensor(t.with_layout(layout)))
             }
             Value::Tuple(items) => match idx {
@@ -906,7 +900,8 @@ impl Interp {
         };
         t.make_writable();
         let items: Vec<Idx> = idx.iter().map(|(i, _)| *i).collect();
-        let region = index_layout(t.layout(), &items).map_err(|e| tensor_diag(e, target, &[]))?;
+        let region =
+            index_layout(t.layout(), &items).map_err(|e| index_diag(e, t, idx, base, target))?;
         let at = OperandSpans {
             lhs: target,
             rhs: value,
@@ -1010,6 +1005,29 @@ impl Interp {
         Rc::make_mut(&mut d).insert(key, rhs);
         scope.set(name, Value::Dict(d));
         Ok(())
+    }
+}
+
+/// An indexing error, labelled at the offending index when it can be told apart.
+fn index_diag(
+    e: TensorError,
+    t: &Tensor,
+    idx: &[(Idx, Span)],
+    target: Span,
+    whole: Span,
+) -> Diagnostic {
+    let culprit = match &e {
+        TensorError::Index { index, .. } => idx
+            .iter()
+            .find(|(i, _)| *i == Idx::Int(*index))
+            .map(|(_, s)| *s),
+        _ => None,
+    };
+    let d = tensor_diag(e, whole, &[])
+        .with_label(target, format!("this has shape {}", shape_str(t.shape())));
+    match culprit {
+        Some(s) => d.with_label(s, "this index"),
+        None => d,
     }
 }
 

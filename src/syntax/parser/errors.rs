@@ -107,7 +107,7 @@ fn hint(found: Option<&Token<'_>>, wanted: &[String]) -> Option<&'static str> {
         Token::Colon if wants("`]`") => Some("a slice has at most three parts: `start:stop:step`"),
         Token::Assign if !wants("expression") => Some("`=` assigns; use `==` to compare"),
         Token::Else if wants("end of statement") => {
-            Some("`else` must follow the `}` of an `if` on the same line")
+            Some("`else` can only follow the block of an `if`")
         }
         _ => None,
     }

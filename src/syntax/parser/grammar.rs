@@ -439,6 +439,7 @@ impl Grammar {
                 value,
             })
             .or(expr.map(|value| Arg { name: None, value }))
+            .labelled("expression")
     }
 
     /// `index_item = "..." | expr? ":" expr? (":" expr?)? | expr`
