@@ -45,7 +45,7 @@ pub const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "broadcast_to",
         params: &["x", "shape"],
-        doc: "A read-only view of x repeated to shape by NumPy's broadcasting rule.",
+        doc: "A view of x repeated to shape by NumPy's broadcasting rule (a write gives it its own copy first).",
         func: broadcast_to,
     },
     Builtin {

@@ -15,13 +15,16 @@ use crate::diag::Diagnostic;
 use crate::syntax::span::{Span, SrcId};
 use crate::syntax::token::{self, lex, FStrPiece, Token};
 
+/// Brackets with where they are.
+pub(super) type Brackets<'src> = Vec<(Token<'src>, Range<usize>)>;
+
 /// The token stream for the grammar, plus what the lexical checks found.
 pub(super) struct Prepared<'src> {
     pub tokens: Vec<(Token<'src>, SimpleSpan)>,
     /// Lexical errors: unexpected characters, unterminated strings, bad escapes, ...
     pub diags: Vec<Diagnostic>,
     /// Opening brackets that are never closed, in source order.
-    pub unclosed: Vec<(Token<'src>, Range<usize>)>,
+    pub unclosed: Brackets<'src>,
     /// Closing brackets that close nothing.
     pub stray: Vec<Range<usize>>,
 }
@@ -33,7 +36,7 @@ pub(super) fn prepare(src: &str, id: SrcId) -> Prepared<'_> {
     expand(src, 0, id, &mut raw, &mut diags);
 
     let mut tokens = Vec::with_capacity(raw.len());
-    let mut brackets = Brackets::default();
+    let mut brackets = Matcher::default();
     let mut i = 0;
     while i < raw.len() {
         let (tok, span) = raw[i];
@@ -55,11 +58,11 @@ pub(super) fn prepare(src: &str, id: SrcId) -> Prepared<'_> {
         tokens.push((tok, span));
         i += 1;
     }
-    let stray = std::mem::take(&mut brackets.stray);
+    let (unclosed, stray) = brackets.finish();
     Prepared {
         tokens,
         diags,
-        unclosed: brackets.finish(),
+        unclosed,
         stray,
     }
 }
@@ -68,7 +71,7 @@ pub(super) fn prepare(src: &str, id: SrcId) -> Prepared<'_> {
 /// continues the line. Input with a stray or mismatched closing bracket, or an
 /// unexpected character, is complete (and wrong).
 pub(super) fn ends_open(src: &str) -> bool {
-    let mut brackets = Brackets::default();
+    let mut brackets = Matcher::default();
     let mut last = None;
     for (tok, span) in lex(src) {
         match tok {
@@ -143,7 +146,22 @@ fn expand<'src>(
     for (tok, range) in lex(text) {
         match tok {
             Token::Comment => continue,
-            Token::Error => diags.push(lex_error(&text[range.clone()], span(range.clone()))),
+            Token::Error => {
+                // A run of unreadable characters is one error.
+                if let Some((Token::Error, prev)) = out.last_mut() {
+                    let prev_start = prev.start - offset;
+                    if prev.end == range.start + offset && !is_string_start(&text[prev_start..]) {
+                        prev.end = range.end + offset;
+                        diags.pop();
+                        diags.push(lex_error(
+                            &text[prev_start..range.end],
+                            span(prev_start..range.end),
+                        ));
+                        continue;
+                    }
+                }
+                diags.push(lex_error(&text[range.clone()], span(range.clone())));
+            }
             Token::Int(raw) => {
                 if let Err(msg) = token::int_value(raw) {
                     let mut d = Diagnostic::new(span(range.clone()), msg);
@@ -237,26 +255,36 @@ fn lex_error(text: &str, span: Span) -> Diagnostic {
             .with_label(open, "this string is never closed")
             .with_note(format!("add a closing `{quote}`"))
     } else {
-        let shown: String = text.chars().take(1).collect();
+        let shown: String = text.chars().take(20).collect();
+        let what = if text.chars().nth(1).is_some() {
+            "characters"
+        } else {
+            "character"
+        };
+        let more = if text.chars().nth(20).is_some() {
+            "..."
+        } else {
+            ""
+        };
         Diagnostic::new(
             span,
-            format!("unexpected character `{}`", shown.escape_debug()),
+            format!("unexpected {what} `{}{more}`", shown.escape_debug()),
         )
     }
 }
 
 /// Bracket matching: which brackets are open, and which were never closed.
 #[derive(Default)]
-struct Brackets<'src> {
-    stack: Vec<(Token<'src>, Range<usize>)>,
-    unclosed: Vec<(Token<'src>, Range<usize>)>,
+struct Matcher<'src> {
+    stack: Brackets<'src>,
+    unclosed: Brackets<'src>,
     /// Closing brackets without a matching opener.
     stray: Vec<Range<usize>>,
     /// A closing bracket had no matching opener, or closed over an unclosed one.
     mismatched: bool,
 }
 
-impl<'src> Brackets<'src> {
+impl<'src> Matcher<'src> {
     /// Records `tok` if it opens or closes a bracket.
     fn push(&mut self, tok: Token<'src>, span: Range<usize>) {
         if let Some(opener) = opener_of(&tok) {
@@ -285,11 +313,11 @@ impl<'src> Brackets<'src> {
             .is_some_and(|(t, _)| !matches!(t, Token::LBrace))
     }
 
-    /// Every opener never closed, in source order.
-    fn finish(mut self) -> Vec<(Token<'src>, Range<usize>)> {
+    /// Every opener never closed, in source order, and every stray closer.
+    fn finish(mut self) -> (Brackets<'src>, Vec<Range<usize>>) {
         self.unclosed.append(&mut self.stack);
         self.unclosed.sort_by_key(|(_, r)| r.start);
-        self.unclosed
+        (self.unclosed, self.stray)
     }
 }
 

@@ -579,6 +579,8 @@ fn common_mistakes() {
             "0xFFFFFFFFFFFFFFFFF",
         ),
         ("x = 1 $ 2", "unexpected character `$`", "$"),
+        ("x = 1 $$€ 2", "unexpected characters `$$€`", "$$€"),
+        ("x = 1 else { }", "expected operator or end of statement, found `else`", "else"),
         ("f(x) = 1", "cannot assign to this expression", "f(x)"),
         ("1 + 2 += 3", "cannot assign to this expression", "1 + 2"),
         ("if x = 1 { }", "expected operator or `{`, found `=`", "="),
