@@ -13,3 +13,4 @@ pub mod ops;
 pub mod repl;
 pub mod syntax;
 pub mod tensor;
+pub mod testing;

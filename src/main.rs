@@ -39,6 +39,42 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Run scripts and compare their output with X.tsr.snap, numbers within a tolerance
+    Test {
+        /// Scripts or directories (searched recursively for *.tsr); default: .
+        paths: Vec<PathBuf>,
+        /// Accept the current output: write or overwrite the snapshots
+        #[arg(long, conflicts_with = "check")]
+        update: bool,
+        /// Never write any file (no .snap.new proposals)
+        #[arg(long)]
+        check: bool,
+        /// Relative tolerance for numbers (default 1e-5; a snapshot header may override)
+        #[arg(long, value_name = "R", value_parser = non_negative)]
+        rtol: Option<f64>,
+        /// Absolute tolerance for numbers (default 1e-8; a snapshot header may override)
+        #[arg(long, value_name = "A", value_parser = non_negative)]
+        atol: Option<f64>,
+        /// Report format
+        #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+        format: ReportFormat,
+        /// Write the JUnit report to FILE (with --format junit)
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ReportFormat {
+    Human,
+    Junit,
+}
+
+fn non_negative(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("expected a non-negative number, got \"{s}\"")),
+    }
 }
 
 /// Where the interpreter's deep recursion (nested expressions, user recursion) runs.
@@ -93,6 +129,42 @@ fn stderr_color() -> bool {
 fn run(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::Run { file, args }) => run_file(&file, args),
+        Some(Command::Test {
+            paths,
+            update,
+            check,
+            rtol,
+            atol,
+            format,
+            output,
+        }) => {
+            if output.is_some() && matches!(format, ReportFormat::Human) {
+                eprintln!("tsr test: --output writes a JUnit report; add --format junit");
+                return 2;
+            }
+            let opts = tsr::testing::Options {
+                paths,
+                update,
+                check,
+                ci: tsr::testing::ci_from_env(),
+                rtol,
+                atol,
+                format: match format {
+                    ReportFormat::Human => tsr::testing::Format::Human,
+                    ReportFormat::Junit => tsr::testing::Format::Junit,
+                },
+                output,
+            };
+            let mut out = std::io::stdout();
+            match tsr::testing::run(&opts, &mut out) {
+                Ok(true) => 0,
+                Ok(false) => 1,
+                Err(msg) => {
+                    eprintln!("tsr test: {msg}");
+                    2
+                }
+            }
+        }
         None => match (cli.code, cli.file) {
             (Some(code), _) => run_code(&code, cli.args),
             (None, Some(file)) => run_file(&file, cli.args),

@@ -3,10 +3,7 @@
 
 mod common;
 
-use std::cell::RefCell;
-use std::io::Write;
-use std::rc::Rc;
-
+use tsr::interp::output::SharedOutput;
 use tsr::interp::Interp;
 
 fn run(code: &str) -> String {
@@ -44,23 +41,9 @@ print_snapshot!(options_per_call_and_global, "let x = linspace(0, 1, 7); print(x
 print_snapshot!(scalars_tuples_dicts, "print(1, 2.5, 1e100, -0.0, true, none, \"s\", (1, \"a\", [1, 2]), {\"k\": 1.5}, f32, range(3))");
 print_snapshot!(info_table, "info(arange(12).reshape(3, 4).T)");
 
-/// A `Write` the test can read back after the interpreter is done with it.
-#[derive(Clone, Default)]
-struct Capture(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn repl_echo_adds_dtype_and_shape() {
-    let capture = Capture::default();
+    let capture = SharedOutput::default();
     let mut interp = Interp::new(Box::new(capture.clone()));
     let mut shown = String::new();
     for line in [
@@ -76,5 +59,5 @@ fn repl_echo_adds_dtype_and_shape() {
         }
     }
     insta::assert_snapshot!(shown);
-    assert!(capture.0.borrow().is_empty());
+    assert!(capture.text().is_empty());
 }

@@ -6,6 +6,7 @@ pub mod eval;
 mod format_spec;
 mod literal;
 mod modules;
+pub mod output;
 pub mod value;
 
 use std::collections::HashMap;

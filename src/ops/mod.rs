@@ -2,6 +2,7 @@
 //! and hand raw slices to `kernels`. One file per family.
 
 pub mod binary;
+pub mod close;
 pub mod create;
 pub mod index;
 pub mod linalg;

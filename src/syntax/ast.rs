@@ -150,7 +150,7 @@ pub enum ExprKind {
     List(Vec<Expr>),
     /// `(a, b)`, `(a,)`, `()`
     Tuple(Vec<Expr>),
-    /// `{"k": v, ...}`; `{}` is an empty block, `{:}` is not needed: use `dict()`.
+    /// `{"k": v, ...}`; `{}` in expression position is an empty dict.
     Dict(Vec<(Expr, Expr)>),
     Unary {
         op: UnOp,

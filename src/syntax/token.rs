@@ -14,7 +14,7 @@ use logos::{Lexer, Logos};
 /// A token. Literal variants borrow their raw source text; decoding (escapes, digit
 /// separators, range checks) happens in the parser, which reports the errors.
 #[derive(Logos, Clone, Copy, Debug, PartialEq)]
-#[logos(skip r"[ \t\r\f]+")]
+#[logos(skip r"[ \t\r\f\x{FEFF}]+")]
 pub enum Token<'src> {
     /// Text the lexer could not read: an unexpected character or an unterminated string.
     Error,

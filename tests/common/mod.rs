@@ -18,7 +18,18 @@ pub fn tsr(args: &[&str], stdin: Option<&str>) -> Output {
 }
 
 pub fn tsr_in(args: &[&str], stdin: Option<&str>, dir: Option<&Path>) -> Output {
+    tsr_env(args, stdin, dir, &[])
+}
+
+/// Runs `tsr` with extra environment variables; a value of None removes the variable.
+pub fn tsr_env(args: &[&str], stdin: Option<&str>, dir: Option<&Path>, env: &[(&str, Option<&str>)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tsr"));
+    for (k, v) in env {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
     cmd.args(args)
         .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
@@ -45,4 +56,12 @@ pub fn tsr_in(args: &[&str], stdin: Option<&str>, dir: Option<&Path>) -> Output 
 /// Runs `-e CODE`.
 pub fn eval(code: &str) -> Output {
     tsr(&["-e", code], None)
+}
+
+/// A fresh, empty directory for one test.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tsr-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
 }

@@ -105,7 +105,7 @@ fn hint(found: Option<&Token<'_>>, wanted: &[String]) -> Option<&'static str> {
     let wants = |s: &str| wanted.iter().any(|w| w == s);
     match found? {
         Token::Colon if wants("`]`") => Some("a slice has at most three parts: `start:stop:step`"),
-        Token::Assign if !wants("expression") => Some("`=` assigns; use `==` to compare"),
+        Token::Assign if wants("operator") => Some("`=` assigns; use `==` to compare"),
         Token::Else if wants("end of statement") => {
             Some("`else` can only follow the block of an `if`")
         }

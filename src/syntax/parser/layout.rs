@@ -148,19 +148,21 @@ fn expand<'src>(
             Token::Comment => continue,
             Token::Error => {
                 // A run of unreadable characters is one error.
-                if let Some((Token::Error, prev)) = out.last_mut() {
-                    let prev_start = prev.start - offset;
-                    if prev.end == range.start + offset && !is_string_start(&text[prev_start..]) {
-                        prev.end = range.end + offset;
-                        diags.pop();
-                        diags.push(lex_error(
-                            &text[prev_start..range.end],
-                            span(prev_start..range.end),
-                        ));
-                        continue;
-                    }
+                let run_start = match out.last() {
+                    Some((Token::Error, prev)) if prev.end == range.start + offset => prev
+                        .start
+                        .checked_sub(offset)
+                        .filter(|&s| !text.get(s..).is_some_and(is_string_start)),
+                    _ => None,
+                };
+                let start = run_start.unwrap_or(range.start);
+                if run_start.is_some() {
+                    out.pop();
+                    diags.pop();
                 }
-                diags.push(lex_error(&text[range.clone()], span(range.clone())));
+                diags.push(lex_error(&text[start..range.end], span(start..range.end)));
+                out.push((tok, at(start..range.end)));
+                continue;
             }
             Token::Int(raw) => {
                 if let Err(msg) = token::int_value(raw) {

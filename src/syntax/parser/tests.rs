@@ -580,7 +580,11 @@ fn common_mistakes() {
         ),
         ("x = 1 $ 2", "unexpected character `$`", "$"),
         ("x = 1 $$€ 2", "unexpected characters `$$€`", "$$€"),
-        ("x = 1 else { }", "expected operator or end of statement, found `else`", "else"),
+        (
+            "x = 1 else { }",
+            "expected operator or end of statement, found `else`",
+            "else",
+        ),
         ("f(x) = 1", "cannot assign to this expression", "f(x)"),
         ("1 + 2 += 3", "cannot assign to this expression", "1 + 2"),
         ("if x = 1 { }", "expected operator or `{`, found `=`", "="),
@@ -656,6 +660,11 @@ fn error_details() {
     assert_eq!(
         errors("if x = 1 { }")[0].notes[0],
         "`=` assigns; use `==` to compare"
+    );
+    assert!(errors("let = 5")[0].notes.is_empty());
+    assert_eq!(
+        errors("x = 1 else { }")[0].notes[0],
+        "`else` can only follow the block of an `if`"
     );
     assert!(errors("99999999999999999999")[0].notes[0].contains("64-bit"));
     assert!(errors("\"\\q\"")[0].notes[0].starts_with("valid escapes"));
@@ -788,6 +797,25 @@ fn nasty_inputs_do_not_panic() {
         "expression is too deeply nested or too long (the limit is 1000 levels)"
     );
     assert!(parse(&("1 + ".repeat(900) + "1"), ID).is_ok());
+    // Random soups of tokens and fragments.
+    let frags = [
+        "(", ")", "[", "]", "{", "}", "x", "1", "1.5", "\"s\"", "'t", "f\"a{", "}\"", "f'{x:3}'",
+        ",", ";", "\n", "=", "==", "+", "-", "**", "not", "and", "let", "fn", "if", "else", "|",
+        ":", ".", "...", "$", "\\", "#c\n", "return", "import", "use", "é", "\"\\u{", "{{",
+    ];
+    let mut seed: u64 = 0x5eed;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize
+    };
+    for _ in 0..1000 {
+        let len = next() % 25;
+        let src: String = (0..len).map(|_| frags[next() % frags.len()]).collect();
+        let _ = parse(&src, ID);
+        let _ = is_incomplete(&src);
+    }
     // Every byte prefix of a realistic script parses or errors cleanly.
     let script = "let x = [[1, 2], [3, 4]]\nfn g(v, k=2) { v ** k }\nprint(f\"{g(x):.2f} {{}}\", axis=-1)\nfor (i, y) in enumerate(x) { if i > 0 { break } else { y[0, 1:] += 1 } }\n";
     for end in 0..=script.len() {
