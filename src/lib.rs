@@ -3,6 +3,15 @@
 //! Data flows downward through the modules: source text → [`syntax`] (tokens, AST) →
 //! [`interp`] (values) → [`builtins`] → [`ops`] → [`kernels`], with [`tensor`] holding
 //! the data and its NumPy-exact printing, and [`diag`] rendering every error.
+//!
+//! ```
+//! use tsr::interp::{output::SharedOutput, Interp};
+//!
+//! let out = SharedOutput::default();
+//! let mut interp = Interp::new(Box::new(out.clone()));
+//! interp.run("<doc>", "let x = [[1, 2], [3, 4]]\nprint(x.to(f32) / 2)", None).unwrap();
+//! assert_eq!(out.text(), "[[0.5 1. ]\n [1.5 2. ]]\n");
+//! ```
 
 pub mod builtins;
 pub mod diag;

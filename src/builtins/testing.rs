@@ -16,7 +16,7 @@ pub const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "assert_close",
         params: &["actual", "expected", "rtol=1e-5", "atol=1e-8"],
-        doc: "Fails unless every |actual - expected| <= atol + rtol * |expected| after broadcasting (numpy.testing.assert_allclose; nan equals nan).",
+        doc: "Fails unless abs(actual - expected) <= atol + rtol * abs(expected) everywhere after broadcasting (numpy.testing.assert_allclose; nan equals nan).",
         func: assert_close,
     },
 ];
@@ -43,8 +43,11 @@ fn assert_close(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let rtol = a.opt_float(2)?.unwrap_or(1e-5);
     let atol = a.opt_float(3)?.unwrap_or(1e-8);
     for (i, v) in [(2, rtol), (3, atol)] {
-        if !(v >= 0.0) {
-            return Err(a.arg_err(i, format!("tolerances must be non-negative numbers, got {v}")));
+        if v.is_nan() || v < 0.0 {
+            return Err(a.arg_err(
+                i,
+                format!("tolerances must be non-negative numbers, got {v}"),
+            ));
         }
     }
     let Some(m) = mismatch(&actual, &expected, rtol, atol).map_err(|e| a.tensor_err(e))? else {

@@ -29,7 +29,12 @@ pub struct Mismatch {
 }
 
 /// Compares after broadcasting; `None` when every element is close.
-pub fn mismatch(actual: &Tensor, expected: &Tensor, rtol: f64, atol: f64) -> Result<Option<Mismatch>> {
+pub fn mismatch(
+    actual: &Tensor,
+    expected: &Tensor,
+    rtol: f64,
+    atol: f64,
+) -> Result<Option<Mismatch>> {
     let shape = broadcast_shapes("assert_close", actual.shape(), expected.shape())?;
     let a = actual.broadcast_to(&shape)?.to_vec::<f64>();
     let e = expected.broadcast_to(&shape)?.to_vec::<f64>();
@@ -92,8 +97,14 @@ mod tests {
         let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.5], &[2, 2]).unwrap();
         let e = Tensor::from_vec(vec![1.0f32, 2.1, 3.0, 4.0], &[2, 2]).unwrap();
         let m = mismatch(&a, &e, 1e-5, 1e-8).unwrap().unwrap();
-        assert_eq!((m.count, m.total, m.worst_index.clone()), (2, 4, vec![1, 1]));
-        assert_eq!((m.worst_actual, m.worst_expected, m.max_abs), (4.5, 4.0, 0.5));
+        assert_eq!(
+            (m.count, m.total, m.worst_index.clone()),
+            (2, 4, vec![1, 1])
+        );
+        assert_eq!(
+            (m.worst_actual, m.worst_expected, m.max_abs),
+            (4.5, 4.0, 0.5)
+        );
         assert!(mismatch(&a, &a, 0.0, 0.0).unwrap().is_none());
         let col = Tensor::from_vec(vec![1.0f32, 3.0], &[2, 1]).unwrap();
         assert_eq!(mismatch(&a, &col, 0.0, 0.0).unwrap().unwrap().total, 4);

@@ -22,7 +22,10 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if path.is_dir() {
             if !name.starts_with('.') && name != "target" {
                 walk(&path, out)?;

@@ -89,9 +89,7 @@ fn number_len(b: &[u8]) -> Option<usize> {
         i = 1;
     }
     let word = |w: &[u8]| b[i..].starts_with(w);
-    let len = if word(b"nan") {
-        i + 3
-    } else if word(b"inf") {
+    let len = if word(b"nan") || word(b"inf") {
         i + 3
     } else {
         let digits = |j: &mut usize| {
@@ -149,7 +147,10 @@ fn parse_number(text: &str) -> Result<f64, std::num::ParseFloatError> {
 /// True when the token sequences match under the tolerance.
 pub fn tokens_match(actual: &[Token], expected: &[Token], tol: &Tolerance) -> bool {
     actual.len() == expected.len()
-        && actual.iter().zip(expected).all(|(a, e)| token_match(a, e, tol))
+        && actual
+            .iter()
+            .zip(expected)
+            .all(|(a, e)| token_match(a, e, tol))
 }
 
 pub fn token_match(a: &Token, e: &Token, tol: &Tolerance) -> bool {
@@ -183,9 +184,15 @@ mod tests {
     fn finds_numbers_but_not_names() {
         let v = nums("[ 1.  -2.5e-03 +3 nan -inf]");
         assert_eq!(v.len(), 5);
-        assert_eq!((v[0], v[1], v[2], v[4]), (1.0, -2.5e-3, 3.0, f64::NEG_INFINITY));
+        assert_eq!(
+            (v[0], v[1], v[2], v[4]),
+            (1.0, -2.5e-3, 3.0, f64::NEG_INFINITY)
+        );
         assert!(v[3].is_nan());
-        assert_eq!(nums("f32[2, 3] x1 v2.0 banana information step 500"), vec![2.0, 3.0, 500.0]);
+        assert_eq!(
+            nums("f32[2, 3] x1 v2.0 banana information step 500"),
+            vec![2.0, 3.0, 500.0]
+        );
         assert_eq!(nums("1.e-10 .5 1e5x"), vec![1e-10, 0.5]);
         assert_eq!(nums("a-1"), vec![1.0]); // the `-` after a word is text
         assert_eq!(nums("(1, -2)"), vec![1.0, -2.0]);
@@ -204,7 +211,11 @@ mod tests {
     #[test]
     fn compares_text_exactly_and_spacing_loosely() {
         let t = Tolerance::default();
-        assert!(outputs_match("[0.30000001 1.        ]\n", "[0.3 1. ]\n", &t));
+        assert!(outputs_match(
+            "[0.30000001 1.        ]\n",
+            "[0.3 1. ]\n",
+            &t
+        ));
         assert!(outputs_match("[1.0000001 2.5      ]", "[1.  2.5]", &t));
         assert!(!outputs_match("ab", "a b", &t));
         assert!(!outputs_match("]\n[", "]\n [", &t));
@@ -212,7 +223,10 @@ mod tests {
         assert!(!outputs_match("mean 0.3\n", "loss 0.3\n", &t));
         assert!(!outputs_match("[1 2 3]", "[1 2]", &t));
         assert!(!outputs_match("[1 2]", "[1 3]", &t));
-        let exact = Tolerance { rtol: 0.0, atol: 0.0 };
+        let exact = Tolerance {
+            rtol: 0.0,
+            atol: 0.0,
+        };
         assert!(!outputs_match("0.30000001", "0.3", &exact));
     }
 }

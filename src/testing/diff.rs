@@ -95,7 +95,11 @@ fn mark_numbers(actual: &str, a: &[Token], e: &[Token], tol: &Tolerance) -> Opti
             }
             carets.push_str(&"^".repeat(at.chars().count().max(1)));
             let abs = (av - ev).abs();
-            let rel = if *ev != 0.0 { abs / ev.abs() } else { f64::INFINITY };
+            let rel = if *ev != 0.0 {
+                abs / ev.abs()
+            } else {
+                f64::INFINITY
+            };
             notes.push(format!(
                 "{at} vs expected {et}: abs diff {abs:.3e}, rel diff {rel:.3e} (allowed {:.3e})",
                 tol.atol + tol.rtol * ev.abs()
@@ -129,14 +133,20 @@ pub fn report(actual: &str, expected: &str, tol: &Tolerance) -> Option<String> {
         while k < ops.len() && !matches!(ops[k], Op::Same) {
             k += 1;
         }
-        let removed: Vec<usize> = ops[start..k].iter().filter_map(|o| match o {
-            Op::Removed(i) => Some(*i),
-            _ => None,
-        }).collect();
-        let added: Vec<usize> = ops[start..k].iter().filter_map(|o| match o {
-            Op::Added(j) => Some(*j),
-            _ => None,
-        }).collect();
+        let removed: Vec<usize> = ops[start..k]
+            .iter()
+            .filter_map(|o| match o {
+                Op::Removed(i) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        let added: Vec<usize> = ops[start..k]
+            .iter()
+            .filter_map(|o| match o {
+                Op::Added(j) => Some(*j),
+                _ => None,
+            })
+            .collect();
         let at = match (removed.first(), added.first()) {
             (Some(i), _) => format!("expected line {}", i + 1),
             (None, Some(j)) => format!("output line {}", j + 1),
@@ -158,7 +168,9 @@ pub fn report(actual: &str, expected: &str, tol: &Tolerance) -> Option<String> {
                     let j = added[next_added + p];
                     lines.push(format!("- {}", e_lines[i]));
                     lines.push(format!("+ {}", a_lines[j]));
-                    lines.extend(mark_numbers(a_lines[j], &a_toks[j], &e_toks[i], tol).unwrap_or_default());
+                    lines.extend(
+                        mark_numbers(a_lines[j], &a_toks[j], &e_toks[i], tol).unwrap_or_default(),
+                    );
                     next_added += p + 1;
                 }
                 None => lines.push(format!("- {}", e_lines[i])),
@@ -185,7 +197,12 @@ mod tests {
 
     #[test]
     fn marks_numbers_beyond_tolerance() {
-        let r = report("[0.1 0.2 0.31]\nend\n", "[0.1 0.2 0.3]\nend\n", &Tolerance::default()).unwrap();
+        let r = report(
+            "[0.1 0.2 0.31]\nend\n",
+            "[0.1 0.2 0.3]\nend\n",
+            &Tolerance::default(),
+        )
+        .unwrap();
         assert!(r.contains("- [0.1 0.2 0.3]"), "{r}");
         assert!(r.contains("+ [0.1 0.2 0.31]"), "{r}");
         assert!(r.contains("           ^^^^"), "{r}");

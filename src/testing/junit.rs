@@ -72,7 +72,11 @@ pub fn render(cases: &[Case], seconds: f64) -> String {
                 );
             }
             CaseOutcome::Skipped(why) => {
-                let _ = writeln!(x, "{head}>\n      <skipped message=\"{}\"/>\n    </testcase>", escape(why));
+                let _ = writeln!(
+                    x,
+                    "{head}>\n      <skipped message=\"{}\"/>\n    </testcase>",
+                    escape(why)
+                );
             }
         }
     }
@@ -87,11 +91,18 @@ mod tests {
     #[test]
     fn escapes_and_counts() {
         let cases = vec![
-            Case { name: "a<b>.tsr".into(), seconds: 0.5, outcome: CaseOutcome::Passed },
+            Case {
+                name: "a<b>.tsr".into(),
+                seconds: 0.5,
+                outcome: CaseOutcome::Passed,
+            },
             Case {
                 name: "c.tsr".into(),
                 seconds: 0.1,
-                outcome: CaseOutcome::Failed { message: "x & y".into(), detail: "- 1\n+ 2\u{1}".into() },
+                outcome: CaseOutcome::Failed {
+                    message: "x & y".into(),
+                    detail: "- 1\n+ 2\u{1}".into(),
+                },
             },
         ];
         let x = render(&cases, 0.6);

@@ -113,7 +113,11 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<bool, String> {
 }
 
 /// Runs every file on worker threads; `report` sees results in file order as they finish.
-fn run_all(files: &[PathBuf], opts: &Options, mut report: impl FnMut(&FileResult)) -> Result<Vec<FileResult>, String> {
+fn run_all(
+    files: &[PathBuf],
+    opts: &Options,
+    mut report: impl FnMut(&FileResult),
+) -> Result<Vec<FileResult>, String> {
     let next = AtomicUsize::new(0);
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
@@ -132,13 +136,15 @@ fn run_all(files: &[PathBuf], opts: &Options, mut report: impl FnMut(&FileResult
                     let Some(path) = files.get(i) else {
                         break;
                     };
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_one(path, opts)))
-                        .unwrap_or_else(|_| FileResult {
-                            name: collect::display_name(path),
-                            verdict: Verdict::Fail("internal error while running the script".into()),
-                            detail: String::new(),
-                            seconds: 0.0,
-                        });
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run_one(path, opts)
+                    }))
+                    .unwrap_or_else(|_| FileResult {
+                        name: collect::display_name(path),
+                        verdict: Verdict::Fail("internal error while running the script".into()),
+                        detail: String::new(),
+                        seconds: 0.0,
+                    });
                     if tx.send((i, result)).is_err() {
                         break;
                     }
@@ -172,7 +178,10 @@ fn run_one(path: &Path, opts: &Options) -> FileResult {
     let name = collect::display_name(path);
     let started = Instant::now();
     let (verdict, detail) = match std::fs::read_to_string(path) {
-        Err(e) => (Verdict::Fail(format!("cannot read the script: {e}")), String::new()),
+        Err(e) => (
+            Verdict::Fail(format!("cannot read the script: {e}")),
+            String::new(),
+        ),
         Ok(text) => match skip_reason(&text) {
             Some(why) => (Verdict::Skipped(why), String::new()),
             None => judge(path, &name, &text, opts),
@@ -191,7 +200,10 @@ fn judge(path: &Path, name: &str, text: &str, opts: &Options) -> (Verdict, Strin
     let output = SharedOutput::default();
     let mut interp = Interp::new(Box::new(output.clone()));
     if let Err(diags) = interp.run(name, text, Some(path)) {
-        return (Verdict::Fail("the script stopped with an error".into()), interp.render(&diags, false));
+        return (
+            Verdict::Fail("the script stopped with an error".into()),
+            interp.render(&diags, false),
+        );
     }
     let actual = output.text();
     let snap_file = snap_path(path);
@@ -200,17 +212,30 @@ fn judge(path: &Path, name: &str, text: &str, opts: &Options) -> (Verdict, Strin
         Ok(t) => match Snap::parse(&t) {
             Ok(s) => Some(s),
             Err(e) if !opts.update => {
-                return (Verdict::Fail(format!("{}: {e}", snap_file.display())), String::new())
+                return (
+                    Verdict::Fail(format!("{}: {e}", snap_file.display())),
+                    String::new(),
+                )
             }
             Err(_) => None,
         },
         Err(_) => None,
     };
     let tol = Tolerance {
-        rtol: existing.as_ref().and_then(|s| s.rtol).or(opts.rtol).unwrap_or(Tolerance::default().rtol),
-        atol: existing.as_ref().and_then(|s| s.atol).or(opts.atol).unwrap_or(Tolerance::default().atol),
+        rtol: existing
+            .as_ref()
+            .and_then(|s| s.rtol)
+            .or(opts.rtol)
+            .unwrap_or(Tolerance::default().rtol),
+        atol: existing
+            .as_ref()
+            .and_then(|s| s.atol)
+            .or(opts.atol)
+            .unwrap_or(Tolerance::default().atol),
     };
-    let diff = existing.as_ref().map(|s| diff::report(&actual, &s.output, &tol));
+    let diff = existing
+        .as_ref()
+        .map(|s| diff::report(&actual, &s.output, &tol));
     let fresh = || {
         let (rtol, atol) = existing.as_ref().map_or((None, None), |s| (s.rtol, s.atol));
         Snap::new(name, actual.clone(), rtol, atol).render()
@@ -227,7 +252,10 @@ fn judge(path: &Path, name: &str, text: &str, opts: &Options) -> (Verdict, Strin
                 let _ = std::fs::remove_file(&proposal);
                 (Verdict::Updated, String::new())
             }
-            Err(e) => (Verdict::Fail(format!("cannot write {}: {e}", snap_file.display())), String::new()),
+            Err(e) => (
+                Verdict::Fail(format!("cannot write {}: {e}", snap_file.display())),
+                String::new(),
+            ),
         },
         found => {
             let (message, mut detail) = match found {
@@ -240,7 +268,9 @@ fn judge(path: &Path, name: &str, text: &str, opts: &Options) -> (Verdict, Strin
                         "wrote {} (review it, then run `tsr test --update` to accept)\n",
                         proposal.display()
                     )),
-                    Err(e) => detail.push_str(&format!("cannot write {}: {e}\n", proposal.display())),
+                    Err(e) => {
+                        detail.push_str(&format!("cannot write {}: {e}\n", proposal.display()))
+                    }
                 }
             }
             (Verdict::Fail(message), detail)

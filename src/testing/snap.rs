@@ -105,7 +105,11 @@ impl Snap {
         }
         match version.as_deref() {
             Some(v) if v == FORMAT_VERSION.to_string() => {}
-            Some(v) => return Err(format!("snapshot format {v} is not supported (this tsr reads {FORMAT_VERSION})")),
+            Some(v) => {
+                return Err(format!(
+                    "snapshot format {v} is not supported (this tsr reads {FORMAT_VERSION})"
+                ))
+            }
             None => return Err("not a tsr snapshot (no `tsr-snapshot:` line)".into()),
         }
         snap.output = rest.to_string();
@@ -137,7 +141,13 @@ mod tests {
 
     #[test]
     fn paths() {
-        assert_eq!(snap_path(Path::new("t/a.tsr")), PathBuf::from("t/a.tsr.snap"));
-        assert_eq!(new_snap_path(Path::new("a.tsr")), PathBuf::from("a.tsr.snap.new"));
+        assert_eq!(
+            snap_path(Path::new("t/a.tsr")),
+            PathBuf::from("t/a.tsr.snap")
+        );
+        assert_eq!(
+            new_snap_path(Path::new("a.tsr")),
+            PathBuf::from("a.tsr.snap.new")
+        );
     }
 }

@@ -22,7 +22,12 @@ pub fn tsr_in(args: &[&str], stdin: Option<&str>, dir: Option<&Path>) -> Output 
 }
 
 /// Runs `tsr` with extra environment variables; a value of None removes the variable.
-pub fn tsr_env(args: &[&str], stdin: Option<&str>, dir: Option<&Path>, env: &[(&str, Option<&str>)]) -> Output {
+pub fn tsr_env(
+    args: &[&str],
+    stdin: Option<&str>,
+    dir: Option<&Path>,
+    env: &[(&str, Option<&str>)],
+) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tsr"));
     for (k, v) in env {
         match v {
