@@ -3,11 +3,14 @@
 //! functions convert Values to tensor calls and never touch storage.
 
 mod args;
+mod conv;
 mod core;
 mod create;
 mod io;
 mod linalg;
 mod math;
+mod nn;
+mod random;
 mod reduce;
 mod shape;
 mod testing;
@@ -20,6 +23,7 @@ use crate::diag::Diagnostic;
 use crate::interp::value::Value;
 use crate::syntax::Span;
 use crate::tensor::format::PrintOptions;
+use crate::tensor::random::RandomState;
 use crate::tensor::shape::shape_str;
 use crate::tensor::TensorError;
 
@@ -31,6 +35,7 @@ pub struct Ctx<'a> {
     pub out: &'a mut dyn Write,
     pub print: &'a mut PrintOptions,
     pub script_args: &'a [String],
+    pub rng: &'a mut RandomState,
 }
 
 pub type BuiltinFn = fn(&mut Ctx, Bound) -> Result<Value, Diagnostic>;
@@ -71,6 +76,9 @@ const DOMAINS: &[&[Builtin]] = &[
     linalg::BUILTINS,
     io::BUILTINS,
     testing::BUILTINS,
+    nn::BUILTINS,
+    conv::BUILTINS,
+    random::BUILTINS,
 ];
 
 fn registry() -> &'static HashMap<&'static str, &'static Builtin> {

@@ -509,6 +509,7 @@ impl Interp {
                     out: &mut *self.out,
                     print: &mut self.print_opts,
                     script_args: &self.script_args,
+                    rng: &mut self.rng,
                 };
                 Ok(builtins::call(b, &mut ctx, args)?)
             }

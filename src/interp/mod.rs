@@ -19,6 +19,7 @@ use std::sync::Arc;
 use crate::diag::{self, Diagnostic, SourceMap};
 use crate::syntax::{parser, Span, SrcId};
 use crate::tensor::format::PrintOptions;
+use crate::tensor::random::RandomState;
 
 pub use env::Scope;
 pub use eval::Flow;
@@ -31,6 +32,8 @@ pub struct Interp {
     pub globals: Rc<Scope>,
     pub print_opts: PrintOptions,
     pub script_args: Vec<String>,
+    /// The session's random generator (`seed(n)`, `rand`, `randn`, ...).
+    pub rng: RandomState,
     out: Box<dyn Write>,
     depth: usize,
     modules: modules::Modules,
@@ -47,6 +50,7 @@ impl Interp {
             globals: Scope::new(None),
             print_opts: PrintOptions::default(),
             script_args: Vec::new(),
+            rng: RandomState::default(),
             out,
             depth: 0,
             modules: modules::Modules::default(),

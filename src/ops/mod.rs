@@ -3,10 +3,15 @@
 
 pub mod binary;
 pub mod close;
+pub mod conv;
 pub mod create;
 pub mod index;
 pub mod linalg;
+pub mod nn;
+pub mod pool;
+pub mod random;
 pub mod reduce;
+pub mod shape;
 #[cfg(test)]
 mod testutil;
 pub mod unary;

@@ -6,6 +6,7 @@ pub mod error;
 pub mod format;
 pub mod iter;
 pub mod layout;
+pub mod random;
 pub mod scalar;
 pub mod shape;
 pub mod storage;

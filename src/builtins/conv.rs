@@ -1,0 +1,5 @@
+//! conv builtins.
+
+use super::Builtin;
+
+pub const BUILTINS: &[Builtin] = &[];

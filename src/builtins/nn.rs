@@ -1,0 +1,5 @@
+//! nn builtins.
+
+use super::Builtin;
+
+pub const BUILTINS: &[Builtin] = &[];

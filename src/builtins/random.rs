@@ -1,0 +1,5 @@
+//! random builtins.
+
+use super::Builtin;
+
+pub const BUILTINS: &[Builtin] = &[];
