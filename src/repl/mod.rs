@@ -59,6 +59,7 @@ pub fn run() -> u8 {
         "tsr {} — :quit or Ctrl-D to leave",
         env!("CARGO_PKG_VERSION")
     );
+    let mut entry = 0;
     loop {
         match editor.readline(">>> ") {
             Ok(line) => {
@@ -69,12 +70,14 @@ pub fn run() -> u8 {
                 if trimmed == ":quit" || trimmed == ":q" {
                     break;
                 }
-                match interp.run("<repl>", &line, None) {
+                entry += 1;
+                match interp.run(&format!("<repl:{entry}>"), &line, None) {
                     Ok(v) => {
                         if let Some(text) = echo(&interp, &v) {
                             interp.write_out(&text);
+                            // `_` is the last value shown, as in Python.
+                            interp.globals.define("_", v);
                         }
-                        interp.globals.define("_", v);
                     }
                     Err(diags) => eprint!("{}", interp.render(&diags, color)),
                 }
