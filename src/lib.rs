@@ -19,6 +19,7 @@ pub mod interp;
 pub mod io;
 pub mod kernels;
 pub mod ops;
+pub mod quant;
 pub mod repl;
 pub mod syntax;
 pub mod tensor;
