@@ -184,3 +184,10 @@ fn npy_round_trip() {
     let code = format!("save(\"{p}\", arange(6).reshape(2, 3).T); let y = load(\"{p}\"); print(y, y.dtype, y.owns_data)");
     assert_eq!(run(&code), "[[0 3]\n [1 4]\n [2 5]] i64 true\n");
 }
+
+#[test]
+fn in_place_methods_update_the_variable_only() {
+    assert_eq!(run("let x = [1.0, 4.0]; let y = x; x.sqrt_(); print(x, y); x.fill_(7); print(x, y)"), "[1. 2.] [1. 4.]\n[7. 7.] [1. 4.]\n");
+    assert_eq!(run("let v = arange(6).to(f32).reshape(2, 3)[:, 1:]; v.neg_(); print(v)"), "[[-1. -2.]\n [-4. -5.]]\n");
+    assert_eq!(run("print(arange(3).to(f64).exp_().dtype)"), "f64\n");
+}

@@ -3,6 +3,7 @@
 
 use crate::diag::Diagnostic;
 use crate::interp::value::Value;
+use crate::ops::Operand;
 use crate::syntax::Span;
 use crate::tensor::{DType, Tensor, TensorError};
 
@@ -189,6 +190,14 @@ impl Bound {
         let a = self.req(i)?;
         a.value
             .to_tensor()
+            .ok_or_else(|| self.type_err(i, "a tensor or number", &a.value))
+    }
+
+    /// A tensor, or a number kept weak (`maximum(x, 0)` keeps x's dtype).
+    pub fn operand(&self, i: usize) -> Result<Operand<'_>, Diagnostic> {
+        let a = self.req(i)?;
+        a.value
+            .as_operand()
             .ok_or_else(|| self.type_err(i, "a tensor or number", &a.value))
     }
 

@@ -5,15 +5,29 @@ use crate::diag::Diagnostic;
 use crate::interp::value::Value;
 use crate::ops;
 
-pub const BUILTINS: &[Builtin] = &[Builtin {
-    name: "matmul",
-    params: &["a", "b"],
-    doc: "Matrix product as numpy.matmul (also `a @ b`): 1-D, 2-D and batched with broadcast batch dims.",
-    func: matmul,
-}];
+pub const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "matmul",
+        params: &["a", "b"],
+        doc: "Matrix product as numpy.matmul (also `a @ b`): 1-D, 2-D and batched with broadcast batch dims.",
+        func: matmul,
+    },
+    Builtin {
+        name: "dot",
+        params: &["a", "b"],
+        doc: "numpy.dot: the sum over the last axis of a and the second-to-last of b (inner product of 1-D, matrix product of 2-D); a 0-d operand multiplies.",
+        func: dot,
+    },
+];
 
 fn matmul(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     ops::matmul(&a.tensor(0)?, &a.tensor(1)?)
+        .map(Value::Tensor)
+        .map_err(|e| a.tensor_err(e))
+}
+
+fn dot(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    ops::linalg::dot(&a.tensor(0)?, &a.tensor(1)?)
         .map(Value::Tensor)
         .map_err(|e| a.tensor_err(e))
 }

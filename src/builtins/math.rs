@@ -5,47 +5,162 @@ use crate::diag::Diagnostic;
 use crate::interp::value::Value;
 use crate::ops::{self, BinaryOp, Operand, UnaryOp};
 
+/// A builtin `NAME(x)` for a unary op, named by the op.
 macro_rules! unary_builtin {
-    ($name:literal, $op:expr, $doc:literal) => {
+    ($op:ident, $doc:literal) => {
         Builtin {
-            name: $name,
+            name: UnaryOp::$op.name(),
             params: &["x"],
             doc: $doc,
-            func: |_, a| unary(&a, $op),
+            func: |_, a| unary(&a, UnaryOp::$op),
+        }
+    };
+}
+
+/// A builtin `NAME(a, b)` for a broadcasting binary op.
+macro_rules! binary_builtin {
+    ($name:literal, $op:ident, $doc:literal) => {
+        Builtin {
+            name: $name,
+            params: &["a", "b"],
+            doc: $doc,
+            func: |ctx, a| binary(ctx, &a, BinaryOp::$op),
         }
     };
 }
 
 pub const BUILTINS: &[Builtin] = &[
-    unary_builtin!("abs", UnaryOp::Abs, "Absolute value, elementwise."),
+    unary_builtin!(Abs, "Absolute value, elementwise."),
     unary_builtin!(
-        "sqrt",
-        UnaryOp::Sqrt,
+        Neg,
+        "Negation, elementwise (as unary -); integers wrap; an error for bool tensors."
+    ),
+    unary_builtin!(
+        Sign,
+        "-1, 0 or 1 by the sign of x (nan stays nan), elementwise; keeps the dtype."
+    ),
+    unary_builtin!(
+        Square,
+        "x * x, elementwise; keeps the dtype (integers wrap)."
+    ),
+    unary_builtin!(
+        Sqrt,
         "Square root, elementwise (nan below 0); ints give f32."
     ),
+    unary_builtin!(Reciprocal, "1 / x, elementwise; ints give f32."),
+    unary_builtin!(Exp, "e to the power x, elementwise; ints give f32."),
+    unary_builtin!(Exp2, "2 to the power x, elementwise; ints give f32."),
     unary_builtin!(
-        "exp",
-        UnaryOp::Exp,
-        "e to the power x, elementwise; ints give f32."
-    ),
-    unary_builtin!(
-        "log",
-        UnaryOp::Log,
+        Log,
         "Natural logarithm, elementwise (-inf at 0, nan below); ints give f32."
     ),
+    unary_builtin!(
+        Log2,
+        "Base-2 logarithm, elementwise (-inf at 0, nan below); ints give f32."
+    ),
+    unary_builtin!(
+        Log10,
+        "Base-10 logarithm, elementwise (-inf at 0, nan below); ints give f32."
+    ),
+    unary_builtin!(Sin, "Sine of x in radians, elementwise; ints give f32."),
+    unary_builtin!(Cos, "Cosine of x in radians, elementwise; ints give f32."),
+    unary_builtin!(Tan, "Tangent of x in radians, elementwise; ints give f32."),
+    unary_builtin!(
+        Asin,
+        "Inverse sine in radians, elementwise (nan outside [-1, 1]); ints give f32."
+    ),
+    unary_builtin!(
+        Acos,
+        "Inverse cosine in radians, elementwise (nan outside [-1, 1]); ints give f32."
+    ),
+    unary_builtin!(
+        Atan,
+        "Inverse tangent in radians, elementwise; ints give f32."
+    ),
+    unary_builtin!(Sinh, "Hyperbolic sine, elementwise; ints give f32."),
+    unary_builtin!(Cosh, "Hyperbolic cosine, elementwise; ints give f32."),
+    unary_builtin!(Tanh, "Hyperbolic tangent, elementwise; ints give f32."),
+    unary_builtin!(
+        Asinh,
+        "Inverse hyperbolic sine, elementwise; ints give f32."
+    ),
+    unary_builtin!(
+        Acosh,
+        "Inverse hyperbolic cosine, elementwise (nan below 1); ints give f32."
+    ),
+    unary_builtin!(
+        Atanh,
+        "Inverse hyperbolic tangent, elementwise (inf at 1, nan beyond); ints give f32."
+    ),
+    unary_builtin!(
+        Floor,
+        "Largest whole number not above x, elementwise; integer dtypes are kept."
+    ),
+    unary_builtin!(
+        Ceil,
+        "Smallest whole number not below x, elementwise; integer dtypes are kept."
+    ),
     Builtin {
-        name: "maximum",
-        params: &["a", "b"],
-        doc: "Elementwise maximum with broadcasting; NaN wins.",
-        func: |ctx, a| binary(ctx, &a, BinaryOp::Maximum),
+        name: "round",
+        params: &["x", "decimals=0"],
+        doc: "Rounds half to even at `decimals` digits (negative: tens, hundreds, ...), as numpy.round; integer dtypes are kept.",
+        func: round,
     },
     Builtin {
-        name: "minimum",
-        params: &["a", "b"],
-        doc: "Elementwise minimum with broadcasting; NaN wins.",
-        func: |ctx, a| binary(ctx, &a, BinaryOp::Minimum),
+        name: "clip",
+        params: &["x", "min|a_min=none", "max|a_max=none"],
+        doc: "x limited to [min, max] (either may be none; max wins where min > max); the bounds broadcast and promote like maximum.",
+        func: clip,
+    },
+    unary_builtin!(IsNan, "True where x is NaN (a bool tensor)."),
+    unary_builtin!(IsInf, "True where x is +inf or -inf (a bool tensor)."),
+    unary_builtin!(
+        IsFinite,
+        "True where x is neither NaN nor infinite (a bool tensor)."
+    ),
+    unary_builtin!(
+        LogicalNot,
+        "True where x is zero (a bool tensor; NaN counts as nonzero)."
+    ),
+    binary_builtin!(
+        "logical_and",
+        LogicalAnd,
+        "True where both a and b are nonzero (NaN counts as nonzero), with broadcasting."
+    ),
+    binary_builtin!(
+        "logical_or",
+        LogicalOr,
+        "True where a or b is nonzero (NaN counts as nonzero), with broadcasting."
+    ),
+    binary_builtin!(
+        "logical_xor",
+        LogicalXor,
+        "True where exactly one of a and b is nonzero, with broadcasting."
+    ),
+    binary_builtin!(
+        "maximum",
+        Maximum,
+        "Elementwise maximum with broadcasting; NaN wins."
+    ),
+    binary_builtin!(
+        "minimum",
+        Minimum,
+        "Elementwise minimum with broadcasting; NaN wins."
+    ),
+    Builtin {
+        name: "pow",
+        params: &["x", "y"],
+        doc: "x to the power y with broadcasting, as `x ** y` (integers to negative integer powers are an error).",
+        func: |ctx, a| binary(ctx, &a, BinaryOp::Pow),
     },
 ];
+
+/// The unary op behind an in-place method: `exp_` → exp, for every unary elementwise
+/// op (`round_` rounds to 0 decimals). The interpreter applies it with
+/// `ops::unary::unary_inplace`.
+pub(super) fn inplace_op(method: &str) -> Option<UnaryOp> {
+    method.strip_suffix('_').and_then(UnaryOp::from_name)
+}
 
 fn unary(a: &Bound, op: UnaryOp) -> Result<Value, Diagnostic> {
     let x = a.tensor(0)?;
@@ -54,21 +169,53 @@ fn unary(a: &Bound, op: UnaryOp) -> Result<Value, Diagnostic> {
         .map_err(|e| a.tensor_err(e))
 }
 
-/// Scalars stay weak (`maximum(x, 0)` keeps x's dtype).
-fn operand<'a>(a: &'a Bound, i: usize) -> Result<Operand<'a>, Diagnostic> {
-    let v = &a.req(i)?.value;
-    match (v, v.as_scalar()) {
-        (Value::Tensor(t), _) => Ok(Operand::Tensor(t)),
-        (_, Some(s)) => Ok(Operand::Scalar(s)),
-        _ => Err(a.arg_err(
-            i,
-            format!("expected a tensor or number, got {}", v.describe()),
-        )),
-    }
+fn round(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    let decimals = a.opt_int(1)?.unwrap_or(0);
+    let decimals = i32::try_from(decimals)
+        .map_err(|_| a.arg_err(1, format!("`decimals` is out of range: {decimals}")))?;
+    unary(&a, UnaryOp::Round(decimals))
+}
+
+
+fn opt_operand<'a>(a: &'a Bound, i: usize) -> Result<Option<Operand<'a>>, Diagnostic> {
+    a.get(i).map(|_| a.operand(i)).transpose()
 }
 
 fn binary(_: &mut Ctx, a: &Bound, op: BinaryOp) -> Result<Value, Diagnostic> {
-    ops::binary(op, operand(a, 0)?, operand(a, 1)?)
+    ops::binary(op, a.operand(0)?, a.operand(1)?)
         .map(Value::Tensor)
         .map_err(|e| a.tensor_err(e))
+}
+
+fn clip(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    let x = a.tensor(0)?;
+    ops::binary::clip(&x, opt_operand(&a, 1)?, opt_operand(&a, 2)?)
+        .map(Value::Tensor)
+        .map_err(|e| a.tensor_err(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_place_methods_name_unary_ops() {
+        assert_eq!(inplace_op("exp_"), Some(UnaryOp::Exp));
+        assert_eq!(inplace_op("round_"), Some(UnaryOp::Round(0)));
+        assert_eq!(inplace_op("logical_not_"), Some(UnaryOp::LogicalNot));
+        assert_eq!(inplace_op("exp"), None);
+        assert_eq!(inplace_op("relu_"), None);
+        assert_eq!(inplace_op("_"), None);
+    }
+
+    #[test]
+    fn every_unary_op_but_bitwise_not_is_a_builtin_of_its_name() {
+        for op in UnaryOp::ALL.into_iter().filter(|&op| op != UnaryOp::BitNot) {
+            assert!(
+                BUILTINS.iter().any(|b| b.name == op.name()),
+                "{}",
+                op.name()
+            );
+        }
+    }
 }

@@ -6,6 +6,7 @@ mod args;
 mod conv;
 mod core;
 mod create;
+pub mod inplace;
 mod io;
 mod linalg;
 mod math;
@@ -133,5 +134,20 @@ pub fn tensor_diag(e: TensorError, span: Span, operands: &[Span]) -> Diagnostic 
             "hint: shapes broadcast when their trailing dimensions are equal or one of them is 1",
         ),
         _ => Diagnostic::new(span, e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_signatures_parse() {
+        let mut seen = std::collections::HashSet::new();
+        for b in DOMAINS.iter().flat_map(|d| d.iter()) {
+            assert!(seen.insert(b.name), "builtin `{}` is registered twice", b.name);
+            assert!(!b.doc.contains('|'), "doc of `{}` has a `|`", b.name);
+            assert!(b.signature().starts_with(b.name));
+        }
     }
 }

@@ -1,10 +1,13 @@
-//! Reduction builtins: `axis=` (int or list, `dim=` accepted) and `keepdim=`.
+//! Reduction builtins: `axis=` (int or list, `dim=` accepted) and `keepdim=`
+//! (`keepdims=` accepted); also the vector norm, normalize and cumsum.
 
-use super::{Bound, Builtin};
+use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
 use crate::interp::value::Value;
 use crate::ops::{self, ReduceOp};
+use crate::tensor::{Result as TensorResult, Tensor};
 
+/// A builtin `NAME(x, axis=none, keepdim=false)` for a reduction op.
 macro_rules! reduce_builtin {
     ($name:literal, $op:expr, $doc:literal) => {
         Builtin {
@@ -16,16 +19,46 @@ macro_rules! reduce_builtin {
     };
 }
 
+/// `var` and `std`, which also take `ddof`.
+macro_rules! spread_builtin {
+    ($name:literal, $op:ident, $doc:literal) => {
+        Builtin {
+            name: $name,
+            params: &["x", "axis|dim=none", "keepdim|keepdims=false", "ddof=0"],
+            doc: $doc,
+            func: |_, a| {
+                let ddof = a.opt_int(3)?.unwrap_or(0);
+                reduce(&a, ReduceOp::$op { ddof })
+            },
+        }
+    };
+}
+
 pub const BUILTINS: &[Builtin] = &[
     reduce_builtin!(
         "sum",
         ReduceOp::Sum,
-        "Sum over all elements or the given axes (pairwise, fixed order); ints sum to i64."
+        "Sum over all elements or the given axes (pairwise, fixed order); bool and ints sum to i64."
+    ),
+    reduce_builtin!(
+        "prod",
+        ReduceOp::Prod,
+        "Product over all elements or the given axes; bool and ints give i64 (wrapping)."
     ),
     reduce_builtin!(
         "mean",
         ReduceOp::Mean,
-        "Arithmetic mean over all elements or the given axes; ints give f32."
+        "Arithmetic mean over all elements or the given axes; ints give f32; nan when empty."
+    ),
+    spread_builtin!(
+        "var",
+        Var,
+        "Variance (mean squared deviation, divided by n - ddof) over all elements or the given axes; ints give f32."
+    ),
+    spread_builtin!(
+        "std",
+        Std,
+        "Standard deviation, the square root of var (ddof=0 by default, as NumPy); ints give f32."
     ),
     reduce_builtin!(
         "max",
@@ -40,15 +73,106 @@ pub const BUILTINS: &[Builtin] = &[
     reduce_builtin!(
         "argmax",
         ReduceOp::ArgMax,
-        "Index (i64) of the first largest value, in the flattened tensor or along one axis."
+        "Index (i64) of the first largest value (a NaN counts as largest), in the flattened tensor or along one axis."
     ),
+    reduce_builtin!(
+        "argmin",
+        ReduceOp::ArgMin,
+        "Index (i64) of the first smallest value (a NaN counts as smallest), in the flattened tensor or along one axis."
+    ),
+    reduce_builtin!(
+        "nansum",
+        ReduceOp::NanSum,
+        "Sum treating NaN as zero; bool and ints sum to i64."
+    ),
+    reduce_builtin!(
+        "nanprod",
+        ReduceOp::NanProd,
+        "Product treating NaN as one; bool and ints give i64."
+    ),
+    reduce_builtin!(
+        "nanmean",
+        ReduceOp::NanMean,
+        "Mean of the values that are not NaN (nan where there are none); ints give f32."
+    ),
+    reduce_builtin!(
+        "nanmax",
+        ReduceOp::NanMax,
+        "Largest value ignoring NaN (nan for an all-NaN slice)."
+    ),
+    reduce_builtin!(
+        "nanmin",
+        ReduceOp::NanMin,
+        "Smallest value ignoring NaN (nan for an all-NaN slice)."
+    ),
+    reduce_builtin!(
+        "nanargmax",
+        ReduceOp::NanArgMax,
+        "Index (i64) of the first largest value ignoring NaN; an all-NaN slice is an error."
+    ),
+    reduce_builtin!(
+        "nanargmin",
+        ReduceOp::NanArgMin,
+        "Index (i64) of the first smallest value ignoring NaN; an all-NaN slice is an error."
+    ),
+    reduce_builtin!(
+        "any",
+        ReduceOp::Any,
+        "True where some element is nonzero (NaN counts), over all elements or the given axes."
+    ),
+    reduce_builtin!(
+        "all",
+        ReduceOp::All,
+        "True where every element is nonzero (NaN counts), over all elements or the given axes."
+    ),
+    Builtin {
+        name: "norm",
+        params: &["x", "ord=none", "axis|dim=none", "keepdim|keepdims=false"],
+        doc: "Vector norm over all elements or the given axes, as numpy.linalg.vector_norm: ord none or 2 (Euclidean; Frobenius for a matrix), 1, inf, -inf, 0 (nonzero count) or any p.",
+        func: norm,
+    },
+    Builtin {
+        name: "normalize",
+        params: &["x", "axis|dim=-1", "eps=1e-12"],
+        doc: "x divided by max(its 2-norm along axis, eps), as torch.nn.functional.normalize with p=2.",
+        func: normalize,
+    },
+    Builtin {
+        name: "cumsum",
+        params: &["x", "axis|dim=none"],
+        doc: "Running sum along axis (of the flattened tensor when none); bool and ints give i64.",
+        func: cumsum,
+    },
 ];
 
 fn reduce(a: &Bound, op: ReduceOp) -> Result<Value, Diagnostic> {
     let x = a.tensor(0)?;
     let axes = a.axes(1)?;
     let keepdim = a.bool_or(2, false)?;
-    ops::reduce(op, &x, axes.as_deref(), keepdim)
-        .map(Value::Tensor)
-        .map_err(|e| a.tensor_err(e))
+    result(a, ops::reduce(op, &x, axes.as_deref(), keepdim))
+}
+
+fn result(a: &Bound, t: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
+    t.map(Value::Tensor).map_err(|e| a.tensor_err(e))
+}
+
+fn norm(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    let x = a.tensor(0)?;
+    let ord = a.opt_float(1)?.unwrap_or(2.0);
+    let axes = a.axes(2)?;
+    let keepdim = a.bool_or(3, false)?;
+    result(&a, ops::reduce::norm(&x, ord, axes.as_deref(), keepdim))
+}
+
+fn normalize(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    let x = a.tensor(0)?;
+    let axes = a.axes(1)?.unwrap_or_else(|| vec![-1]);
+    let eps = a.opt_float(2)?.unwrap_or(1e-12);
+    result(&a, ops::reduce::normalize(&x, &axes, eps))
+}
+
+fn cumsum(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    let x = a.tensor(0)?;
+    let axis = a.opt_int(1)?;
+    result(&a, ops::reduce::cumsum(&x, axis))
 }

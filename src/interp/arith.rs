@@ -4,7 +4,7 @@
 use crate::builtins::tensor_diag;
 use crate::diag::Diagnostic;
 use crate::kernels::arith::Arith;
-use crate::ops::{self, BinaryOp, Operand, UnaryOp};
+use crate::ops::{self, BinaryOp, UnaryOp};
 use crate::syntax::ast::{BinOp, UnOp};
 use crate::syntax::Span;
 use crate::tensor::{Scalar, TensorError};
@@ -48,7 +48,7 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
             return scalar_binary(op, a, b).map_err(|msg| Diagnostic::new(at.whole, msg));
         }
     }
-    let tensor_result = match (op, as_operand(l), as_operand(r)) {
+    let tensor_result = match (op, l.as_operand(), r.as_operand()) {
         (BinOp::MatMul, Some(_), Some(_)) => match (l.to_tensor(), r.to_tensor()) {
             (Some(a), Some(b)) => Some(ops::matmul(&a, &b)),
             _ => None,
@@ -71,12 +71,6 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
     }
 }
 
-fn as_operand(v: &Value) -> Option<Operand<'_>> {
-    match v {
-        Value::Tensor(t) => Some(Operand::Tensor(t)),
-        other => other.as_scalar().map(Operand::Scalar),
-    }
-}
 
 /// Strings, none, dtypes and other non-numeric operands.
 fn other_binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value, Diagnostic> {

@@ -5,11 +5,11 @@ use std::rc::Rc;
 
 use crate::builtins::{self, tensor_diag, ArgVal, CallArgs, Ctx};
 use crate::diag::Diagnostic;
-use crate::ops::index::{index_layout, IndexItem as Idx};
+use crate::ops::index::{self as ix, Index, IndexError, Selection};
 use crate::syntax::ast::{Arg, BinOp, Block, Expr, ExprKind, Ident, IndexItem, Param, Pattern};
 use crate::syntax::Span;
 use crate::tensor::shape::shape_str;
-use crate::tensor::{SliceSpec, Tensor, TensorError};
+use crate::tensor::{DType, SliceSpec, Tensor};
 
 use super::arith::{self, OperandSpans};
 use super::env::Scope;
@@ -457,6 +457,9 @@ impl Interp {
 
     fn call(&mut self, callee: &Expr, args: &[Arg], span: Span, scope: &Rc<Scope>) -> Eval {
         if let ExprKind::Attr { target, name } = &callee.kind {
+            if builtins::inplace::is_inplace(&name.name) {
+                return self.call_inplace(target, name, args, span, scope);
+            }
             let recv = self.eval(target, scope)?;
             if let Value::Module(m) = &recv {
                 let f = m.scope.lookup(&name.name).ok_or_else(|| {
@@ -499,6 +502,53 @@ impl Interp {
         let f = self.eval(callee, scope)?;
         let call = self.eval_args(args, span, scope)?;
         self.call_value(&f, call, callee.span)
+    }
+
+    /// `x.exp_()`, `x.fill_(v)`: updates the variable's tensor in place (a temporary
+    /// receiver is updated and returned). The value is the updated tensor.
+    fn call_inplace(
+        &mut self,
+        target: &Expr,
+        name: &Ident,
+        args: &[Arg],
+        span: Span,
+        scope: &Rc<Scope>,
+    ) -> Eval {
+        let call = self.eval_args(args, span, scope)?;
+        let not_tensor = |v: &Value| {
+            Diagnostic::new(
+                target.span,
+                format!("`{}` updates a tensor in place, not {}", name.name, v.describe()),
+            )
+        };
+        if let ExprKind::Ident(var) = &target.kind {
+            // Moved out of the scope so no second reference forces a copy.
+            let taken = scope.take(var);
+            let result = match taken {
+                Some(Value::Tensor(mut t)) => {
+                    let r = builtins::inplace::apply(&name.name, &mut t, call);
+                    scope.set(var, Value::Tensor(t.clone()));
+                    r.map(|()| Value::Tensor(t))
+                }
+                Some(other) => {
+                    let d = not_tensor(&other);
+                    scope.set(var, other);
+                    Err(d)
+                }
+                None => Err(match self.lookup(var, target.span, scope) {
+                    Ok(v) => not_tensor(&v),
+                    Err(d) => d,
+                }),
+            };
+            return Ok(result?);
+        }
+        match self.eval(target, scope)? {
+            Value::Tensor(mut t) => {
+                builtins::inplace::apply(&name.name, &mut t, call)?;
+                Ok(Value::Tensor(t))
+            }
+            other => Err(not_tensor(&other).into()),
+        }
     }
 
     /// Calls a function value (builtin, closure, or a dtype used as a converter).
@@ -649,27 +699,20 @@ impl Interp {
         &mut self,
         items: &[IndexItem],
         scope: &Rc<Scope>,
-    ) -> Result<Vec<(Idx, Span)>, Flow> {
+    ) -> Result<Vec<(Index, Span)>, Flow> {
         let mut out = Vec::with_capacity(items.len());
         for it in items {
             match it {
-                IndexItem::Ellipsis(s) => out.push((Idx::Ellipsis, *s)),
-                IndexItem::Expr(e) => {
-                    let v = self.eval(e, scope)?;
-                    let idx = match v {
-                        Value::None => Idx::NewAxis,
-                        ref other => Idx::Int(other.as_int().ok_or_else(|| {
-                            Diagnostic::new(
-                                e.span,
-                                format!(
-                                    "an index must be an integer, a slice, `...` or `none`, not {}",
-                                    other.describe()
-                                ),
-                            )
-                        })?),
-                    };
-                    out.push((idx, e.span));
-                }
+                IndexItem::Ellipsis(s) => out.push((Index::Ellipsis, *s)),
+                IndexItem::Expr(e) => match self.eval(e, scope)? {
+                    // A tuple indexes like its items written out (NumPy): x[nonzero(m)].
+                    Value::Tuple(parts) => {
+                        for p in parts.iter() {
+                            out.push((index_item(p, e.span)?, e.span));
+                        }
+                    }
+                    v => out.push((index_item(&v, e.span)?, e.span)),
+                },
                 IndexItem::Slice {
                     start,
                     stop,
@@ -704,7 +747,7 @@ impl Interp {
                     if spec.step == 0 {
                         return Err(Diagnostic::new(*span, "slice step cannot be zero").into());
                     }
-                    out.push((Idx::Slice(spec), *span));
+                    out.push((Index::Slice(spec), *span));
                 }
             }
         }
@@ -714,19 +757,19 @@ impl Interp {
     fn index(
         &self,
         v: &Value,
-        idx: &[(Idx, Span)],
+        idx: &[(Index, Span)],
         target: Span,
         whole: Span,
     ) -> Result<Value, Diagnostic> {
         match v {
             Value::Tensor(t) => {
-                let items: Vec<Idx> = idx.iter().map(|(i, _)| *i).collect();
-                let layout = index_layout(t.layout(), &items)
-                    .map_err(|e| index_diag(e, t, idx, target, whole))?;
-                Ok(Value::Tensor(t.with_layout(layout)))
+                let items: Vec<Index> = idx.iter().map(|(i, _)| i.clone()).collect();
+                let picked =
+                    ix::index_get(t, &items).map_err(|e| index_diag(e, t, idx, target, whole))?;
+                Ok(Value::Tensor(picked))
             }
             Value::Tuple(items) => match idx {
-                [(Idx::Int(i), s)] => {
+                [(Index::Int(i), s)] => {
                     let n = items.len() as i64;
                     let j = if *i < 0 { i + n } else { *i };
                     usize::try_from(j)
@@ -740,7 +783,7 @@ impl Interp {
                             )
                         })
                 }
-                [(Idx::Slice(spec), _)] => {
+                [(Index::Slice(spec), _)] => {
                     let (start, step, len) = spec.resolve(items.len());
                     let picked = (0..len as i64)
                         .filter_map(|k| items.get((start + k * step) as usize).cloned())
@@ -753,7 +796,7 @@ impl Interp {
                 )),
             },
             Value::Str(text) => match idx {
-                [(Idx::Int(i), s)] => {
+                [(Index::Int(i), s)] => {
                     let n = text.chars().count() as i64;
                     let j = if *i < 0 { i + n } else { *i };
                     usize::try_from(j)
@@ -831,7 +874,7 @@ impl Interp {
                                     }
                                 };
                                 t.make_writable();
-                                let region = t.layout().clone();
+                                let region = Selection::from(t.layout().clone());
                                 let written = self.store(&mut t, &region, &result, Some(op), at);
                                 scope.set(name, Value::Tensor(t));
                                 written?;
@@ -886,7 +929,7 @@ impl Interp {
     fn assign_index(
         &mut self,
         cur: &mut Value,
-        idx: &[(Idx, Span)],
+        idx: &[(Index, Span)],
         rhs: Value,
         op: Option<BinOp>,
         base: Span,
@@ -899,10 +942,11 @@ impl Interp {
                 format!("cannot assign through an index of {}", cur.describe()),
             ));
         };
+        // The selection is computed after make_writable, which may move the elements.
         t.make_writable();
-        let items: Vec<Idx> = idx.iter().map(|(i, _)| *i).collect();
+        let items: Vec<Index> = idx.iter().map(|(i, _)| i.clone()).collect();
         let region =
-            index_layout(t.layout(), &items).map_err(|e| index_diag(e, t, idx, base, target))?;
+            ix::select(t.layout(), &items).map_err(|e| index_diag(e, t, idx, base, target))?;
         let at = OperandSpans {
             lhs: target,
             rhs: value,
@@ -910,7 +954,11 @@ impl Interp {
         };
         let new = match op {
             None => rhs,
-            Some(op) => arith::binary(op, &Value::Tensor(t.with_layout(region.clone())), &rhs, at)?,
+            Some(op) => {
+                // Read-modify-write; with repeated indices the last write wins (NumPy).
+                let old = ix::read(t, &region).map_err(|e| tensor_diag(e, target, &[]))?;
+                arith::binary(op, &Value::Tensor(old), &rhs, at)?
+            }
         };
         self.store(t, &region, &new, op, at)
     }
@@ -920,7 +968,7 @@ impl Interp {
     fn store(
         &mut self,
         t: &mut Tensor,
-        region: &crate::tensor::Layout,
+        region: &Selection,
         new: &Value,
         op: Option<BinOp>,
         at: OperandSpans,
@@ -949,7 +997,7 @@ impl Interp {
                 )));
             }
         }
-        t.assign(region, &src).map_err(|e| {
+        ix::write(t, region, &src).map_err(|e| {
             tensor_diag(e, at.whole, &[]).with_label(at.rhs, format!("this is {}", new.describe()))
         })
     }
@@ -1011,24 +1059,56 @@ impl Interp {
 
 /// An indexing error, labelled at the offending index when it can be told apart.
 fn index_diag(
-    e: TensorError,
+    e: IndexError,
     t: &Tensor,
-    idx: &[(Idx, Span)],
+    idx: &[(Index, Span)],
     target: Span,
     whole: Span,
 ) -> Diagnostic {
-    let culprit = match &e {
-        TensorError::Index { index, .. } => idx
-            .iter()
-            .find(|(i, _)| *i == Idx::Int(*index))
-            .map(|(_, s)| *s),
-        _ => None,
-    };
-    let d = tensor_diag(e, whole, &[])
+    let d = tensor_diag(e.error, whole, &[])
         .with_label(target, format!("this has shape {}", shape_str(t.shape())));
-    match culprit {
-        Some(s) => d.with_label(s, "this index"),
+    match e.item.and_then(|i| idx.get(i)) {
+        Some((Index::Tensor(m), s)) if m.dtype() == DType::Bool => {
+            d.with_label(*s, format!("this mask has shape {}", shape_str(m.shape())))
+        }
+        Some((Index::Tensor(i), s)) => {
+            d.with_label(*s, format!("this index has shape {}", shape_str(i.shape())))
+        }
+        Some((_, s)) => d.with_label(*s, "this index"),
         None => d,
+    }
+}
+
+/// One index item from a value: `none`, an int (a 0-d integer tensor counts), or a
+/// bool tensor (a mask) or integer tensor (fancy indexing); `true`/`false` are 0-d masks.
+fn index_item(v: &Value, span: Span) -> Result<Index, Diagnostic> {
+    match v {
+        Value::None => Ok(Index::NewAxis),
+        Value::Bool(b) => Ok(Index::Tensor(Tensor::scalar(*b))),
+        Value::Tensor(t) if t.dtype().is_int() && t.ndim() == 0 => {
+            Ok(Index::Int(t.item_i64().unwrap_or(0)))
+        }
+        Value::Tensor(t) if t.dtype().is_int() || t.dtype() == DType::Bool => {
+            Ok(Index::Tensor(t.clone()))
+        }
+        // `x[[]]`: an empty literal is f32, but NumPy reads it as an empty index list.
+        Value::Tensor(t) if t.numel() == 0 && t.ndim() == 1 => {
+            Ok(Index::Tensor(t.to_dtype(DType::I64)))
+        }
+        Value::Tensor(_) => Err(Diagnostic::new(
+            span,
+            format!("indices must be integers or booleans, got {}", v.describe()),
+        )
+        .with_note("hint: convert with .to(i64)")),
+        other => other.as_int().map(Index::Int).ok_or_else(|| {
+            Diagnostic::new(
+                span,
+                format!(
+                    "an index must be an integer, a slice, `...`, `none` or a bool or integer tensor, not {}",
+                    other.describe()
+                ),
+            )
+        }),
     }
 }
 

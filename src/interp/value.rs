@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::rc::Rc;
 
+use crate::ops::Operand;
 use crate::syntax::ast::{Block, Expr};
 use crate::tensor::format::{format_float_repr, format_tensor, PrintOptions};
 use crate::tensor::{DType, Scalar, Tensor};
@@ -137,6 +138,14 @@ impl Value {
             Value::Int(i) => Some(Scalar::Int(*i)),
             Value::Float(f) => Some(Scalar::Float(*f)),
             _ => None,
+        }
+    }
+
+    /// A tensor or a weak scalar, as binary ops take them.
+    pub fn as_operand(&self) -> Option<Operand<'_>> {
+        match self {
+            Value::Tensor(t) => Some(Operand::Tensor(t)),
+            other => other.as_scalar().map(Operand::Scalar),
         }
     }
 

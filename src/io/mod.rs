@@ -1,6 +1,11 @@
 //! File formats. memmap2 and the file-replacing logic are confined to this module.
 
+pub mod gguf;
+mod le;
+mod mapped;
 pub mod npy;
+pub mod npz;
+pub mod safetensors;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};

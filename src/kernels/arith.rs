@@ -34,6 +34,19 @@ pub trait Arith: Elem {
     fn minimum(self, rhs: Self) -> Self;
     fn neg(self) -> Self;
     fn abs(self) -> Self;
+    /// -1, 0 or 1 (NumPy: NaN stays NaN and both zeros give +0; bool is unchanged).
+    fn sign(self) -> Self;
+    /// Rounds half to even at `decimals` digits after the point (NumPy's `round`:
+    /// scale by 10^|decimals|, round, scale back). Integers are unchanged unless
+    /// `decimals` is negative; bool is unchanged.
+    fn round_to(self, decimals: i32) -> Self;
+    // Integers and bool are already whole: floats override these.
+    fn floor(self) -> Self {
+        self
+    }
+    fn ceil(self) -> Self {
+        self
+    }
 
     // Bitwise ops act on the integer value; ops only calls them for bool and integers,
     // where going through i64 is exact (sign extension, then truncation back).
@@ -51,19 +64,39 @@ pub trait Arith: Elem {
     }
 }
 
-/// Float-only functions; reached through `Arith::Real`.
+/// Calls `$m!` with the float functions of one argument, named as Rust's std names them.
+/// The `Float` trait declares them and every float type implements them from this list.
+macro_rules! float_functions {
+    ($m:ident $($args:tt)*) => {
+        $m!($($args)* sqrt, exp, exp2, ln, log2, log10, recip, sin, cos, tan, asin, acos,
+            atan, sinh, cosh, tanh, asinh, acosh, atanh, round_ties_even);
+    };
+}
+
+macro_rules! declare_unary {
+    ($($f:ident),*) => {$(
+        fn $f(self) -> Self;
+    )*};
+}
+
+/// Float-only functions; reached through `Arith::Real`. Domain errors give NaN or ±inf
+/// as IEEE says (`sqrt(-1)`, `log(0)`, `asin(2)`).
 pub trait Float: Arith<Real = Self> {
     /// True division (IEEE: x/0 is ±inf or NaN).
     fn div(self, rhs: Self) -> Self;
-    fn sqrt(self) -> Self;
-    fn exp(self) -> Self;
-    fn ln(self) -> Self;
+    float_functions!(declare_unary);
 }
 
 /// NaN test for any element type (only floats are ever unordered with themselves).
 #[inline]
 pub fn is_nan<T: PartialOrd>(x: T) -> bool {
     x.partial_cmp(&x).is_none()
+}
+
+/// NumPy's truth value of an element: nonzero (NaN counts as true).
+#[inline]
+pub fn truth<T: Elem>(x: T) -> bool {
+    x != T::default()
 }
 
 /// NumPy integer floor division on i64; a zero divisor gives 0 and `MIN // -1` wraps.
@@ -111,6 +144,39 @@ fn pow_i64(base: i64, exp: i64) -> i64 {
         exp >>= 1;
     }
     result
+}
+
+/// `10^n` the way NumPy's `round` computes its scale: exact table entries up to 1e8,
+/// then repeated multiplication (inf beyond f64's range).
+fn power_of_ten(n: u32) -> f64 {
+    const P10: [f64; 9] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8];
+    match P10.get(n as usize) {
+        Some(&p) => p,
+        // 10^309 is already inf: stop multiplying there.
+        None => (9..n.min(400)).fold(1e9, |p, _| p * 10.0),
+    }
+}
+
+/// NumPy's `round(x, decimals)` in the float type `F`, with the scale rounded to `F`.
+/// Where NumPy's scaling overflows (giving inf or NaN), the answer is what rounding
+/// means: `x` itself when it has no digits that far right, ±0 when it is far below
+/// the rounding unit.
+fn round_decimals<F: Float>(x: F, decimals: i32) -> F {
+    let factor = F::from_f64(power_of_ten(decimals.unsigned_abs()));
+    if decimals >= 0 {
+        let scaled = x.mul(factor);
+        if scaled.to_f64().is_finite() {
+            scaled.round_ties_even().div(factor)
+        } else {
+            x
+        }
+    } else if !x.to_f64().is_finite() {
+        x
+    } else if !factor.to_f64().is_finite() {
+        x.mul(F::default())
+    } else {
+        x.div(factor).round_ties_even().mul(factor)
+    }
 }
 
 // Integers compute in their own width where Rust has a wrapping op, and through i64
@@ -171,6 +237,18 @@ macro_rules! impl_int {
             #[inline]
             fn abs(self) -> Self {
                 (self as i64).wrapping_abs() as $t
+            }
+            #[inline]
+            fn sign(self) -> Self {
+                (self as i64).signum() as $t
+            }
+            /// Negative `decimals` round through f64 and convert back (NumPy).
+            fn round_to(self, decimals: i32) -> Self {
+                if decimals >= 0 {
+                    self
+                } else {
+                    Self::from_f64(round_decimals(self as f64, decimals))
+                }
             }
         }
     )*};
@@ -270,6 +348,29 @@ macro_rules! impl_float {
             fn abs(self) -> Self {
                 <$t>::abs(self)
             }
+            #[inline]
+            fn sign(self) -> Self {
+                if self > 0.0 {
+                    1.0
+                } else if self < 0.0 {
+                    -1.0
+                } else if self == 0.0 {
+                    0.0
+                } else {
+                    self
+                }
+            }
+            fn round_to(self, decimals: i32) -> Self {
+                round_decimals(self, decimals)
+            }
+            #[inline]
+            fn floor(self) -> Self {
+                <$t>::floor(self)
+            }
+            #[inline]
+            fn ceil(self) -> Self {
+                <$t>::ceil(self)
+            }
         }
 
         impl Float for $t {
@@ -277,18 +378,13 @@ macro_rules! impl_float {
             fn div(self, rhs: Self) -> Self {
                 self / rhs
             }
-            #[inline]
-            fn sqrt(self) -> Self {
-                <$t>::sqrt(self)
-            }
-            #[inline]
-            fn exp(self) -> Self {
-                <$t>::exp(self)
-            }
-            #[inline]
-            fn ln(self) -> Self {
-                <$t>::ln(self)
-            }
+            float_functions!(impl_float @std $t,);
+        }
+    )*};
+    (@std $t:ty, $($f:ident),*) => {$(
+        #[inline]
+        fn $f(self) -> Self {
+            <$t>::$f(self)
         }
     )*};
 }
@@ -314,12 +410,15 @@ macro_rules! impl_half {
                 <$t>::from_f32(acc)
             }
             impl_half!(@binary Arith: add, sub, mul, floor_div, rem, pow, maximum, minimum);
-            impl_half!(@unary Arith: neg, abs);
+            impl_half!(@unary Arith: neg, abs, sign, floor, ceil);
+            fn round_to(self, decimals: i32) -> Self {
+                Self::from_f32(round_decimals(self.to_f32(), decimals))
+            }
         }
 
         impl Float for $t {
             impl_half!(@binary Float: div);
-            impl_half!(@unary Float: sqrt, exp, ln);
+            float_functions!(impl_half @unary Float:);
         }
     )*};
     (@binary $tr:ident: $($f:ident),*) => {$(
@@ -394,6 +493,14 @@ impl Arith for bool {
     }
     #[inline]
     fn abs(self) -> Self {
+        self
+    }
+    #[inline]
+    fn sign(self) -> Self {
+        self
+    }
+    #[inline]
+    fn round_to(self, _decimals: i32) -> Self {
         self
     }
     #[inline]
@@ -498,5 +605,80 @@ mod tests {
         assert_eq!(<f16 as Arith>::from_acc(65520.0), f16::INFINITY);
         assert_eq!(Arith::to_real(3i64), 3.0f32);
         assert_eq!(Arith::to_real(true), 1.0f32);
+    }
+
+    #[test]
+    fn sign_floor_ceil() {
+        assert_eq!(Arith::sign(-7i8), -1);
+        assert_eq!(Arith::sign(0u8), 0);
+        assert_eq!(Arith::sign(200u8), 1);
+        assert_eq!(Arith::sign(-2.5f64), -1.0);
+        assert!(Arith::sign(-0.0f32).is_sign_positive());
+        assert!(Arith::sign(f16::NAN).is_nan());
+        assert!(Arith::sign(true));
+        assert_eq!(Arith::floor(-2.5f32), -3.0);
+        assert_eq!(Arith::ceil(bf16::from_f32(-2.5)), bf16::from_f32(-2.0));
+        assert_eq!(Arith::floor(-7i32), -7);
+        assert!(Arith::ceil(-0.5f64).is_sign_negative());
+    }
+
+    #[test]
+    fn numpy_round_with_decimals() {
+        assert_eq!(power_of_ten(0), 1.0);
+        assert_eq!(power_of_ten(12), 1e12);
+        assert_eq!(power_of_ten(400), f64::INFINITY);
+        assert_eq!(power_of_ten(u32::MAX), f64::INFINITY);
+        let cases = [
+            (2.5f64, 0, 2.0),
+            (3.5, 0, 4.0),
+            (-2.5, 0, -2.0),
+            (0.125, 2, 0.12),
+            (0.135, 2, 0.14),
+            (1250.0, -2, 1200.0),
+            (1350.0, -2, 1400.0),
+            (-5.0, -1, -0.0),
+            (1.5, 400, 1.5),
+            (123.0, -400, 0.0),
+        ];
+        for (x, d, want) in cases {
+            assert_eq!(Arith::round_to(x, d), want, "round({x}, {d})");
+            assert_eq!(
+                Arith::round_to(x as f32, d),
+                want as f32,
+                "f32 round({x}, {d})"
+            );
+        }
+        assert!(Arith::round_to(-123.0f64, -400).is_sign_negative());
+        assert_eq!(Arith::round_to(f64::INFINITY, -3), f64::INFINITY);
+        assert!(Arith::round_to(f32::NAN, 2).is_nan());
+        // Integers: unchanged for decimals >= 0, through f64 below (half to even).
+        assert_eq!(Arith::round_to(25i64, 5), 25);
+        assert_eq!(Arith::round_to(25i64, -1), 20);
+        assert_eq!(Arith::round_to(35i16, -1), 40);
+        assert_eq!(Arith::round_to(-25i8, -1), -20);
+        assert_eq!(Arith::round_to(251u8, -1), 250);
+        assert_eq!(Arith::round_to(f16::from_f32(2.25), 1), f16::from_f32(2.2));
+    }
+
+    #[test]
+    fn float_functions_of_halves_round_once_from_f32() {
+        let x = f16::from_f32(0.7);
+        assert_eq!(Float::sin(x), f16::from_f32(x.to_f32().sin()));
+        assert_eq!(Float::atanh(x), f16::from_f32(x.to_f32().atanh()));
+        let y = bf16::from_f32(3.0);
+        assert_eq!(Float::log10(y), bf16::from_f32(3f32.log10()));
+        assert_eq!(Float::recip(y), bf16::from_f32(1.0 / 3.0));
+        assert_eq!(
+            Float::round_ties_even(f16::from_f32(2.5)),
+            f16::from_f32(2.0)
+        );
+        assert!(Float::acosh(0.5f64).is_nan());
+        assert_eq!(Float::exp2(10.0f32), 1024.0);
+    }
+
+    #[test]
+    fn truth_values() {
+        assert!(truth(f32::NAN) && truth(-1i8) && truth(true));
+        assert!(!truth(0.0f64) && !truth(-0.0f32) && !truth(0u8) && !truth(false));
     }
 }

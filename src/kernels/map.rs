@@ -30,6 +30,24 @@ pub fn unary_map<A: Copy, O>(out: &mut [O], a: &[A], layout: &Layout, f: impl Fn
     });
 }
 
+/// `data[o] = f(data[o])` for every storage index `o` that `layout` addresses, in place.
+/// The layout must not repeat elements (no stride-0 dim longer than 1), or an element
+/// would be mapped twice: ops makes the tensor writable first, which rules that out.
+pub fn unary_map_in_place<T: Copy>(data: &mut [T], layout: &Layout, f: impl Fn(T) -> T) {
+    for_each_run([layout], |run| {
+        let ([o], [s]) = (run.offsets, run.strides);
+        if s == 1 {
+            let run = &mut data[o as usize..o as usize + run.len];
+            run.iter_mut().for_each(|x| *x = f(*x));
+        } else {
+            for j in 0..run.len {
+                let i = at(o, s, j);
+                data[i] = f(data[i]);
+            }
+        }
+    });
+}
+
 /// `out[i] = f(a[i], b[i])` over two layouts of the same (already broadcast) shape;
 /// `out.len()` is their numel.
 pub fn binary_map<A: Copy, B: Copy, O>(
@@ -129,6 +147,27 @@ mod tests {
                 assert_eq!(out, want, "{la:?} {lb:?}");
             }
         }
+    }
+
+    #[test]
+    fn in_place_writes_exactly_the_addressed_elements() {
+        // The non-broadcast views: each maps its 12 elements and leaves the rest alone.
+        for l in views().into_iter().take(3) {
+            let mut data: Vec<i64> = (0..24).collect();
+            unary_map_in_place(&mut data, &l, |x| x + 1000);
+            let touched: Vec<usize> = StridedIter::new(&l).collect();
+            for (i, &x) in data.iter().enumerate() {
+                let want = if touched.contains(&i) {
+                    i as i64 + 1000
+                } else {
+                    i as i64
+                };
+                assert_eq!(x, want, "{l:?} element {i}");
+            }
+        }
+        let mut one = [5i64];
+        unary_map_in_place(&mut one, &Layout::contiguous(&[]), |x| -x);
+        assert_eq!(one, [-5]);
     }
 
     #[test]

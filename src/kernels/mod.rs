@@ -3,7 +3,11 @@
 //! `ops` checks arguments, allocates the output and picks the kernel.
 
 pub mod arith;
+pub mod conv;
+pub mod erf;
 pub mod map;
 pub mod matmul;
+pub mod nn;
+pub mod pool;
 pub mod reduce;
 pub mod strided;

@@ -81,18 +81,79 @@ pub fn reduce_lanes<T: Copy, O>(
 /// Index of the first maximum of a lane, where NaN counts as the maximum (the first
 /// NaN wins); `None` for an empty lane.
 pub fn argmax<T: Copy + PartialOrd>(xs: &[T]) -> Option<usize> {
+    first_best(xs, |x, best| x > best)
+}
+
+/// Index of the first minimum of a lane, where NaN counts as the minimum (NumPy).
+pub fn argmin<T: Copy + PartialOrd>(xs: &[T]) -> Option<usize> {
+    first_best(xs, |x, best| x < best)
+}
+
+/// Index of the first maximum among the elements that are not NaN; `None` when there
+/// are none (an empty or all-NaN lane).
+pub fn nanargmax<T: Copy + PartialOrd>(xs: &[T]) -> Option<usize> {
+    first_best_not_nan(xs, |x, best| x > best)
+}
+
+/// Index of the first minimum among the elements that are not NaN (see `nanargmax`).
+pub fn nanargmin<T: Copy + PartialOrd>(xs: &[T]) -> Option<usize> {
+    first_best_not_nan(xs, |x, best| x < best)
+}
+
+/// The first element that no later one `beats`, where a NaN beats everything and
+/// ends the search.
+fn first_best<T: Copy + PartialOrd>(xs: &[T], beats: impl Fn(T, T) -> bool) -> Option<usize> {
     let mut best = 0;
     let mut best_value = *xs.first()?;
     for (i, &x) in xs.iter().enumerate().skip(1) {
         if is_nan(best_value) {
             break;
         }
-        if is_nan(x) || x > best_value {
+        if is_nan(x) || beats(x, best_value) {
             best = i;
             best_value = x;
         }
     }
     Some(best)
+}
+
+fn first_best_not_nan<T: Copy + PartialOrd>(
+    xs: &[T],
+    beats: impl Fn(T, T) -> bool,
+) -> Option<usize> {
+    let candidates = xs.iter().copied().enumerate().filter(|&(_, x)| !is_nan(x));
+    let best = candidates.reduce(|best, x| if beats(x.1, best.1) { x } else { best });
+    best.map(|(i, _)| i)
+}
+
+/// A scan along `axis`: `out` (row-major, of `layout`'s shape) gets, at each position,
+/// `finish` of the running state after `step`-ping through that lane's elements up to
+/// and including this one (`cumsum` with `step = +`). Sequential, in logical order.
+pub fn scan_axis<T: Copy, A: Copy, O>(
+    out: &mut [O],
+    data: &[T],
+    layout: &Layout,
+    axis: usize,
+    init: A,
+    step: impl Fn(A, T) -> A,
+    finish: impl Fn(A) -> O,
+) {
+    let out_layout = Layout::contiguous(&layout.shape);
+    let along = out_layout.strides[axis] as usize;
+    let mut kept = out_layout.clone();
+    kept.shape.remove(axis);
+    kept.strides.remove(axis);
+    // `reduce_lanes` visits lanes in row-major order of the kept dims, as this walk does.
+    let mut starts = StridedIter::new(&kept);
+    let reduced: Vec<bool> = (0..layout.ndim()).map(|d| d == axis).collect();
+    reduce_lanes(data, layout, &reduced, |lane| {
+        let Some(start) = starts.next() else { return };
+        let mut state = init;
+        for (j, &x) in lane.iter().enumerate() {
+            state = step(state, x);
+            out[start + j * along] = finish(state);
+        }
+    });
 }
 
 /// True when `pred` holds for some logical element of `layout`.
@@ -231,12 +292,86 @@ mod tests {
     }
 
     #[test]
-    fn argmax_first_occurrence_and_nan() {
+    fn arg_extremes_first_occurrence_and_nan() {
+        let nan = f64::NAN;
         assert_eq!(argmax(&[1, 3, 3, 2]), Some(1));
-        assert_eq!(argmax(&[1.0, f64::NAN, 5.0, f64::NAN]), Some(1));
+        assert_eq!(argmax(&[1.0, nan, 5.0, nan]), Some(1));
         assert_eq!(argmax(&[f32::NAN, 1.0]), Some(0));
         assert_eq!(argmax(&[false, true, true]), Some(1));
         assert_eq!(argmax::<i8>(&[]), None);
+        assert_eq!(argmin(&[4, 1, 3, 1]), Some(1));
+        assert_eq!(argmin(&[1.0, nan, 0.0]), Some(1));
+        assert_eq!(argmin::<f32>(&[]), None);
+        assert_eq!(nanargmax(&[nan, 1.0, 5.0, nan, 5.0]), Some(2));
+        assert_eq!(nanargmin(&[nan, 1.0, 0.5, nan, 0.5]), Some(2));
+        assert_eq!(nanargmax(&[nan, nan]), None);
+        assert_eq!(nanargmin::<f64>(&[]), None);
+        assert_eq!(nanargmax(&[2i32, 7, 7]), Some(1));
+    }
+
+    /// A naive reference for one lane: the position of the first best non-NaN value.
+    #[test]
+    fn nan_arg_extremes_match_a_naive_search() {
+        let vals = [3.0, f64::NAN, -1.0, 3.0, f64::NAN, -1.0, 2.0];
+        for start in 0..vals.len() {
+            let lane = &vals[start..];
+            let finite: Vec<(usize, f64)> = lane
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|(_, x)| !x.is_nan())
+                .collect();
+            let max = finite.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+            let min = finite.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+            let first = |v: f64| finite.iter().find(|p| p.1 == v).map(|p| p.0);
+            assert_eq!(nanargmax(lane), first(max), "{lane:?}");
+            assert_eq!(nanargmin(lane), first(min), "{lane:?}");
+        }
+    }
+
+    #[test]
+    fn scans_along_every_axis_of_views() {
+        // Cumulative sums of a [2, 3, 4] tensor and of its transpose, against index
+        // arithmetic on the logical elements.
+        let data: Vec<i64> = (0..24).map(|i| (i * 7) % 5).collect();
+        let base = Layout::contiguous(&[2, 3, 4]);
+        for layout in [base.clone(), base.permute(&[2, 0, 1]).unwrap()] {
+            let logical: Vec<i64> = StridedIter::new(&layout).map(|o| data[o]).collect();
+            let shape = layout.shape.clone();
+            for axis in 0..3 {
+                let mut out = vec![0i64; 24];
+                scan_axis(&mut out, &data, &layout, axis, 0i64, |s, x| s + x, |s| s);
+                let strides = Layout::contiguous(&shape).strides;
+                let step = strides[axis] as usize;
+                for (lin, &got) in out.iter().enumerate() {
+                    let k = lin / step % shape[axis];
+                    let want: i64 = (0..=k).map(|j| logical[lin - (k - j) * step]).sum();
+                    assert_eq!(got, want, "axis {axis} at {lin} of {layout:?}");
+                }
+            }
+        }
+        // Empty lanes and empty outputs write nothing; a running state of another type.
+        let mut none: [f32; 0] = [];
+        scan_axis(
+            &mut none,
+            &data,
+            &Layout::contiguous(&[2, 0]),
+            1,
+            0.0f32,
+            |s, x| s + x as f32,
+            |s| s,
+        );
+        let mut halves = [0.0f32; 3];
+        scan_axis(
+            &mut halves,
+            &[1u8, 2, 3],
+            &Layout::contiguous(&[3]),
+            0,
+            0u32,
+            |s, x| s + u32::from(x),
+            |s| s as f32 / 2.0,
+        );
+        assert_eq!(halves, [0.5, 1.5, 3.0]);
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! Elementwise binary ops with NumPy broadcasting and PyTorch promotion.
 
 use super::{elems, output_buffer, scalar_as, Operand};
-use crate::kernels::arith::{Arith, Float};
+use crate::kernels::arith::{truth, Arith, Float};
 use crate::kernels::map::binary_map;
 use crate::kernels::reduce::any;
-use crate::tensor::shape::broadcast_shapes;
-use crate::tensor::{Category, DType, Elem, Result, Scalar, Tensor, TensorError};
+use crate::tensor::shape::{broadcast_shapes, shape_str};
+use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinaryOp {
@@ -31,6 +31,10 @@ pub enum BinaryOp {
     BitAnd,
     BitOr,
     BitXor,
+    /// Truth values (nonzero, NaN included) combined into a bool result, any dtype.
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
 }
 
 impl BinaryOp {
@@ -54,6 +58,9 @@ impl BinaryOp {
             BinaryOp::BitAnd => "bitwise_and",
             BinaryOp::BitOr => "bitwise_or",
             BinaryOp::BitXor => "bitwise_xor",
+            BinaryOp::LogicalAnd => "logical_and",
+            BinaryOp::LogicalOr => "logical_or",
+            BinaryOp::LogicalXor => "logical_xor",
         }
     }
 }
@@ -61,36 +68,13 @@ impl BinaryOp {
 /// `a op b`, broadcasting. At least one operand should be a tensor; two scalars
 /// give a 0-d tensor of the scalars' default dtype.
 pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
-    let shape = broadcast_shapes(op.name(), operand_shape(&a), operand_shape(&b))?;
-    let dtype = promoted(a, b);
+    let shape = broadcast_shapes(op.name(), a.shape(), b.shape())?;
+    let dtype = Operand::promote(a, b);
     check_dtype(op, dtype)?;
     crate::dispatch!(dtype, T => binary_as::<T>(op, a, b, &shape))
 }
 
-fn operand_shape<'a>(x: &Operand<'a>) -> &'a [usize] {
-    match *x {
-        Operand::Tensor(t) => t.shape(),
-        Operand::Scalar(_) => &[],
-    }
-}
 
-/// The dtype both operands are converted to: PyTorch's `promote_types` for two tensors,
-/// the tensor's dtype unless a weak scalar is of a higher category, and the default
-/// dtypes (bool, i64, f32) for two scalars.
-fn promoted(a: Operand, b: Operand) -> DType {
-    let default = |s: Scalar| match s.category() {
-        Category::Bool => DType::Bool,
-        Category::Int => DType::I64,
-        Category::Float => DType::DEFAULT_FLOAT,
-    };
-    match (a, b) {
-        (Operand::Tensor(x), Operand::Tensor(y)) => DType::promote(x.dtype(), y.dtype()),
-        (Operand::Tensor(t), Operand::Scalar(s)) | (Operand::Scalar(s), Operand::Tensor(t)) => {
-            DType::promote_weak(t.dtype(), s.category())
-        }
-        (Operand::Scalar(x), Operand::Scalar(y)) => DType::promote(default(x), default(y)),
-    }
-}
 
 /// Rejects the dtypes PyTorch rejects for an op.
 fn check_dtype(op: BinaryOp, dtype: DType) -> Result<()> {
@@ -133,6 +117,36 @@ fn binary_as<T: Arith>(op: BinaryOp, a: Operand, b: Operand, shape: &[usize]) ->
         BinaryOp::BitAnd => map(name, a, b, T::bitand),
         BinaryOp::BitOr => map(name, a, b, T::bitor),
         BinaryOp::BitXor => map(name, a, b, T::bitxor),
+        BinaryOp::LogicalAnd => map(name, a, b, |x: T, y: T| truth(x) && truth(y)),
+        BinaryOp::LogicalOr => map(name, a, b, |x: T, y: T| truth(x) || truth(y)),
+        BinaryOp::LogicalXor => map(name, a, b, |x: T, y: T| truth(x) != truth(y)),
+    }
+}
+
+/// NumPy's `clip`: `minimum(maximum(x, min), max)`, so `max` wins where `min > max` and
+/// NaN propagates; the bounds broadcast with `x` and promote like `maximum` (weak
+/// scalars keep x's dtype). Without bounds, `x` is returned as it is.
+pub fn clip(x: &Tensor, min: Option<Operand>, max: Option<Operand>) -> Result<Tensor> {
+    let mut shape = x.shape().to_vec();
+    for (name, bound) in [("min", min), ("max", max)] {
+        let Some(bound) = bound else { continue };
+        let dims = bound.shape();
+        shape = broadcast_shapes("clip", &shape, dims).map_err(|_| {
+            let msg = format!(
+                "`{name}` of shape {} does not broadcast with x of shape {}",
+                shape_str(dims),
+                shape_str(x.shape())
+            );
+            TensorError::shape("clip", msg)
+        })?;
+    }
+    let lower = match min {
+        Some(m) => binary(BinaryOp::Maximum, Operand::Tensor(x), m)?,
+        None => x.clone(),
+    };
+    match max {
+        Some(m) => binary(BinaryOp::Minimum, Operand::Tensor(&lower), m),
+        None => Ok(lower),
     }
 }
 
@@ -191,9 +205,9 @@ mod tests {
     use BinaryOp::*;
     use DType::*;
 
-    const ALL_OPS: [BinaryOp; 18] = [
+    const ALL_OPS: [BinaryOp; 21] = [
         Add, Sub, Mul, Div, FloorDiv, Rem, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, BitAnd,
-        BitOr, BitXor,
+        BitOr, BitXor, LogicalAnd, LogicalOr, LogicalXor,
     ];
 
     /// The op on f64 values with NumPy semantics (operands already in the compute dtype;
@@ -222,12 +236,15 @@ mod tests {
             BitAnd => (i & j) as f64,
             BitOr => (i | j) as f64,
             BitXor => (i ^ j) as f64,
+            LogicalAnd => flag(x != 0.0 && y != 0.0),
+            LogicalOr => flag(x != 0.0 || y != 0.0),
+            LogicalXor => flag((x != 0.0) != (y != 0.0)),
         }
     }
 
     fn result_dtype(op: BinaryOp, compute: DType) -> DType {
         match op {
-            Eq | Ne | Lt | Le | Gt | Ge => Bool,
+            Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor => Bool,
             Div => compute.float_result(),
             _ => compute,
         }
@@ -667,5 +684,75 @@ mod tests {
                 assert_eq!(values(&tt(op, &va, &row).unwrap()), want, "{op:?}");
             }
         }
+    }
+
+    #[test]
+    fn logical_ops_use_truth_values() {
+        let nan = f64::NAN;
+        let a = tensor(&[nan, 0.0, -2.0, 0.0], &[4], F32);
+        let b = tensor(&[1.0, 0.0, 0.0, 3.0], &[4], I64);
+        let and = tt(LogicalAnd, &a, &b).unwrap();
+        assert_tensor(&and, Bool, &[4], &[1.0, 0.0, 0.0, 0.0], "and");
+        let or = tt(LogicalOr, &a, &b).unwrap();
+        assert_tensor(&or, Bool, &[4], &[1.0, 0.0, 1.0, 1.0], "or");
+        let xor = ts(LogicalXor, &a, Scalar::Bool(true)).unwrap();
+        assert_tensor(&xor, Bool, &[4], &[0.0, 1.0, 0.0, 1.0], "xor");
+        let e = tensor(&[], &[0, 2], U8);
+        assert_eq!(
+            tt(LogicalAnd, &e, &b.select(0, 1).unwrap())
+                .unwrap()
+                .shape(),
+            &[0, 2]
+        );
+    }
+
+    #[test]
+    fn clip_follows_numpy() {
+        let s = |v: f64| Some(Operand::Scalar(Scalar::Float(v)));
+        let i = |v: i64| Some(Operand::Scalar(Scalar::Int(v)));
+        let x = tensor(&[-3.0, 0.0, 2.0, 7.0], &[4], I32);
+        let got = clip(&x, i(0), i(5)).unwrap();
+        assert_tensor(&got, I32, &[4], &[0.0, 0.0, 2.0, 5.0], "ints");
+        // min > max: everything becomes max.
+        assert_tensor(
+            &clip(&x, i(5), i(1)).unwrap(),
+            I32,
+            &[4],
+            &[1.0; 4],
+            "swapped",
+        );
+        assert_tensor(
+            &clip(&x, None, i(1)).unwrap(),
+            I32,
+            &[4],
+            &[-3.0, 0.0, 1.0, 1.0],
+            "max",
+        );
+        assert_tensor(
+            &clip(&x, s(0.5), None).unwrap(),
+            F32,
+            &[4],
+            &[0.5, 0.5, 2.0, 7.0],
+            "f",
+        );
+        assert_eq!(values(&clip(&x, None, None).unwrap()), values(&x));
+        let nan = f64::NAN;
+        let f = tensor(&[nan, -1.0, 1.0], &[3], F16);
+        assert_tensor(
+            &clip(&f, s(0.0), s(0.5)).unwrap(),
+            F16,
+            &[3],
+            &[nan, 0.0, 0.5],
+            "nan",
+        );
+        // Tensor bounds broadcast with x, and their shape errors name clip.
+        let lo = tensor(&[0.0, 1.0], &[2, 1], I64);
+        let got = clip(&x, Some(Operand::Tensor(&lo)), i(4)).unwrap();
+        let want = [0.0, 0.0, 2.0, 4.0, 1.0, 1.0, 2.0, 4.0];
+        assert_tensor(&got, I64, &[2, 4], &want, "broadcast");
+        let bad = tensor(&[0.0; 3], &[3], F32);
+        let err = clip(&x, None, Some(Operand::Tensor(&bad))).unwrap_err();
+        let msg = "`max` of shape [3] does not broadcast with x of shape [4]";
+        assert_eq!(err, TensorError::shape("clip", msg));
     }
 }

@@ -1,9 +1,16 @@
-//! Basic indexing as a view: ints, slices, `...` and new axes map one Layout to another.
+//! Indexing, NumPy's rules. Basic items (ints, slices, `...`, `none`) map one Layout to
+//! another, so `x[0, 1:]` is a view. Bool masks and integer tensors (advanced indexing)
+//! pick elements by storage offset: reading them gathers a copy, assigning scatters.
+//! Also `nonzero`/`argwhere`, which turn a mask into the indices it selects.
 
-use crate::tensor::{Layout, Result, SliceSpec, TensorError};
+use super::{elems, output_buffer};
+use crate::kernels::strided::for_each_run;
+use crate::tensor::shape::{broadcast_shapes, shape_str};
+use crate::tensor::{DType, Elem, Layout, Result, SliceSpec, Tensor, TensorError};
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum IndexItem {
+/// One item of `x[...]`.
+#[derive(Clone, Debug)]
+pub enum Index {
     /// Picks one position and drops the axis (negative counts from the end).
     Int(i64),
     Slice(SliceSpec),
@@ -11,59 +18,266 @@ pub enum IndexItem {
     Ellipsis,
     /// `none`: inserts a size-1 axis.
     NewAxis,
+    /// A bool mask (indexes as many axes as it has) or an integer tensor (fancy indexing).
+    Tensor(Tensor),
 }
 
-/// The layout `x[items]` views, following NumPy's basic indexing.
-pub fn index_layout(layout: &Layout, items: &[IndexItem]) -> Result<Layout> {
-    let consuming = items
-        .iter()
-        .filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice(_)))
-        .count();
-    let ellipses = items.iter().filter(|i| **i == IndexItem::Ellipsis).count();
-    if ellipses > 1 {
-        return Err(TensorError::value(
-            "index",
-            "an index can only have a single ellipsis (`...`)",
-        ));
+/// An indexing error and the position of the item that caused it, when one did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexError {
+    pub item: Option<usize>,
+    pub error: TensorError,
+}
+
+impl From<TensorError> for IndexError {
+    fn from(error: TensorError) -> Self {
+        IndexError { item: None, error }
     }
-    if consuming > layout.ndim() {
+}
+
+fn at_item(item: usize, error: TensorError) -> IndexError {
+    IndexError {
+        item: Some(item),
+        error,
+    }
+}
+
+/// The elements `x[items]` addresses.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Selection {
+    /// Basic indexing: a layout over the same storage.
+    View(Layout),
+    /// Advanced indexing: the result's shape and the storage offset of each of its
+    /// elements in row-major order (an offset may repeat).
+    Gather {
+        shape: Vec<usize>,
+        offsets: Vec<usize>,
+    },
+}
+
+impl Selection {
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            Selection::View(l) => &l.shape,
+            Selection::Gather { shape, .. } => shape,
+        }
+    }
+}
+
+impl From<Layout> for Selection {
+    fn from(layout: Layout) -> Self {
+        Selection::View(layout)
+    }
+}
+
+/// A basic item after `...` is expanded and advanced items are replaced.
+#[derive(Clone, Copy)]
+enum Basic {
+    Int(i64),
+    Slice(SliceSpec),
+    NewAxis,
+}
+
+/// An index array acting on one dim of the basic view.
+struct Array {
+    index: Tensor,
+    /// The dim of the basic view it indexes.
+    dim: usize,
+    /// The input axis it indexes, for messages.
+    axis: usize,
+    /// Position of the index item it came from.
+    item: usize,
+}
+
+/// `t[items]`: a view for basic indexing, a copy when any item is a tensor.
+pub fn index_get(t: &Tensor, items: &[Index]) -> std::result::Result<Tensor, IndexError> {
+    let sel = select(t.layout(), items)?;
+    Ok(read(t, &sel)?)
+}
+
+/// Resolves `items` against `layout` following NumPy: a bool mask of k dims stands for
+/// the k index arrays of its nonzero positions; ints next to a tensor index count as
+/// 0-d index arrays; index arrays broadcast together, and their result dims replace the
+/// indexed dims in place when they are adjacent, else go first.
+pub fn select(layout: &Layout, items: &[Index]) -> std::result::Result<Selection, IndexError> {
+    let ndim = layout.ndim();
+    let mut consumed = 0;
+    let mut seen_ellipsis = false;
+    for (pos, item) in items.iter().enumerate() {
+        consumed += match item {
+            Index::Tensor(t) if t.dtype().is_float() => {
+                let msg = "indices must be integers or booleans";
+                return Err(at_item(pos, TensorError::dtype("index", t.dtype(), msg)));
+            }
+            Index::Tensor(t) if t.dtype() == DType::Bool => t.ndim(),
+            Index::Int(_) | Index::Slice(_) | Index::Tensor(_) => 1,
+            Index::NewAxis => 0,
+            Index::Ellipsis if seen_ellipsis => {
+                let msg = "an index can only have a single ellipsis (`...`)";
+                return Err(at_item(pos, TensorError::value("index", msg)));
+            }
+            Index::Ellipsis => {
+                seen_ellipsis = true;
+                0
+            }
+        };
+    }
+    if consumed > ndim {
         return Err(TensorError::value(
             "index",
             format!(
-                "too many indices: the tensor has {} dimension{} but {consuming} were indexed",
-                layout.ndim(),
-                if layout.ndim() == 1 { "" } else { "s" }
+                "too many indices: the tensor has {ndim} dimension{} but {consumed} were indexed",
+                if ndim == 1 { "" } else { "s" }
             ),
-        ));
+        )
+        .into());
     }
-    let fill = layout.ndim() - consuming;
+    let fill = ndim - consumed;
+    let advanced = items.iter().any(|i| matches!(i, Index::Tensor(_)));
+    // The basic view keeps a full dim for every advanced item (a new axis for a 0-d
+    // mask); `dim` counts the view's dims, `axis` the input's.
+    let mut basic: Vec<(Basic, usize)> = Vec::with_capacity(items.len() + fill);
+    let mut arrays: Vec<Array> = Vec::new();
+    let (mut dim, mut axis) = (0usize, 0usize);
+    let full = Basic::Slice(SliceSpec::FULL);
+    for (pos, item) in items.iter().enumerate() {
+        match item {
+            Index::Int(i) if advanced => {
+                // Checked here: an unused index array is not, but an int always is.
+                let size = layout.shape.get(axis).copied().unwrap_or(0);
+                if *i < -(size as i64) || *i >= size as i64 {
+                    let e = TensorError::Index {
+                        op: "index".into(),
+                        index: *i,
+                        axis,
+                        size,
+                    };
+                    return Err(at_item(pos, e));
+                }
+                arrays.push(Array {
+                    index: Tensor::scalar(*i),
+                    dim,
+                    axis,
+                    item: pos,
+                });
+                basic.push((full, pos));
+                (dim, axis) = (dim + 1, axis + 1);
+            }
+            Index::Int(i) => {
+                basic.push((Basic::Int(*i), pos));
+                axis += 1;
+            }
+            Index::Slice(s) => {
+                basic.push((Basic::Slice(*s), pos));
+                (dim, axis) = (dim + 1, axis + 1);
+            }
+            Index::Ellipsis => {
+                basic.extend(std::iter::repeat_n((full, pos), fill));
+                (dim, axis) = (dim + fill, axis + fill);
+            }
+            Index::NewAxis => {
+                basic.push((Basic::NewAxis, pos));
+                dim += 1;
+            }
+            Index::Tensor(t) if t.dtype() == DType::Bool && t.ndim() == 0 => {
+                // NumPy: a 0-d mask adds an axis of length 1 (true) or 0 (false).
+                let picked: Vec<i64> = if t.item_i64() == Some(0) {
+                    vec![]
+                } else {
+                    vec![0]
+                };
+                let n = picked.len();
+                arrays.push(Array {
+                    index: Tensor::from_vec(picked, &[n])?,
+                    dim,
+                    axis,
+                    item: pos,
+                });
+                basic.push((Basic::NewAxis, pos));
+                dim += 1;
+            }
+            Index::Tensor(t) if t.dtype() == DType::Bool => {
+                let k = t.ndim();
+                let dims = layout.shape.get(axis..axis + k).unwrap_or_default();
+                if t.shape() != dims {
+                    return Err(at_item(pos, mask_mismatch(t.shape(), dims, axis, layout)));
+                }
+                for (j, index) in nonzero(t)?.into_iter().enumerate() {
+                    arrays.push(Array {
+                        index,
+                        dim: dim + j,
+                        axis: axis + j,
+                        item: pos,
+                    });
+                    basic.push((full, pos));
+                }
+                (dim, axis) = (dim + k, axis + k);
+            }
+            Index::Tensor(t) => {
+                arrays.push(Array {
+                    index: t.clone(),
+                    dim,
+                    axis,
+                    item: pos,
+                });
+                basic.push((full, pos));
+                (dim, axis) = (dim + 1, axis + 1);
+            }
+        }
+    }
+    let view = basic_view(layout, &basic)?;
+    if arrays.is_empty() {
+        return Ok(Selection::View(view));
+    }
+    gather(&view, &arrays)
+}
+
+fn mask_mismatch(mask: &[usize], dims: &[usize], axis: usize, layout: &Layout) -> TensorError {
+    let axes = match mask.len() {
+        1 => format!("axis {axis}"),
+        k => format!("axes {axis}..{}", axis + k),
+    };
+    TensorError::shape(
+        "index",
+        format!(
+            "boolean mask of shape {} does not match the shape {} of {axes} of a tensor of shape {}",
+            shape_str(mask),
+            shape_str(dims),
+            shape_str(&layout.shape)
+        ),
+    )
+}
+
+/// Applies basic items (each with the position of the item it came from) as a view.
+fn basic_view(
+    layout: &Layout,
+    items: &[(Basic, usize)],
+) -> std::result::Result<Layout, IndexError> {
     let mut out = layout.clone();
     // `at` is the position in the output layout; `axis` the input axis, for messages.
     let (mut at, mut axis) = (0usize, 0usize);
-    for item in items {
-        match *item {
-            IndexItem::Int(i) => {
+    for &(item, pos) in items {
+        match item {
+            Basic::Int(i) => {
                 out = out.select(at, i).map_err(|e| match e {
-                    TensorError::Index { index, size, .. } => TensorError::Index {
-                        op: "index".into(),
-                        index,
-                        axis,
-                        size,
-                    },
-                    other => other,
+                    TensorError::Index { index, size, .. } => at_item(
+                        pos,
+                        TensorError::Index {
+                            op: "index".into(),
+                            index,
+                            axis,
+                            size,
+                        },
+                    ),
+                    other => at_item(pos, other),
                 })?;
                 axis += 1;
             }
-            IndexItem::Slice(s) => {
-                out = out.slice(at, s)?;
-                at += 1;
-                axis += 1;
+            Basic::Slice(s) => {
+                out = out.slice(at, s).map_err(|e| at_item(pos, e))?;
+                (at, axis) = (at + 1, axis + 1);
             }
-            IndexItem::Ellipsis => {
-                at += fill;
-                axis += fill;
-            }
-            IndexItem::NewAxis => {
+            Basic::NewAxis => {
                 out = out.unsqueeze(at);
                 at += 1;
             }
@@ -72,50 +286,454 @@ pub fn index_layout(layout: &Layout, items: &[IndexItem]) -> Result<Layout> {
     Ok(out)
 }
 
+/// The offsets of advanced indexing over the basic `view`.
+fn gather(view: &Layout, arrays: &[Array]) -> std::result::Result<Selection, IndexError> {
+    let mut picked: Vec<usize> = Vec::new();
+    for a in arrays {
+        picked = broadcast_shapes("index", &picked, a.index.shape()).map_err(|_| {
+            let msg = format!(
+                "index tensors of shapes {} and {} cannot be broadcast together",
+                shape_str(&picked),
+                shape_str(a.index.shape())
+            );
+            at_item(a.item, TensorError::shape("index", msg))
+        })?;
+    }
+    let dims: Vec<usize> = arrays.iter().map(|a| a.dim).collect();
+    let adjacent = dims.windows(2).all(|w| w[1] == w[0] + 1);
+    let rest: Vec<usize> = (0..view.ndim()).filter(|d| !dims.contains(d)).collect();
+    let first = dims.first().copied().unwrap_or(0);
+    let split = if adjacent {
+        rest.iter().filter(|&&d| d < first).count()
+    } else {
+        0
+    };
+    let (outer, inner) = rest.split_at(split);
+    let sizes = |ds: &[usize]| -> Vec<usize> { ds.iter().map(|&d| view.shape[d]).collect() };
+    let shape = [sizes(outer), picked.clone(), sizes(inner)].concat();
+    let mut offsets = output_buffer("index", &shape, 0usize)?;
+    // Storage offset contributed by the index arrays at each broadcast position.
+    let mut picked_offsets = if offsets.is_empty() {
+        Vec::new()
+    } else {
+        output_buffer("index", &picked, 0isize)?
+    };
+    // NumPy checks the indices whenever the broadcast index is not empty, even when
+    // another dim makes the result empty.
+    let checked = picked.iter().all(|&d| d > 0);
+    for a in arrays {
+        let size = view.shape[a.dim];
+        let stride = view.strides[a.dim];
+        let n = size as i64;
+        let values = if checked {
+            a.index.to_vec::<i64>()
+        } else {
+            vec![]
+        };
+        if let Some(&bad) = values.iter().find(|&&i| i < -n || i >= n) {
+            let e = TensorError::Index {
+                op: "index".into(),
+                index: bad,
+                axis: a.axis,
+                size,
+            };
+            return Err(at_item(a.item, e));
+        }
+        if offsets.is_empty() {
+            continue;
+        }
+        let values = a.index.broadcast_to(&picked)?.to_vec::<i64>();
+        for (o, i) in picked_offsets.iter_mut().zip(values) {
+            *o += (if i < 0 { i + n } else { i }) as isize * stride;
+        }
+    }
+    let strides = |ds: &[usize]| -> Vec<isize> { ds.iter().map(|&d| view.strides[d]).collect() };
+    let outer = relative_offsets(&sizes(outer), &strides(outer));
+    let inner = relative_offsets(&sizes(inner), &strides(inner));
+    let base = view.offset as isize;
+    let all = outer.iter().flat_map(|o| {
+        let inner = &inner;
+        picked_offsets
+            .iter()
+            .flat_map(move |p| inner.iter().map(move |i| base + o + p + i))
+    });
+    for (slot, off) in offsets.iter_mut().zip(all) {
+        *slot = usize::try_from(off).map_err(|_| internal())?;
+    }
+    Ok(Selection::Gather { shape, offsets })
+}
+
+fn internal() -> TensorError {
+    TensorError::value("index", "internal error: offset outside the storage")
+}
+
+/// Offsets of the elements of a (shape, strides) walk from 0, in row-major order.
+fn relative_offsets(shape: &[usize], strides: &[isize]) -> Vec<isize> {
+    let layout = Layout {
+        shape: shape.to_vec(),
+        strides: strides.to_vec(),
+        offset: 0,
+    };
+    let mut out = Vec::with_capacity(layout.numel());
+    for_each_run([&layout], |run| {
+        let ([o], [s]) = (run.offsets, run.strides);
+        out.extend((0..run.len as isize).map(|j| o + j * s));
+    });
+    out
+}
+
+/// The elements `sel` addresses: a view, or a gathered copy.
+pub fn read(t: &Tensor, sel: &Selection) -> Result<Tensor> {
+    match sel {
+        Selection::View(l) => Ok(t.with_layout(l.clone())),
+        Selection::Gather { shape, offsets } => crate::dispatch!(t.dtype(), T => {
+            let data = elems::<T>("index", t)?;
+            let mut out = output_buffer("index", shape, T::default())?;
+            for (d, &o) in out.iter_mut().zip(offsets) {
+                *d = *data.get(o).ok_or_else(internal)?;
+            }
+            Tensor::from_vec(out, shape)
+        }),
+    }
+}
+
+/// Writes `value` (broadcast to the selection's shape, cast to t's dtype) into the
+/// elements `sel` addresses. `sel` must come from `t`'s layout after `make_writable`.
+/// Repeated offsets take the last value written (NumPy).
+pub fn write(t: &mut Tensor, sel: &Selection, value: &Tensor) -> Result<()> {
+    let shape = sel.shape();
+    // NumPy drops a value's extra leading size-1 dims: `x[0] = [[1, 2]]` fills a row.
+    let extra = value.ndim().saturating_sub(shape.len());
+    let leading = value
+        .shape()
+        .iter()
+        .take(extra)
+        .take_while(|&&d| d == 1)
+        .count();
+    let axes: Vec<i64> = (0..leading as i64).collect();
+    let squeezed = value.squeeze(Some(&axes))?;
+    let src = squeezed.broadcast_to(shape).map_err(|_| {
+        TensorError::shape(
+            "assign",
+            format!(
+                "cannot assign a value of shape {} to a region of shape {}",
+                shape_str(value.shape()),
+                shape_str(shape)
+            ),
+        )
+    })?;
+    match sel {
+        Selection::View(region) => t.assign(region, &src),
+        Selection::Gather { offsets, .. } => crate::dispatch!(t.dtype(), T => {
+            let values = src.to_vec::<T>();
+            let dst = T::vec_mut(t.storage_mut()).ok_or_else(internal)?;
+            for (&o, v) in offsets.iter().zip(values) {
+                *dst.get_mut(o).ok_or_else(internal)? = v;
+            }
+            Ok(())
+        }),
+    }
+}
+
+/// The number of nonzero elements (NaN counts as nonzero) and their coordinates, one
+/// row of `ndim` per element in row-major order.
+fn nonzero_coords(op: &str, t: &Tensor) -> Result<(usize, Vec<i64>)> {
+    let flags = t.to_vec::<bool>();
+    let count = flags.iter().filter(|&&f| f).count();
+    let shape = t.shape();
+    if shape.is_empty() {
+        return Ok((count, Vec::new()));
+    }
+    let mut coords = output_buffer(op, &[count, shape.len()], 0i64)?;
+    let mut rows = coords.chunks_exact_mut(shape.len());
+    let mut index = vec![0usize; shape.len()];
+    for f in flags {
+        if f {
+            if let Some(row) = rows.next() {
+                for (c, &i) in row.iter_mut().zip(&index) {
+                    *c = i as i64;
+                }
+            }
+        }
+        // Advance the odometer, innermost axis first.
+        for (i, &d) in index.iter_mut().zip(shape).rev() {
+            *i += 1;
+            if *i < d {
+                break;
+            }
+            *i = 0;
+        }
+    }
+    Ok((count, coords))
+}
+
+/// NumPy `nonzero`: one i64 tensor of indices per axis, for the nonzero elements in
+/// row-major order.
+pub fn nonzero(t: &Tensor) -> Result<Vec<Tensor>> {
+    let ndim = t.ndim();
+    if ndim == 0 {
+        return Err(TensorError::value(
+            "nonzero",
+            "a 0-d tensor has no axes to index; use argwhere, or reshape it to 1-D first",
+        ));
+    }
+    let (count, coords) = nonzero_coords("nonzero", t)?;
+    (0..ndim)
+        .map(|j| {
+            let column: Vec<i64> = coords.iter().skip(j).step_by(ndim).copied().collect();
+            Tensor::from_vec(column, &[count])
+        })
+        .collect()
+}
+
+/// NumPy `argwhere`: the coordinates of the nonzero elements as an i64 [N, ndim] tensor.
+pub fn argwhere(t: &Tensor) -> Result<Tensor> {
+    let (count, coords) = nonzero_coords("argwhere", t)?;
+    Tensor::from_vec(coords, &[count, t.ndim()])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::testutil::views;
     use crate::tensor::iter::StridedIter;
 
     fn offsets(l: &Layout) -> Vec<usize> {
         StridedIter::new(l).collect()
     }
 
+    fn view_of(layout: &Layout, items: &[Index]) -> Layout {
+        match select(layout, items).unwrap() {
+            Selection::View(l) => l,
+            other => panic!("expected a view, got {other:?}"),
+        }
+    }
+
+    fn ints(v: &[i64], shape: &[usize]) -> Index {
+        Index::Tensor(Tensor::from_vec(v.to_vec(), shape).unwrap())
+    }
+
+    fn mask(v: &[bool], shape: &[usize]) -> Index {
+        Index::Tensor(Tensor::from_vec(v.to_vec(), shape).unwrap())
+    }
+
+    fn arange(shape: &[usize]) -> Tensor {
+        let n: usize = shape.iter().product();
+        Tensor::from_vec((0..n as i64).collect(), shape).unwrap()
+    }
+
     #[test]
     fn ints_slices_ellipsis_newaxis() {
         let l = Layout::contiguous(&[2, 3, 4]);
-        let r = index_layout(&l, &[IndexItem::Int(-1)]).unwrap();
+        let r = view_of(&l, &[Index::Int(-1)]);
         assert_eq!(r.shape, vec![3, 4]);
         assert_eq!(offsets(&r)[0], 12);
-        let r = index_layout(&l, &[IndexItem::Ellipsis, IndexItem::Int(1)]).unwrap();
+        let r = view_of(&l, &[Index::Ellipsis, Index::Int(1)]);
         assert_eq!(r.shape, vec![2, 3]);
         assert_eq!(offsets(&r), vec![1, 5, 9, 13, 17, 21]);
-        let r = index_layout(
-            &l,
-            &[IndexItem::NewAxis, IndexItem::Int(0), IndexItem::NewAxis],
-        )
-        .unwrap();
+        let r = view_of(&l, &[Index::NewAxis, Index::Int(0), Index::NewAxis]);
         assert_eq!(r.shape, vec![1, 1, 3, 4]);
         let step = SliceSpec {
             start: None,
             stop: None,
             step: -2,
         };
-        let r = index_layout(&l, &[IndexItem::Int(0), IndexItem::Slice(step)]).unwrap();
+        let r = view_of(&l, &[Index::Int(0), Index::Slice(step)]);
         assert_eq!(r.shape, vec![2, 4]);
         assert_eq!(offsets(&r)[..4], [8, 9, 10, 11]);
     }
 
     #[test]
-    fn errors_name_the_axis() {
+    fn errors_name_the_axis_and_item() {
         let l = Layout::contiguous(&[2, 3]);
-        let e = index_layout(&l, &[IndexItem::Int(0), IndexItem::Int(5)]).unwrap_err();
+        let e = select(&l, &[Index::Int(0), Index::Int(5)]).unwrap_err();
+        assert_eq!(e.item, Some(1));
         assert_eq!(
-            e.to_string(),
+            e.error.to_string(),
             "index: index 5 is out of bounds for axis 1 with size 3"
         );
-        assert!(index_layout(&l, &[IndexItem::Int(0); 3]).is_err());
-        assert!(index_layout(&l, &[IndexItem::Ellipsis, IndexItem::Ellipsis]).is_err());
-        assert!(index_layout(&Layout::contiguous(&[]), &[IndexItem::Ellipsis]).is_ok());
+        let e = select(&l, &[Index::Slice(SliceSpec::FULL), ints(&[0, -4], &[2])]).unwrap_err();
+        assert_eq!(e.item, Some(1));
+        assert_eq!(
+            e.error.to_string(),
+            "index: index -4 is out of bounds for axis 1 with size 3"
+        );
+        let e = select(&l, &[mask(&[true, false, true], &[3])]).unwrap_err();
+        assert_eq!(e.item, Some(0));
+        assert_eq!(
+            e.error.to_string(),
+            "index: boolean mask of shape [3] does not match the shape [2] of axis 0 of a tensor of shape [2, 3]"
+        );
+        let e = select(&l, &[ints(&[0, 1], &[2]), ints(&[0, 1, 2], &[3])]).unwrap_err();
+        assert_eq!(e.item, Some(1));
+        assert_eq!(
+            e.error.to_string(),
+            "index: index tensors of shapes [2] and [3] cannot be broadcast together"
+        );
+        let floats = Index::Tensor(Tensor::from_vec(vec![0.0f32], &[1]).unwrap());
+        assert_eq!(
+            select(&l, &[Index::Int(0), floats]).unwrap_err().item,
+            Some(1)
+        );
+        assert_eq!(
+            select(&l, &[Index::Int(0), Index::Int(0), Index::Int(0)])
+                .unwrap_err()
+                .item,
+            None
+        );
+        let e = select(&l, &[Index::Ellipsis, Index::Ellipsis]).unwrap_err();
+        assert_eq!(e.item, Some(1));
+        assert!(select(&Layout::contiguous(&[]), &[Index::Ellipsis]).is_ok());
+    }
+
+    /// NumPy's advanced indexing computed the slow way, for 2-D `x[a, b]` with two
+    /// broadcast index arrays.
+    #[test]
+    fn two_arrays_broadcast_like_numpy() {
+        let x = arange(&[3, 4]);
+        let rows = ints(&[0, 2, -1], &[3, 1]);
+        let cols = ints(&[1, -1], &[2]);
+        let got = index_get(&x, &[rows, cols]).unwrap();
+        assert_eq!(got.shape(), &[3, 2]);
+        let mut want = vec![];
+        for r in [0, 2, 2] {
+            for c in [1, 3] {
+                want.push(r * 4 + c);
+            }
+        }
+        assert_eq!(got.to_vec::<i64>(), want);
+        assert!(got.owns_data());
+    }
+
+    #[test]
+    fn result_dims_go_in_place_or_first() {
+        let x = arange(&[2, 3, 4]);
+        let full = Index::Slice(SliceSpec::FULL);
+        let shape = |items: &[Index]| index_get(&x, items).unwrap().shape().to_vec();
+        assert_eq!(shape(&[full.clone(), ints(&[0, 2], &[2])]), vec![2, 2, 4]);
+        assert_eq!(
+            shape(&[full.clone(), full.clone(), ints(&[0, 1, 2], &[3, 1])]),
+            vec![2, 3, 3, 1]
+        );
+        // An int next to an array counts as an index array: adjacent stays in place ...
+        assert_eq!(
+            shape(&[full.clone(), Index::Int(1), ints(&[0, 1], &[2])]),
+            vec![2, 2]
+        );
+        // ... separated by a slice, the broadcast dims go first (NumPy's rule).
+        let got = index_get(&x, &[Index::Int(1), full.clone(), ints(&[0, 3], &[2])]).unwrap();
+        assert_eq!(got.shape(), &[2, 3]);
+        assert_eq!(got.to_vec::<i64>(), vec![12, 16, 20, 15, 19, 23]);
+        assert_eq!(
+            shape(&[ints(&[0], &[1]), Index::NewAxis, ints(&[0], &[1])]),
+            vec![1, 1, 4]
+        );
+        assert_eq!(
+            shape(&[Index::NewAxis, ints(&[1, 0], &[2])]),
+            vec![1, 2, 3, 4]
+        );
+    }
+
+    #[test]
+    fn masks_select_in_row_major_order() {
+        let x = arange(&[2, 3]);
+        let m = mask(&[true, false, true, false, true, true], &[2, 3]);
+        let got = index_get(&x, &[m]).unwrap();
+        assert_eq!(got.to_vec::<i64>(), vec![0, 2, 4, 5]);
+        let cols = mask(&[false, true, true], &[3]);
+        let got = index_get(&x, &[Index::Slice(SliceSpec::FULL), cols]).unwrap();
+        assert_eq!(got.shape(), &[2, 2]);
+        assert_eq!(got.to_vec::<i64>(), vec![1, 2, 4, 5]);
+        let none = mask(&[false, false], &[2]);
+        assert_eq!(index_get(&x, &[none]).unwrap().shape(), &[0, 3]);
+        let yes = Index::Tensor(Tensor::scalar(true));
+        assert_eq!(index_get(&x, &[yes]).unwrap().shape(), &[1, 2, 3]);
+        let no = Index::Tensor(Tensor::scalar(false));
+        assert_eq!(index_get(&x, &[no]).unwrap().shape(), &[0, 2, 3]);
+    }
+
+    #[test]
+    fn gathers_from_every_view() {
+        let base = Tensor::from_vec((0..12).map(f64::from).collect::<Vec<_>>(), &[3, 4]).unwrap();
+        for v in views(&base) {
+            let got = index_get(&v, &[ints(&[2, 0], &[2]), ints(&[-1], &[1])]).unwrap();
+            assert_eq!(got.to_vec::<f64>(), vec![11.0, 3.0], "{:?}", v.layout());
+        }
+    }
+
+    #[test]
+    fn writes_scatter_with_the_last_write_winning() {
+        let mut x = arange(&[2, 3]);
+        x.make_writable();
+        let sel = select(x.layout(), &[ints(&[1, 0, 1], &[3]), Index::Int(2)]).unwrap();
+        let v = Tensor::from_vec(vec![7.9f32, 8.0, 9.0], &[3]).unwrap();
+        write(&mut x, &sel, &v).unwrap();
+        assert_eq!(x.to_vec::<i64>(), vec![0, 1, 8, 3, 4, 9]);
+        let nested = Tensor::from_vec(vec![1i64, 2, 3], &[1, 1, 3]).unwrap();
+        write(&mut x, &sel, &nested).unwrap();
+        assert_eq!(x.to_vec::<i64>(), vec![0, 1, 2, 3, 4, 3]);
+        let e = write(
+            &mut x,
+            &sel,
+            &Tensor::from_vec(vec![1i64, 2], &[2]).unwrap(),
+        );
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "assign: cannot assign a value of shape [2] to a region of shape [3]"
+        );
+    }
+
+    #[test]
+    fn writes_through_a_shared_or_reversed_base_stay_private() {
+        let a = arange(&[4]);
+        let rev = a
+            .slice(
+                0,
+                SliceSpec {
+                    start: None,
+                    stop: None,
+                    step: -1,
+                },
+            )
+            .unwrap();
+        let mut b = rev.clone();
+        b.make_writable();
+        let sel = select(b.layout(), &[mask(&[true, false, false, true], &[4])]).unwrap();
+        write(&mut b, &sel, &Tensor::scalar(-1i64)).unwrap();
+        assert_eq!(b.to_vec::<i64>(), vec![-1, 2, 1, -1]);
+        assert_eq!(a.to_vec::<i64>(), vec![0, 1, 2, 3]);
+        assert_eq!(rev.to_vec::<i64>(), vec![3, 2, 1, 0]);
+    }
+
+    #[test]
+    fn empty_results_still_check_bounds() {
+        let x = Tensor::zeros(DType::F32, &[0, 3]).unwrap();
+        let full = Index::Slice(SliceSpec::FULL);
+        assert_eq!(
+            index_get(&x, &[full.clone(), ints(&[2], &[1])])
+                .unwrap()
+                .shape(),
+            &[0, 1]
+        );
+        assert!(index_get(&x, &[full, ints(&[3], &[1])]).is_err());
+        assert!(index_get(&x, &[ints(&[0], &[1])]).is_err());
+        assert_eq!(index_get(&x, &[ints(&[], &[0])]).unwrap().shape(), &[0, 3]);
+        let y = arange(&[2, 3]);
+        let unused = index_get(&y, &[ints(&[], &[0]), ints(&[7], &[1])]).unwrap();
+        assert_eq!(unused.shape(), &[0]);
+    }
+
+    #[test]
+    fn nonzero_and_argwhere() {
+        let x = Tensor::from_vec(vec![0.0, f32::NAN, -0.0, 2.0, 0.0, 1.0], &[2, 3]).unwrap();
+        let nz = nonzero(&x).unwrap();
+        assert_eq!(nz[0].to_vec::<i64>(), vec![0, 1, 1]);
+        assert_eq!(nz[1].to_vec::<i64>(), vec![1, 0, 2]);
+        let aw = argwhere(&x.transpose(0, 1).unwrap()).unwrap();
+        assert_eq!(aw.shape(), &[3, 2]);
+        assert_eq!(aw.to_vec::<i64>(), vec![0, 1, 1, 0, 2, 1]);
+        assert!(nonzero(&Tensor::scalar(1i64)).is_err());
+        assert_eq!(argwhere(&Tensor::scalar(1i64)).unwrap().shape(), &[1, 0]);
+        assert_eq!(argwhere(&Tensor::scalar(0i64)).unwrap().shape(), &[0, 0]);
     }
 }

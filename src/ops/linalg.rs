@@ -1,6 +1,6 @@
-//! Matrix products with `numpy.matmul` semantics.
+//! Matrix products with `numpy.matmul` and `numpy.dot` semantics.
 
-use super::{elems, output_buffer};
+use super::{binary, elems, output_buffer, BinaryOp, Operand};
 use crate::kernels::arith::Arith;
 use crate::kernels::matmul::matmul as matmul_kernel;
 use crate::tensor::iter::StridedIter;
@@ -24,6 +24,48 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     let dtype = DType::promote(a.dtype(), b.dtype());
     crate::dispatch!(dtype, T => batched::<T>(a, b, &plan, &shape))
+}
+
+/// `numpy.dot(a, b)`: with a 0-d operand, a product (`a * b`); otherwise the sum over
+/// the last axis of `a` and the second-to-last of `b` (its only axis when 1-D), so
+/// the result has shape `a.shape[:-1] + b.shape[:-2] + b.shape[-1:]`. For 1-D and
+/// 2-D operands this is the inner product and the matrix product. Dtypes as `matmul`.
+pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.ndim() == 0 || b.ndim() == 0 {
+        return binary(BinaryOp::Mul, Operand::Tensor(a), Operand::Tensor(b));
+    }
+    let (sa, sb) = (a.shape(), b.shape());
+    let (a_axis, b_axis) = (sa.len() - 1, sb.len().saturating_sub(2));
+    let (k, kb) = (sa[a_axis], sb[b_axis]);
+    if k != kb {
+        let msg = format!(
+            "shapes {} and {} not aligned: {k} (dim {a_axis}) != {kb} (dim {b_axis})",
+            shape_str(sa),
+            shape_str(sb)
+        );
+        return Err(TensorError::shape("dot", msg));
+    }
+    if sb.len() == 1 {
+        // numpy.matmul sums over the same axes here.
+        return matmul(a, b);
+    }
+    // One matrix product: a as [rows, k] times b's summed axis moved first, [k, cols].
+    let rows: usize = sa[..a_axis].iter().product();
+    let b_rest: Vec<i64> = (0..sb.len())
+        .filter(|&d| d != b_axis)
+        .map(|d| d as i64)
+        .collect();
+    let cols: usize = b_rest.iter().map(|&d| sb[d as usize]).product();
+    let order: Vec<i64> = std::iter::once(b_axis as i64).chain(b_rest).collect();
+    let a2 = a.reshape(&[rows as i64, k as i64])?;
+    let b2 = b.permute(&order)?.reshape(&[k as i64, cols as i64])?;
+    let shape: Vec<i64> = sa[..a_axis]
+        .iter()
+        .chain(&sb[..b_axis])
+        .chain(&sb[b_axis + 1..])
+        .map(|&d| d as i64)
+        .collect();
+    matmul(&a2, &b2)?.reshape(&shape)
 }
 
 /// The sizes of one product: `batch` stacks of (m × k) @ (k × n), where each operand
@@ -308,5 +350,73 @@ mod tests {
             rhs: vec![3, 3, 1],
         };
         assert_eq!(err, want);
+    }
+
+    /// numpy.dot written out: the sum over a's last axis and b's second-to-last.
+    fn reference_dot(a: &Tensor, b: &Tensor) -> (Vec<usize>, Vec<f64>) {
+        let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
+        let k = sa[sa.len() - 1];
+        let b_axis = sb.len().saturating_sub(2);
+        let a_rows: usize = sa[..sa.len() - 1].iter().product();
+        let b_outer: usize = sb[..b_axis].iter().product();
+        let n = if sb.len() == 1 { 1 } else { sb[sb.len() - 1] };
+        let (av, bv) = (values(a), values(b));
+        let mut out = vec![];
+        for i in 0..a_rows {
+            for o in 0..b_outer {
+                for j in 0..n {
+                    let sum = (0..k)
+                        .map(|p| av[i * k + p] * bv[(o * k + p) * n + j])
+                        .sum::<f64>();
+                    out.push(sum);
+                }
+            }
+        }
+        let mut shape = sa[..sa.len() - 1].to_vec();
+        shape.extend_from_slice(&sb[..b_axis]);
+        if sb.len() > 1 {
+            shape.push(n);
+        }
+        (shape, out)
+    }
+
+    #[test]
+    fn dot_follows_numpy() {
+        let forms: [(&[usize], &[usize]); 9] = [
+            (&[4], &[4]),
+            (&[2, 3], &[3, 4]),
+            (&[2, 3, 4], &[4]),
+            (&[4], &[2, 4, 3]),
+            (&[2, 3, 4], &[5, 4, 2]),
+            (&[3], &[2, 3, 3, 2]),
+            (&[2, 1, 3], &[3, 0]),
+            (&[0, 3], &[2, 3, 4]),
+            (&[2, 0], &[3, 0, 2]),
+        ];
+        for (sa, sb) in forms {
+            let (a, b) = (ramp(sa, F64, 1), ramp(sb, F64, 4));
+            let (shape, want) = reference_dot(&a, &b);
+            let inputs = if a.numel() > 0 { views(&a) } else { vec![a] };
+            for va in inputs {
+                let got = dot(&va, &b).unwrap();
+                assert_tensor(&got, F64, &shape, &want, &format!("{sa:?} . {sb:?}"));
+            }
+        }
+        let (a, b) = (ramp(&[2, 3, 4], I32, 0), ramp(&[3, 4, 2], F16, 2));
+        let (shape, want) = reference_dot(&a, &b);
+        assert_tensor(&dot(&a, &b).unwrap(), F16, &shape, &want, "promotion");
+        // A 0-d operand multiplies.
+        let s = tensor(&[2.0], &[], I64);
+        let m = ramp(&[2, 2], F32, 0);
+        assert_tensor(
+            &dot(&s, &m).unwrap(),
+            F32,
+            &[2, 2],
+            &values(&m).iter().map(|v| v * 2.0).collect::<Vec<_>>(),
+            "0-d",
+        );
+        let err = dot(&ramp(&[2, 3], F32, 0), &ramp(&[4, 2], F32, 0)).unwrap_err();
+        let msg = "shapes [2, 3] and [4, 2] not aligned: 3 (dim 1) != 4 (dim 0)";
+        assert_eq!(err, TensorError::shape("dot", msg));
     }
 }

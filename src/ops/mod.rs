@@ -17,13 +17,41 @@ mod testutil;
 pub mod unary;
 
 use crate::tensor::shape::checked_numel;
-use crate::tensor::{Elem, Result, Scalar, Tensor, TensorError};
+use crate::tensor::{Category, DType, Elem, Result, Scalar, Tensor, TensorError};
 
 /// One side of a binary op: a tensor, or a weak scalar that adopts the tensor's dtype.
 #[derive(Clone, Copy, Debug)]
 pub enum Operand<'a> {
     Tensor(&'a Tensor),
     Scalar(Scalar),
+}
+
+impl<'a> Operand<'a> {
+    /// The operand's shape; a scalar is 0-d.
+    pub fn shape(&self) -> &'a [usize] {
+        match *self {
+            Operand::Tensor(t) => t.shape(),
+            Operand::Scalar(_) => &[],
+        }
+    }
+
+    /// The dtype both operands are converted to: PyTorch's `promote_types` for two
+    /// tensors, the tensor's dtype unless a weak scalar is of a higher category, and
+    /// the default dtypes (bool, i64, f32) for two scalars.
+    pub fn promote(a: Operand, b: Operand) -> DType {
+        let default = |s: Scalar| match s.category() {
+            Category::Bool => DType::Bool,
+            Category::Int => DType::I64,
+            Category::Float => DType::DEFAULT_FLOAT,
+        };
+        match (a, b) {
+            (Operand::Tensor(x), Operand::Tensor(y)) => DType::promote(x.dtype(), y.dtype()),
+            (Operand::Tensor(t), Operand::Scalar(s)) | (Operand::Scalar(s), Operand::Tensor(t)) => {
+                DType::promote_weak(t.dtype(), s.category())
+            }
+            (Operand::Scalar(x), Operand::Scalar(y)) => DType::promote(default(x), default(y)),
+        }
+    }
 }
 
 pub use binary::{binary, BinaryOp};

@@ -1,139 +1,367 @@
-//! Reductions over all elements or the given axes.
+//! Reductions over all elements or the given axes, the vector norm built on them, and
+//! the cumulative sum.
 
-use super::elems;
-use crate::kernels::arith::Arith;
-use crate::kernels::reduce::{argmax, pairwise_sum, reduce_lanes};
+use super::binary::binary;
+use super::{elems, output_buffer, BinaryOp, Operand};
+use crate::kernels::arith::{is_nan, truth, Arith};
+use crate::kernels::reduce::{
+    argmax, argmin, nanargmax, nanargmin, pairwise_sum, reduce_lanes, scan_axis,
+};
 use crate::tensor::shape::normalize_axis;
-use crate::tensor::{Elem, Result, Tensor, TensorError};
+use crate::tensor::{Elem, Result, Scalar, Tensor, TensorError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReduceOp {
     Sum,
+    Prod,
     Mean,
+    /// Mean squared deviation, divided by `n - ddof` (NumPy; `ddof = 0` by default).
+    Var {
+        ddof: i64,
+    },
+    /// Square root of `Var`.
+    Std {
+        ddof: i64,
+    },
     Max,
     Min,
     /// Index (i64) of the first maximum; one axis or the flattened tensor.
     ArgMax,
+    ArgMin,
+    /// The `Nan*` ops skip NaN: it neither adds nor counts.
+    NanSum,
+    NanProd,
+    NanMean,
+    NanMax,
+    NanMin,
+    NanArgMax,
+    NanArgMin,
+    /// Whether any element is nonzero (NaN counts as nonzero).
+    Any,
+    All,
 }
 
 impl ReduceOp {
     pub fn name(self) -> &'static str {
+        use ReduceOp::*;
         match self {
-            ReduceOp::Sum => "sum",
-            ReduceOp::Mean => "mean",
-            ReduceOp::Max => "max",
-            ReduceOp::Min => "min",
-            ReduceOp::ArgMax => "argmax",
+            Sum => "sum",
+            Prod => "prod",
+            Mean => "mean",
+            Var { .. } => "var",
+            Std { .. } => "std",
+            Max => "max",
+            Min => "min",
+            ArgMax => "argmax",
+            ArgMin => "argmin",
+            NanSum => "nansum",
+            NanProd => "nanprod",
+            NanMean => "nanmean",
+            NanMax => "nanmax",
+            NanMin => "nanmin",
+            NanArgMax => "nanargmax",
+            NanArgMin => "nanargmin",
+            Any => "any",
+            All => "all",
         }
+    }
+
+    /// The index ops, which reduce one axis or the flattened tensor.
+    fn is_arg(self) -> bool {
+        use ReduceOp::*;
+        matches!(self, ArgMax | ArgMin | NanArgMax | NanArgMin)
     }
 }
 
 /// `axes = None` reduces everything (a 0-d result unless `keepdim`); `Some(&[])`
 /// reduces nothing (NumPy's `axis=()`). Axes may be negative but not repeat.
 ///
-/// Dtypes: `sum` of bool/ints is i64 and of floats keeps the dtype (f16/bf16 accumulate
-/// in f32); `mean` is the float result dtype (NaN when empty); `max`/`min` keep the
-/// dtype and propagate NaN; `argmax` is i64. `max`, `min` and `argmax` of an empty lane
-/// are errors.
+/// Dtypes: `sum`/`prod` (and the nan forms) of bool/ints are i64 and of floats keep the
+/// dtype (f16/bf16 accumulate in f32); `mean`, `var`, `std` give the float result dtype
+/// (var/std are computed in f64); `max`/`min` keep the dtype and propagate NaN; the arg
+/// ops are i64; `any`/`all` are bool. Empty lanes: sum 0, prod 1, mean/var/std NaN,
+/// any false, all true; max, min and the arg ops are errors (no identity).
 pub fn reduce(op: ReduceOp, a: &Tensor, axes: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
     let name = op.name();
-    if op == ReduceOp::ArgMax && axes.is_some_and(|axes| axes.len() != 1) {
+    if op.is_arg() && axes.is_some_and(|axes| axes.len() != 1) {
         return Err(TensorError::value(
             name,
             "takes a single axis, or none to index the flattened tensor",
         ));
     }
-    let reduced = reduced_axes(name, a.ndim(), axes)?;
-    let shape: Vec<usize> = a
-        .shape()
-        .iter()
-        .zip(&reduced)
-        .filter_map(|(&d, &r)| match (r, keepdim) {
-            (false, _) => Some(d),
-            (true, true) => Some(1),
-            (true, false) => None,
-        })
-        .collect();
-    crate::dispatch!(a.dtype(), T => reduce_as::<T>(op, a, &reduced, &shape))
+    let plan = Plan::new(name, a, axes, keepdim)?;
+    crate::dispatch!(a.dtype(), T => reduce_as::<T>(op, a, &plan))
 }
 
-/// One flag per dim of the input: true for the dims to reduce.
-fn reduced_axes(op: &str, ndim: usize, axes: Option<&[i64]>) -> Result<Vec<bool>> {
-    let Some(axes) = axes else {
-        return Ok(vec![true; ndim]);
-    };
-    let mut reduced = vec![false; ndim];
-    for &axis in axes {
-        let i = normalize_axis(op, axis, ndim)?;
-        if std::mem::replace(&mut reduced[i], true) {
-            return Err(TensorError::value(op, format!("axis {axis} is repeated")));
-        }
-    }
-    Ok(reduced)
+/// Which dims a reduction folds, and the shape of its result.
+struct Plan {
+    /// One flag per dim of the input: true for the dims to reduce.
+    reduced: Vec<bool>,
+    shape: Vec<usize>,
+    /// Elements per output element.
+    lane_len: usize,
 }
 
-fn reduce_as<T: Arith>(
-    op: ReduceOp,
-    a: &Tensor,
-    reduced: &[bool],
-    shape: &[usize],
-) -> Result<Tensor> {
-    let name = op.name();
-    let data = elems::<T>(name, a)?;
-    let layout = a.layout();
-    match op {
-        ReduceOp::Sum => {
-            let sums = reduce_lanes(data, layout, reduced, |xs| pairwise_sum(xs, T::to_acc));
-            if T::DTYPE.is_float() {
-                let rounded: Vec<T> = sums.into_iter().map(T::from_acc).collect();
-                Tensor::from_vec(rounded, shape)
-            } else {
-                // Bool and integer sums are i64, the accumulator type.
-                Tensor::from_vec(sums, shape)
+impl Plan {
+    fn new(op: &str, a: &Tensor, axes: Option<&[i64]>, keepdim: bool) -> Result<Plan> {
+        let ndim = a.ndim();
+        let mut reduced = vec![axes.is_none(); ndim];
+        for &axis in axes.unwrap_or_default() {
+            let i = normalize_axis(op, axis, ndim)?;
+            if std::mem::replace(&mut reduced[i], true) {
+                return Err(TensorError::value(op, format!("axis {axis} is repeated")));
             }
         }
-        ReduceOp::Mean => {
-            let mean = |xs: &[T]| pairwise_sum(xs, T::to_acc).to_f64() / xs.len() as f64;
-            let means = reduce_lanes(data, layout, reduced, mean);
-            Ok(Tensor::from_vec(means, shape)?.to_dtype(T::DTYPE.float_result()))
-        }
-        ReduceOp::Max => {
-            let max = reduce_lanes(data, layout, reduced, |xs| {
-                xs.iter().copied().reduce(T::maximum)
-            });
-            non_empty(name, max, shape)
-        }
-        ReduceOp::Min => {
-            let min = reduce_lanes(data, layout, reduced, |xs| {
-                xs.iter().copied().reduce(T::minimum)
-            });
-            non_empty(name, min, shape)
-        }
-        ReduceOp::ArgMax => {
-            // A lane index fits in i64: lanes index memory.
-            let index = reduce_lanes(data, layout, reduced, |xs| argmax(xs).map(|i| i as i64));
-            non_empty(name, index, shape)
-        }
+        let dims = a.shape().iter().zip(&reduced);
+        let shape = dims
+            .clone()
+            .filter_map(|(&d, &r)| match (r, keepdim) {
+                (false, _) => Some(d),
+                (true, true) => Some(1),
+                (true, false) => None,
+            })
+            .collect();
+        let lane_len = dims.filter(|(_, &r)| r).map(|(&d, _)| d).product();
+        Ok(Plan {
+            reduced,
+            shape,
+            lane_len,
+        })
     }
 }
 
-/// A tensor of per-lane results, or an error if a lane was empty (no identity).
-fn non_empty<O: Elem>(op: &str, lanes: Vec<Option<O>>, shape: &[usize]) -> Result<Tensor> {
+fn reduce_as<T: Arith>(op: ReduceOp, a: &Tensor, plan: &Plan) -> Result<Tensor> {
+    use ReduceOp::*;
+    let name = op.name();
+    let data = elems::<T>(name, a)?;
+    let (layout, reduced, shape) = (a.layout(), &plan.reduced[..], &plan.shape[..]);
+    let one = T::Acc::from_i64(1);
+    // NaN replaced by the identity of the `nan` forms (0 for sums, 1 for products).
+    let or_nan = |identity: T::Acc| move |x: T| if is_nan(x) { identity } else { x.to_acc() };
+    match op {
+        Sum => totals::<T>(
+            reduce_lanes(data, layout, reduced, |xs| pairwise_sum(xs, T::to_acc)),
+            shape,
+        ),
+        NanSum => totals::<T>(
+            reduce_lanes(data, layout, reduced, |xs| {
+                pairwise_sum(xs, or_nan(T::Acc::default()))
+            }),
+            shape,
+        ),
+        Prod => totals::<T>(
+            reduce_lanes(data, layout, reduced, |xs| product(xs, T::to_acc)),
+            shape,
+        ),
+        NanProd => totals::<T>(
+            reduce_lanes(data, layout, reduced, |xs| product(xs, or_nan(one))),
+            shape,
+        ),
+        Mean => floats::<T>(
+            reduce_lanes(data, layout, reduced, |xs| {
+                pairwise_sum(xs, T::to_acc).to_f64() / xs.len() as f64
+            }),
+            shape,
+        ),
+        NanMean => floats::<T>(
+            reduce_lanes(data, layout, reduced, |xs| {
+                let count = xs.iter().filter(|&&x| !is_nan(x)).count();
+                pairwise_sum(xs, or_nan(T::Acc::default())).to_f64() / count as f64
+            }),
+            shape,
+        ),
+        Var { ddof } => floats::<T>(
+            reduce_lanes(data, layout, reduced, |xs| variance(xs, ddof)),
+            shape,
+        ),
+        Std { ddof } => floats::<T>(
+            reduce_lanes(data, layout, reduced, |xs| variance(xs, ddof).sqrt()),
+            shape,
+        ),
+        Max | Min | NanMax | NanMin => {
+            let pick = if matches!(op, Max | NanMax) {
+                T::maximum
+            } else {
+                T::minimum
+            };
+            let skip_nan = matches!(op, NanMax | NanMin);
+            let values = reduce_lanes(data, layout, reduced, |xs| {
+                let kept = xs.iter().copied().filter(|&x| !(skip_nan && is_nan(x)));
+                // An all-NaN lane of a nan form gives NaN (NumPy warns and does the same).
+                kept.reduce(pick).or_else(|| xs.first().copied())
+            });
+            Tensor::from_vec(non_empty(name, values)?, shape)
+        }
+        ArgMax | ArgMin | NanArgMax | NanArgMin => {
+            let find: fn(&[T]) -> Option<usize> = match op {
+                ArgMax => argmax,
+                ArgMin => argmin,
+                NanArgMax => nanargmax,
+                _ => nanargmin,
+            };
+            // A lane index fits in i64: lanes index memory.
+            let index = reduce_lanes(data, layout, reduced, |xs| find(xs).map(|i| i as i64));
+            if plan.lane_len > 0 && index.contains(&None) {
+                return Err(TensorError::value(name, "all-NaN slice encountered"));
+            }
+            Tensor::from_vec(non_empty(name, index)?, shape)
+        }
+        Any => Tensor::from_vec(
+            reduce_lanes(data, layout, reduced, |xs| xs.iter().any(|&x| truth(x))),
+            shape,
+        ),
+        All => Tensor::from_vec(
+            reduce_lanes(data, layout, reduced, |xs| xs.iter().all(|&x| truth(x))),
+            shape,
+        ),
+    }
+}
+
+/// Sums or products: floats round back to their dtype, bool and integers stay i64
+/// (their accumulator type).
+fn totals<T: Arith>(acc: Vec<T::Acc>, shape: &[usize]) -> Result<Tensor> {
+    if T::DTYPE.is_float() {
+        Tensor::from_vec(acc.into_iter().map(T::from_acc).collect::<Vec<T>>(), shape)
+    } else {
+        Tensor::from_vec(acc, shape)
+    }
+}
+
+/// Float statistics computed in f64, in the float result dtype of `T`.
+fn floats<T: Elem>(values: Vec<f64>, shape: &[usize]) -> Result<Tensor> {
+    Ok(Tensor::from_vec(values, shape)?.to_dtype(T::DTYPE.float_result()))
+}
+
+/// Sequential product in the accumulator type (NumPy's multiply reduction is not pairwise).
+fn product<T: Copy, A: Arith>(xs: &[T], to_acc: impl Fn(T) -> A) -> A {
+    xs.iter().fold(A::from_i64(1), |p, &x| p.mul(to_acc(x)))
+}
+
+/// Two-pass variance in f64 with pairwise sums: the squared deviations from the mean
+/// over `max(n - ddof, 0)` (NaN for an empty lane, inf when `ddof >= n`, as NumPy).
+fn variance<T: Elem>(xs: &[T], ddof: i64) -> f64 {
+    let n = xs.len() as f64;
+    let mean = pairwise_sum(xs, T::to_f64) / n;
+    let squares = pairwise_sum(xs, |x| {
+        let d = x.to_f64() - mean;
+        d * d
+    });
+    squares / (n - ddof as f64).max(0.0)
+}
+
+/// The per-lane results, or an error if a lane was empty (no identity).
+fn non_empty<O>(op: &str, lanes: Vec<Option<O>>) -> Result<Vec<O>> {
     let values: Option<Vec<O>> = lanes.into_iter().collect();
-    let values = values.ok_or_else(|| {
-        TensorError::value(op, format!("{op} of an empty tensor has no identity"))
-    })?;
-    Tensor::from_vec(values, shape)
+    values.ok_or_else(|| TensorError::value(op, "zero-size reduction has no identity"))
+}
+
+/// The vector norm of order `ord` over `axes` (all elements when `None`), as
+/// `numpy.linalg.vector_norm`: 2 is the Euclidean norm (the Frobenius norm of a
+/// matrix), 1 the sum of magnitudes, inf/-inf the largest/smallest magnitude, 0 the
+/// count of nonzeros, any other p `sum(|x|^p)^(1/p)`. Computed in f64 (pairwise sums),
+/// returned in the float result dtype. An empty lane gives 0, except for -inf (an error).
+pub fn norm(a: &Tensor, ord: f64, axes: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+    norm_named("norm", a, ord, axes, keepdim)
+}
+
+fn norm_named(
+    name: &str,
+    a: &Tensor,
+    ord: f64,
+    axes: Option<&[i64]>,
+    keepdim: bool,
+) -> Result<Tensor> {
+    let plan = Plan::new(name, a, axes, keepdim)?;
+    crate::dispatch!(a.dtype(), T => {
+        let data = elems::<T>(name, a)?;
+        let norms = reduce_lanes(data, a.layout(), &plan.reduced, |xs| vector_norm(xs, ord));
+        floats::<T>(non_empty(name, norms)?, &plan.shape)
+    })
+}
+
+/// One lane's norm (`None`: the -inf norm of an empty lane).
+fn vector_norm<T: Elem>(xs: &[T], ord: f64) -> Option<f64> {
+    let magnitude = |x: T| x.to_f64().abs();
+    let magnitudes = xs.iter().map(|&x| magnitude(x));
+    Some(if ord == 2.0 {
+        pairwise_sum(xs, |x| x.to_f64() * x.to_f64()).sqrt()
+    } else if ord == 1.0 {
+        pairwise_sum(xs, magnitude)
+    } else if ord == f64::INFINITY {
+        magnitudes.fold(0.0, Arith::maximum)
+    } else if ord == f64::NEG_INFINITY {
+        magnitudes.reduce(Arith::minimum)?
+    } else if ord == 0.0 {
+        xs.iter().filter(|&&x| truth(x)).count() as f64
+    } else {
+        pairwise_sum(xs, |x| magnitude(x).powf(ord)).powf(ord.recip())
+    })
+}
+
+/// `x / max(norm2(x, axes), eps)` with the norm kept as size-1 dims, like
+/// `torch.nn.functional.normalize` with p = 2. The division promotes like `/`: float
+/// dtypes stay, bool and integers give f32.
+pub fn normalize(a: &Tensor, axes: &[i64], eps: f64) -> Result<Tensor> {
+    let norms = norm_named("normalize", a, 2.0, Some(axes), true)?;
+    let eps = Operand::Scalar(Scalar::Float(eps));
+    let denom = binary(BinaryOp::Maximum, Operand::Tensor(&norms), eps)?;
+    binary(BinaryOp::Div, Operand::Tensor(a), Operand::Tensor(&denom))
+}
+
+/// Running sums along `axis`, or over the flattened tensor when `None` (NumPy). Bool
+/// and integers give i64; floats keep their dtype, accumulating in f32 for f16/bf16
+/// (each prefix rounded once). The sum is sequential, like NumPy's.
+pub fn cumsum(a: &Tensor, axis: Option<i64>) -> Result<Tensor> {
+    let (a, axis) = match axis {
+        None => (a.reshape(&[-1])?, 0),
+        Some(axis) => (a.clone(), normalize_axis("cumsum", axis, a.ndim())?),
+    };
+    crate::dispatch!(a.dtype(), T => cumsum_as::<T>(&a, axis))
+}
+
+fn cumsum_as<T: Arith>(a: &Tensor, axis: usize) -> Result<Tensor> {
+    let data = elems::<T>("cumsum", a)?;
+    let step = |s: T::Acc, x: T| s.add(x.to_acc());
+    let zero = T::Acc::default();
+    if T::DTYPE.is_float() {
+        let mut out = output_buffer("cumsum", a.shape(), T::default())?;
+        scan_axis(&mut out, data, a.layout(), axis, zero, step, T::from_acc);
+        Tensor::from_vec(out, a.shape())
+    } else {
+        let mut out = output_buffer("cumsum", a.shape(), zero)?;
+        scan_axis(&mut out, data, a.layout(), axis, zero, step, |s| s);
+        Tensor::from_vec(out, a.shape())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::testutil::{assert_tensor, tensor, values, views};
+    use crate::ops::testutil::{assert_close, assert_tensor, tensor, values, views};
     use crate::tensor::DType::{self, *};
     use ReduceOp::*;
 
-    const ALL_OPS: [ReduceOp; 5] = [Sum, Mean, Max, Min, ArgMax];
+    const ALL_OPS: [ReduceOp; 19] = [
+        Sum,
+        Prod,
+        Mean,
+        Var { ddof: 0 },
+        Std { ddof: 1 },
+        Max,
+        Min,
+        ArgMax,
+        ArgMin,
+        NanSum,
+        NanProd,
+        NanMean,
+        NanMax,
+        NanMin,
+        NanArgMax,
+        NanArgMin,
+        Any,
+        All,
+        Var { ddof: 5 },
+    ];
 
     /// The lanes of `a` for the flagged axes, by index arithmetic on the logical order.
     fn reference_lanes(a: &Tensor, reduced: &[bool]) -> Vec<Vec<f64>> {
@@ -159,27 +387,71 @@ mod tests {
         lanes
     }
 
+    /// The op on one lane of f64 values, written plainly (NaN handling included).
     fn reference(op: ReduceOp, lane: &[f64]) -> f64 {
+        let flag = |c: bool| if c { 1.0 } else { 0.0 };
         let nan_first = lane.iter().position(|x| x.is_nan());
+        let kept: Vec<f64> = lane.iter().copied().filter(|x| !x.is_nan()).collect();
+        let first_of = |xs: &[f64], best: f64| xs.iter().position(|&x| x == best).unwrap();
+        let max = |xs: &[f64]| xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let min = |xs: &[f64]| xs.iter().copied().fold(f64::INFINITY, f64::min);
+        let var = |ddof: i64| {
+            let n = lane.len() as f64;
+            let mean = lane.iter().sum::<f64>() / n;
+            let ss: f64 = lane.iter().map(|x| (x - mean) * (x - mean)).sum();
+            ss / (n - ddof as f64).max(0.0)
+        };
+        // Position in `lane` of the `k`-th element that is not NaN.
+        let in_lane = |k: usize| {
+            (0..lane.len())
+                .filter(|&i| !lane[i].is_nan())
+                .nth(k)
+                .unwrap()
+        };
         match op {
             Sum => lane.iter().sum(),
+            Prod => lane.iter().product(),
             Mean => lane.iter().sum::<f64>() / lane.len() as f64,
+            Var { ddof } => var(ddof),
+            Std { ddof } => var(ddof).sqrt(),
             Max | Min if nan_first.is_some() => f64::NAN,
-            Max => lane.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            Min => lane.iter().copied().fold(f64::INFINITY, f64::min),
-            ArgMax => {
-                let best = lane.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                nan_first.unwrap_or_else(|| lane.iter().position(|&x| x == best).unwrap()) as f64
-            }
+            Max => max(lane),
+            Min => min(lane),
+            ArgMax | ArgMin if nan_first.is_some() => nan_first.unwrap() as f64,
+            ArgMax => first_of(lane, max(lane)) as f64,
+            ArgMin => first_of(lane, min(lane)) as f64,
+            NanSum => kept.iter().sum(),
+            NanProd => kept.iter().product(),
+            NanMean => kept.iter().sum::<f64>() / kept.len() as f64,
+            NanMax | NanMin if kept.is_empty() => f64::NAN,
+            NanMax => max(&kept),
+            NanMin => min(&kept),
+            NanArgMax => in_lane(first_of(&kept, max(&kept))) as f64,
+            NanArgMin => in_lane(first_of(&kept, min(&kept))) as f64,
+            Any => flag(lane.iter().any(|&x| x != 0.0)),
+            All => flag(lane.iter().all(|&x| x != 0.0)),
         }
     }
 
     fn result_dtype(op: ReduceOp, dtype: DType) -> DType {
         match op {
-            Sum if !dtype.is_float() => I64,
-            Mean => dtype.float_result(),
-            ArgMax => I64,
+            Sum | Prod | NanSum | NanProd if !dtype.is_float() => I64,
+            Mean | NanMean | Var { .. } | Std { .. } => dtype.float_result(),
+            ArgMax | ArgMin | NanArgMax | NanArgMin => I64,
+            Any | All => Bool,
             _ => dtype,
+        }
+    }
+
+    /// Products and the f64 statistics may differ from the plain reference in the
+    /// last bit of the result dtype; everything else is exact.
+    fn tolerance(op: ReduceOp, dtype: DType) -> f64 {
+        match (op, result_dtype(op, dtype)) {
+            (Prod | NanProd | Var { .. } | Std { .. }, F16) => 1e-3,
+            (Prod | NanProd | Var { .. } | Std { .. }, BF16) => 8e-3,
+            (Prod | NanProd | Var { .. } | Std { .. }, F32) => 1e-6,
+            (Prod | NanProd | Var { .. } | Std { .. }, F64) => 1e-14,
+            _ => 0.0,
         }
     }
 
@@ -195,6 +467,7 @@ mod tests {
             .iter()
             .map(|l| reference(op, l))
             .collect();
+        let (dtype, rtol) = (result_dtype(op, a.dtype()), tolerance(op, a.dtype()));
         let shape: Vec<usize> = a
             .shape()
             .iter()
@@ -202,7 +475,7 @@ mod tests {
             .filter(|(_, &r)| keepdim || !r)
             .map(|(&d, &r)| if r { 1 } else { d })
             .collect();
-        assert_tensor(&got, result_dtype(op, a.dtype()), &shape, &want, &what);
+        assert_close(&got, dtype, &shape, &want, rtol, &what);
     }
 
     /// Every subset of axes of a 3-D tensor, as a list with positive and negative axes.
@@ -226,7 +499,7 @@ mod tests {
                 for keepdim in [false, true] {
                     check(op, &a, None, &[true; 3], keepdim);
                     for (axes, reduced) in axis_sets() {
-                        if op != ArgMax || axes.len() == 1 {
+                        if !op.is_arg() || axes.len() == 1 {
                             check(op, &a, Some(&axes), &reduced, keepdim);
                         }
                     }
@@ -250,7 +523,7 @@ mod tests {
             for op in ALL_OPS {
                 check(op, v, None, &[true; 3], false);
                 for (axes, reduced) in axis_sets() {
-                    if op != ArgMax || axes.len() == 1 {
+                    if !op.is_arg() || axes.len() == 1 {
                         check(op, v, Some(&axes), &reduced, true);
                     }
                 }
@@ -277,7 +550,7 @@ mod tests {
     #[test]
     fn empty_axes_reduce_nothing() {
         let a = tensor(&[1.0, -2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], I32);
-        for op in [Sum, Mean, Max, Min] {
+        for op in ALL_OPS.into_iter().filter(|op| !op.is_arg()) {
             check(op, &a, Some(&[]), &[false, false], false);
         }
         assert_eq!(reduce(Sum, &a, Some(&[]), false).unwrap().dtype(), I64);
@@ -287,27 +560,26 @@ mod tests {
     #[test]
     fn empty_tensors() {
         let e = tensor(&[], &[0, 3], F32);
-        assert_tensor(
-            &reduce(Sum, &e, None, false).unwrap(),
-            F32,
-            &[],
-            &[0.0],
-            "sum",
-        );
-        assert_tensor(
-            &reduce(Sum, &e, Some(&[0]), false).unwrap(),
-            F32,
-            &[3],
-            &[0.0; 3],
-            "sum0",
-        );
-        assert_tensor(
-            &reduce(Mean, &e, None, false).unwrap(),
-            F32,
-            &[],
-            &[f64::NAN],
-            "mean",
-        );
+        let nan = f64::NAN;
+        let identities = [
+            (Sum, 0.0),
+            (Prod, 1.0),
+            (Mean, nan),
+            (Var { ddof: 0 }, nan),
+            (Std { ddof: 0 }, nan),
+            (NanSum, 0.0),
+            (NanProd, 1.0),
+            (NanMean, nan),
+            (Any, 0.0),
+            (All, 1.0),
+        ];
+        for (op, value) in identities {
+            let dtype = result_dtype(op, F32);
+            let all = reduce(op, &e, None, false).unwrap();
+            assert_tensor(&all, dtype, &[], &[value], op.name());
+            let cols = reduce(op, &e, Some(&[0]), false).unwrap();
+            assert_tensor(&cols, dtype, &[3], &[value; 3], op.name());
+        }
         let ei = tensor(&[], &[0], I64);
         assert_tensor(
             &reduce(Sum, &ei, None, false).unwrap(),
@@ -316,10 +588,15 @@ mod tests {
             &[0.0],
             "int sum",
         );
-        for op in [Max, Min, ArgMax] {
+        for op in [
+            Max, Min, ArgMax, ArgMin, NanMax, NanMin, NanArgMax, NanArgMin,
+        ] {
             let err = reduce(op, &e, None, false).unwrap_err();
-            let msg = format!("{} of an empty tensor has no identity", op.name());
+            let msg = "zero-size reduction has no identity";
             assert_eq!(err, TensorError::value(op.name(), msg));
+            assert!(err
+                .to_string()
+                .starts_with(&format!("{}: zero-size", op.name())));
             assert!(reduce(op, &e, Some(&[0]), false).is_err());
             // No lane to reduce: an empty result, not an error.
             let r = reduce(op, &e, Some(&[1]), true).unwrap();
@@ -430,5 +707,245 @@ mod tests {
         let dup = reduce(Sum, &a, Some(&[1, -1]), false).unwrap_err();
         assert_eq!(dup, TensorError::value("sum", "axis -1 is repeated"));
         assert!(reduce(ArgMax, &a, Some(&[0, 1]), false).is_err());
+        assert!(reduce(NanArgMin, &a, Some(&[]), false).is_err());
+    }
+
+    #[test]
+    fn the_documented_examples() {
+        let nan = f64::NAN;
+        let x = tensor(&[1.0, 5.0, 3.0, 4.0, nan, 6.0], &[2, 3], F32);
+        let r = |op, axis: Option<&[i64]>| reduce(op, &x, axis, false).unwrap();
+        assert_tensor(&r(NanSum, None), F32, &[], &[19.0], "nansum");
+        assert_tensor(&r(NanMean, Some(&[1])), F32, &[2], &[3.0, 5.0], "nanmean");
+        assert_tensor(
+            &r(NanMax, Some(&[0])),
+            F32,
+            &[3],
+            &[4.0, 5.0, 6.0],
+            "nanmax",
+        );
+        assert_tensor(
+            &r(NanArgMax, Some(&[1])),
+            I64,
+            &[2],
+            &[1.0, 2.0],
+            "nanargmax",
+        );
+        let y = tensor(&[1.0, 5.0, 3.0, 4.0, 2.0, 6.0], &[2, 3], I64);
+        let r = |op, axis: Option<&[i64]>| reduce(op, &y, axis, false).unwrap();
+        assert_tensor(
+            &r(ArgMin, Some(&[0])),
+            I64,
+            &[3],
+            &[0.0, 1.0, 0.0],
+            "argmin",
+        );
+        assert_tensor(&r(ArgMax, None), I64, &[], &[5.0], "argmax");
+        assert_tensor(&r(Prod, None), I64, &[], &[720.0], "prod");
+    }
+
+    #[test]
+    fn nan_forms_skip_nan() {
+        let nan = f64::NAN;
+        for dtype in [F16, BF16, F32, F64] {
+            let a = tensor(
+                &[nan, 2.0, nan, 3.0, -1.0, 4.0, nan, nan, nan],
+                &[3, 3],
+                dtype,
+            );
+            for op in [NanSum, NanProd, NanMean, NanMax, NanMin] {
+                for axis in [0, 1] {
+                    let mut reduced = [false; 2];
+                    reduced[axis as usize] = true;
+                    check(op, &a, Some(&[axis]), &reduced, false);
+                }
+            }
+            check(NanArgMax, &a, Some(&[0]), &[true, false], false);
+            check(NanArgMin, &a, Some(&[0]), &[true, false], true);
+            // The last row is all NaN: no index to give (NumPy raises too).
+            let err = reduce(NanArgMax, &a, Some(&[1]), false).unwrap_err();
+            assert_eq!(
+                err,
+                TensorError::value("nanargmax", "all-NaN slice encountered")
+            );
+            assert!(reduce(NanArgMin, &a, None, false).is_ok());
+            let min = reduce(NanMin, &a, Some(&[1]), false).unwrap();
+            assert_tensor(&min, dtype, &[3], &[2.0, -1.0, nan], "all-NaN row");
+        }
+        // Without NaN the nan forms are the plain ones; ints have none.
+        let i = tensor(&[3.0, -2.0, 7.0], &[3], I16);
+        for (nan_op, op) in [
+            (NanSum, Sum),
+            (NanProd, Prod),
+            (NanMean, Mean),
+            (NanArgMin, ArgMin),
+        ] {
+            let (x, y) = (reduce(nan_op, &i, None, false), reduce(op, &i, None, false));
+            assert_tensor(
+                &x.unwrap(),
+                y.as_ref().unwrap().dtype(),
+                &[],
+                &values(&y.unwrap()),
+                "ints",
+            );
+        }
+    }
+
+    #[test]
+    fn var_std_ddof_and_any_all() {
+        let a = tensor(&[1.0, 2.0, 3.0, 4.0], &[4], I32);
+        let v = |ddof| reduce(Var { ddof }, &a, None, false).unwrap();
+        assert_tensor(&v(0), F32, &[], &[1.25], "var");
+        assert_tensor(&v(1), F32, &[], &[5.0 / 3.0], "var ddof 1");
+        assert_tensor(&v(4), F32, &[], &[f64::INFINITY], "ddof = n");
+        assert_tensor(&v(9), F32, &[], &[f64::INFINITY], "ddof > n");
+        let s = reduce(Std { ddof: 0 }, &a, None, false).unwrap();
+        assert_tensor(&s, F32, &[], &[1.25f64.sqrt()], "std");
+        // f16 values far from 0: the deviations are taken in f64, so nothing cancels.
+        let h = tensor(&[1000.0, 1001.0, 1002.0], &[3], F16);
+        let hv = reduce(Var { ddof: 0 }, &h, None, false).unwrap();
+        assert_tensor(&hv, F16, &[], &[2.0 / 3.0], "f16 var");
+        let m = tensor(&[0.0, f64::NAN, 0.0, 0.0], &[2, 2], F64);
+        let any = reduce(Any, &m, Some(&[1]), false).unwrap();
+        assert_tensor(&any, Bool, &[2], &[1.0, 0.0], "any: NaN is true");
+        let all = reduce(All, &m, Some(&[0]), true).unwrap();
+        assert_tensor(&all, Bool, &[1, 2], &[0.0, 0.0], "all");
+    }
+
+    #[test]
+    fn products_wrap_and_accumulate() {
+        let b = tensor(&[1.0, 1.0, 0.0], &[3], Bool);
+        assert_tensor(
+            &reduce(Prod, &b, None, false).unwrap(),
+            I64,
+            &[],
+            &[0.0],
+            "bool",
+        );
+        let big = tensor(&[1e10, 1e10], &[2], I64);
+        let p = reduce(Prod, &big, None, false).unwrap().to_vec::<i64>();
+        assert_eq!(p, vec![10_000_000_000i64.wrapping_mul(10_000_000_000)]);
+        // f16: the running product lives in f32, so an intermediate overflow of f16
+        // does not stick.
+        let h = tensor(&[300.0, 300.0, 1.0 / 300.0], &[3], F16);
+        let hp = reduce(Prod, &h, None, false).unwrap();
+        assert_close(&hp, F16, &[], &[300.0], 1e-3, "f16 prod");
+    }
+
+    /// The norm of one lane written out plainly.
+    fn reference_norm(lane: &[f64], ord: f64) -> f64 {
+        let abs: Vec<f64> = lane.iter().map(|x| x.abs()).collect();
+        match ord {
+            f64::INFINITY => abs.iter().copied().fold(0.0, f64::max),
+            f64::NEG_INFINITY => abs.iter().copied().fold(f64::INFINITY, f64::min),
+            0.0 => abs.iter().filter(|&&x| x != 0.0).count() as f64,
+            p => abs.iter().map(|x| x.powf(p)).sum::<f64>().powf(1.0 / p),
+        }
+    }
+
+    #[test]
+    fn norms_of_every_order_and_axis_set() {
+        let vals: Vec<f64> = (0..24).map(|i| ((i * 5) % 9) as f64 - 4.0).collect();
+        for dtype in [I32, F16, F32, F64] {
+            let a = tensor(&vals, &[2, 3, 4], dtype);
+            let out = dtype.float_result();
+            let rtol = if out == F16 { 1e-3 } else { 1e-6 };
+            for ord in [
+                2.0,
+                1.0,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                0.0,
+                3.0,
+                0.5,
+                -1.5,
+            ] {
+                for (axes, reduced) in axis_sets().into_iter().filter(|(ax, _)| !ax.is_empty()) {
+                    let got = norm(&a, ord, Some(&axes), false).unwrap();
+                    let lanes = reference_lanes(&a, &reduced);
+                    let want: Vec<f64> = lanes.iter().map(|l| reference_norm(l, ord)).collect();
+                    let what = format!("norm {ord} {axes:?} {dtype}");
+                    assert_close(&got, out, got.shape(), &want, rtol, &what);
+                }
+            }
+        }
+        // Frobenius: the 2-norm of all elements, from any layout.
+        let m = tensor(&[3.0, 0.0, 0.0, 4.0], &[2, 2], F32);
+        let t = m.transpose(0, 1).unwrap();
+        assert_tensor(
+            &norm(&t, 2.0, None, true).unwrap(),
+            F32,
+            &[1, 1],
+            &[5.0],
+            "fro",
+        );
+        let e = tensor(&[], &[2, 0], F64);
+        for ord in [2.0, 1.0, f64::INFINITY, 0.0, 3.0] {
+            let n = norm(&e, ord, Some(&[1]), false).unwrap();
+            assert_tensor(&n, F64, &[2], &[0.0, 0.0], "empty");
+        }
+        assert!(norm(&e, f64::NEG_INFINITY, Some(&[1]), false).is_err());
+        let nan = tensor(&[1.0, f64::NAN], &[2], F32);
+        assert!(values(&norm(&nan, 2.0, None, false).unwrap())[0].is_nan());
+        assert!(values(&norm(&nan, f64::INFINITY, None, false).unwrap())[0].is_nan());
+    }
+
+    #[test]
+    fn normalize_divides_by_the_clamped_norm() {
+        let a = tensor(&[3.0, 4.0, 0.0, 0.0], &[2, 2], F32);
+        let got = normalize(&a, &[-1], 1e-12).unwrap();
+        assert_tensor(&got, F32, &[2, 2], &[0.6, 0.8, 0.0, 0.0], "rows");
+        let got = normalize(&a, &[0], 1e-12).unwrap();
+        assert_tensor(&got, F32, &[2, 2], &[1.0, 1.0, 0.0, 0.0], "cols");
+        let i = tensor(&[3.0, 4.0], &[2], I64);
+        let got = normalize(&i, &[0], 10.0).unwrap();
+        assert_tensor(&got, F32, &[2], &[0.3, 0.4], "eps wins");
+        let err = normalize(&i, &[1], 1e-12).unwrap_err();
+        assert!(matches!(err, TensorError::Axis { ref op, .. } if op == "normalize"));
+    }
+
+    #[test]
+    fn cumsum_along_axes_and_flattened() {
+        let vals: Vec<f64> = (0..24).map(|i| ((i * 7) % 11) as f64 - 4.5).collect();
+        for dtype in DType::ALL {
+            let a = tensor(&vals, &[2, 3, 4], dtype);
+            let input = values(&a);
+            let out = if dtype.is_float() { dtype } else { I64 };
+            let flat = cumsum(&a, None).unwrap();
+            let mut running = 0.0;
+            let want: Vec<f64> = input
+                .iter()
+                .map(|x| {
+                    running += x;
+                    running
+                })
+                .collect();
+            assert_tensor(&flat, out, &[24], &want, &format!("flat {dtype}"));
+            for v in views(&a) {
+                for axis in [0i64, 1, -1] {
+                    let got = cumsum(&v, Some(axis)).unwrap();
+                    let step = [12, 4, 1][axis.rem_euclid(3) as usize];
+                    let len = [2, 3, 4][axis.rem_euclid(3) as usize];
+                    let want: Vec<f64> = (0..24)
+                        .map(|lin| {
+                            let k = lin / step % len;
+                            (0..=k).map(|j| input[lin - (k - j) * step]).sum()
+                        })
+                        .collect();
+                    assert_tensor(
+                        &got,
+                        out,
+                        &[2, 3, 4],
+                        &want,
+                        &format!("{dtype} axis {axis}"),
+                    );
+                }
+            }
+        }
+        let z = tensor(&[2.5], &[], F32);
+        assert_tensor(&cumsum(&z, None).unwrap(), F32, &[1], &[2.5], "0-d");
+        assert!(cumsum(&z, Some(0)).is_err());
+        let e = tensor(&[], &[0, 2], Bool);
+        assert_eq!(cumsum(&e, Some(1)).unwrap().shape(), &[0, 2]);
     }
 }

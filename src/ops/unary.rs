@@ -1,8 +1,8 @@
-//! Elementwise unary ops.
+//! Elementwise unary ops, into a new tensor or in place.
 
 use super::{elems, output_buffer};
-use crate::kernels::arith::{Arith, Float};
-use crate::kernels::map::unary_map;
+use crate::kernels::arith::{is_nan, truth, Arith, Float};
+use crate::kernels::map::{unary_map, unary_map_in_place};
 use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,29 +11,137 @@ pub enum UnaryOp {
     /// Bitwise not on ints, logical not on bool.
     BitNot,
     Abs,
+    Sign,
+    Square,
+    Floor,
+    Ceil,
+    /// Half to even at this many decimals (negative: to tens, hundreds, ...).
+    Round(i32),
     Sqrt,
+    Reciprocal,
     Exp,
+    Exp2,
     Log,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    IsNan,
+    IsInf,
+    IsFinite,
+    /// True where the element is zero (NaN counts as true, so gives false).
+    LogicalNot,
 }
 
 impl UnaryOp {
-    pub fn name(self) -> &'static str {
+    /// Every op (`Round` with 0 decimals).
+    pub const ALL: [UnaryOp; 31] = {
+        use UnaryOp::*;
+        [
+            Neg,
+            BitNot,
+            Abs,
+            Sign,
+            Square,
+            Floor,
+            Ceil,
+            Round(0),
+            Sqrt,
+            Reciprocal,
+            Exp,
+            Exp2,
+            Log,
+            Log2,
+            Log10,
+            Sin,
+            Cos,
+            Tan,
+            Asin,
+            Acos,
+            Atan,
+            Sinh,
+            Cosh,
+            Tanh,
+            Asinh,
+            Acosh,
+            Atanh,
+            IsNan,
+            IsInf,
+            IsFinite,
+            LogicalNot,
+        ]
+    };
+
+    /// The builtin's name (NumPy's, except `neg` and `bitwise_not`).
+    pub const fn name(self) -> &'static str {
+        use UnaryOp::*;
         match self {
-            UnaryOp::Neg => "neg",
-            UnaryOp::BitNot => "bitwise_not",
-            UnaryOp::Abs => "abs",
-            UnaryOp::Sqrt => "sqrt",
-            UnaryOp::Exp => "exp",
-            UnaryOp::Log => "log",
+            Neg => "neg",
+            BitNot => "bitwise_not",
+            Abs => "abs",
+            Sign => "sign",
+            Square => "square",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round(_) => "round",
+            Sqrt => "sqrt",
+            Reciprocal => "reciprocal",
+            Exp => "exp",
+            Exp2 => "exp2",
+            Log => "log",
+            Log2 => "log2",
+            Log10 => "log10",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Asinh => "asinh",
+            Acosh => "acosh",
+            Atanh => "atanh",
+            IsNan => "isnan",
+            IsInf => "isinf",
+            IsFinite => "isfinite",
+            LogicalNot => "logical_not",
         }
+    }
+
+    /// The op a name denotes (`round` with 0 decimals).
+    pub fn from_name(name: &str) -> Option<UnaryOp> {
+        UnaryOp::ALL.into_iter().find(|op| op.name() == name)
     }
 }
 
-/// `op(a)` elementwise. Integers wrap (`-i8::MIN == i8::MIN`); float functions of bool
-/// and integer tensors give f32; f16/bf16 compute in f32 and round once.
+/// `op(a)` elementwise into a new tensor. Dtypes: neg, abs, sign, square, floor, ceil
+/// and round keep the input's (integers wrap: `-i8::MIN == i8::MIN`); the float
+/// functions give f32 for bool and integers and keep float dtypes (f16/bf16 compute in
+/// f32 and round once); isnan, isinf, isfinite and logical_not give bool.
 pub fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
     check_dtype(op, a.dtype())?;
-    crate::dispatch!(a.dtype(), T => unary_as::<T>(op, a))
+    crate::dispatch!(a.dtype(), T => apply::<T, _>(op, NewTensor { op: op.name(), a }))
+}
+
+/// `op` applied to `t` in place: the result goes into `t`'s own storage (copied first
+/// only when it is shared or `t` is a broadcast view), so nothing is allocated for a
+/// tensor that owns its data. An op whose result dtype differs from `t`'s (`exp_` of an
+/// integer tensor, `isnan_` of a float one) is an error naming the op.
+pub fn unary_inplace(op: UnaryOp, t: &mut Tensor) -> Result<()> {
+    check_dtype(op, t.dtype())?;
+    crate::dispatch!(t.dtype(), T => apply::<T, _>(op, InPlace { op: op.name(), t }))
 }
 
 /// Rejects the dtypes PyTorch rejects for an op.
@@ -48,23 +156,118 @@ fn check_dtype(op: UnaryOp, dtype: DType) -> Result<()> {
     Err(TensorError::dtype(op.name(), dtype, msg))
 }
 
-fn unary_as<T: Arith>(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
-    let name = op.name();
+/// What to do with an op's per-element function, by the kind of result it gives.
+trait Apply<T: Arith> {
+    type Out;
+    /// A result of the input's dtype.
+    fn same(self, f: impl Fn(T) -> T) -> Self::Out;
+    /// A float function, computed on `T::Real` (f32 for bool and integers).
+    fn real(self, f: impl Fn(T::Real) -> T::Real) -> Self::Out;
+    /// A bool result.
+    fn test(self, f: impl Fn(T) -> bool) -> Self::Out;
+}
+
+/// The one table of per-element functions, shared by the new-tensor and in-place forms.
+fn apply<T: Arith, A: Apply<T>>(op: UnaryOp, a: A) -> A::Out {
+    use UnaryOp::*;
     match op {
-        UnaryOp::Neg => map(name, a, T::neg),
-        UnaryOp::BitNot => map(name, a, T::bitnot),
-        UnaryOp::Abs => map(name, a, T::abs),
-        UnaryOp::Sqrt => map(name, a, |x: T| x.to_real().sqrt()),
-        UnaryOp::Exp => map(name, a, |x: T| x.to_real().exp()),
-        UnaryOp::Log => map(name, a, |x: T| x.to_real().ln()),
+        Neg => a.same(T::neg),
+        BitNot => a.same(T::bitnot),
+        Abs => a.same(T::abs),
+        Sign => a.same(T::sign),
+        Square => a.same(|x: T| x.mul(x)),
+        Floor => a.same(T::floor),
+        Ceil => a.same(T::ceil),
+        Round(decimals) => a.same(move |x: T| x.round_to(decimals)),
+        Sqrt => a.real(Float::sqrt),
+        Reciprocal => a.real(Float::recip),
+        Exp => a.real(Float::exp),
+        Exp2 => a.real(Float::exp2),
+        Log => a.real(Float::ln),
+        Log2 => a.real(Float::log2),
+        Log10 => a.real(Float::log10),
+        Sin => a.real(Float::sin),
+        Cos => a.real(Float::cos),
+        Tan => a.real(Float::tan),
+        Asin => a.real(Float::asin),
+        Acos => a.real(Float::acos),
+        Atan => a.real(Float::atan),
+        Sinh => a.real(Float::sinh),
+        Cosh => a.real(Float::cosh),
+        Tanh => a.real(Float::tanh),
+        Asinh => a.real(Float::asinh),
+        Acosh => a.real(Float::acosh),
+        Atanh => a.real(Float::atanh),
+        IsNan => a.test(is_nan),
+        IsInf => a.test(|x: T| x.to_f64().is_infinite()),
+        IsFinite => a.test(|x: T| x.to_f64().is_finite()),
+        LogicalNot => a.test(|x: T| !truth(x)),
     }
 }
 
-/// Applies `f` to every element of `a` into a new contiguous tensor.
+/// Maps every element of `a` into a new contiguous tensor.
+struct NewTensor<'a> {
+    op: &'static str,
+    a: &'a Tensor,
+}
+
+impl<T: Arith> Apply<T> for NewTensor<'_> {
+    type Out = Result<Tensor>;
+    fn same(self, f: impl Fn(T) -> T) -> Result<Tensor> {
+        map(self.op, self.a, f)
+    }
+    fn real(self, f: impl Fn(T::Real) -> T::Real) -> Result<Tensor> {
+        map(self.op, self.a, |x: T| f(x.to_real()))
+    }
+    fn test(self, f: impl Fn(T) -> bool) -> Result<Tensor> {
+        map(self.op, self.a, f)
+    }
+}
+
 fn map<T: Elem, O: Elem>(op: &str, a: &Tensor, f: impl Fn(T) -> O) -> Result<Tensor> {
     let mut out = output_buffer(op, a.shape(), O::default())?;
     unary_map(&mut out, elems(op, a)?, a.layout(), f);
     Tensor::from_vec(out, a.shape())
+}
+
+/// Writes the results over the elements of `t`.
+struct InPlace<'a> {
+    op: &'static str,
+    t: &'a mut Tensor,
+}
+
+impl<T: Arith> Apply<T> for InPlace<'_> {
+    type Out = Result<()>;
+    fn same(self, f: impl Fn(T) -> T) -> Result<()> {
+        map_in_place(self.op, self.t, f)
+    }
+    // The element types below equal `T` whenever the dtype check in `map_in_place`
+    // passes (a float `T` is its own `Real`; a bool result needs a bool tensor).
+    fn real(self, f: impl Fn(T::Real) -> T::Real) -> Result<()> {
+        map_in_place(self.op, self.t, f)
+    }
+    fn test(self, f: impl Fn(T) -> bool) -> Result<()> {
+        map_in_place(self.op, self.t, |x: bool| f(x.cast()))
+    }
+}
+
+/// Applies `f` to the elements of `t` in its own storage; `E`, the function's element
+/// type, must be `t`'s.
+fn map_in_place<E: Elem>(op: &str, t: &mut Tensor, f: impl Fn(E) -> E) -> Result<()> {
+    if E::DTYPE != t.dtype() {
+        let msg = format!(
+            "the result would be {}, which does not fit in place; use {op}(x) for a new tensor",
+            E::DTYPE
+        );
+        return Err(TensorError::dtype(&format!("{op}_"), t.dtype(), msg));
+    }
+    t.make_writable();
+    let layout = t.layout().clone();
+    let data = E::vec_mut(t.storage_mut()).ok_or_else(|| {
+        TensorError::dtype(op, E::DTYPE, "internal error: storage of another dtype")
+    })?;
+    unary_map_in_place(data, &layout, f);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -74,22 +277,63 @@ mod tests {
     use DType::*;
     use UnaryOp::*;
 
-    const ALL_OPS: [UnaryOp; 6] = [Neg, BitNot, Abs, Sqrt, Exp, Log];
-
+    /// The op on an f64 value (already of the input dtype), before rounding to the result.
     fn reference(op: UnaryOp, x: f64, dtype: DType) -> f64 {
+        let flag = |c: bool| if c { 1.0 } else { 0.0 };
         match op {
             Neg => -x,
             BitNot if dtype == Bool => 1.0 - x,
             BitNot => !(x as i64) as f64,
             Abs => x.abs(),
+            Sign if x == 0.0 || x.is_nan() || dtype == Bool => x,
+            Sign => x.signum(),
+            Square if dtype == Bool => x,
+            Square => x * x,
+            Floor => x.floor(),
+            Ceil => x.ceil(),
+            Round(_) => x.round_ties_even(),
             Sqrt => x.sqrt(),
+            Reciprocal => 1.0 / x,
             Exp => x.exp(),
+            Exp2 => x.exp2(),
             Log => x.ln(),
+            Log2 => x.log2(),
+            Log10 => x.log10(),
+            Sin => x.sin(),
+            Cos => x.cos(),
+            Tan => x.tan(),
+            Asin => x.asin(),
+            Acos => x.acos(),
+            Atan => x.atan(),
+            Sinh => x.sinh(),
+            Cosh => x.cosh(),
+            Tanh => x.tanh(),
+            Asinh => x.asinh(),
+            Acosh => x.acosh(),
+            Atanh => x.atanh(),
+            IsNan => flag(x.is_nan()),
+            IsInf => flag(x.is_infinite()),
+            IsFinite => flag(x.is_finite()),
+            LogicalNot => flag(x == 0.0),
         }
     }
 
-    /// Relative tolerance of one rounding step in `dtype` (exp and log are computed in
-    /// f32 for f16/bf16/f32 inputs, so the last bit may differ from an f64 reference).
+    enum Kind {
+        Same,
+        Real,
+        Test,
+    }
+
+    fn kind(op: UnaryOp) -> Kind {
+        match op {
+            Neg | BitNot | Abs | Sign | Square | Floor | Ceil | Round(_) => Kind::Same,
+            IsNan | IsInf | IsFinite | LogicalNot => Kind::Test,
+            _ => Kind::Real,
+        }
+    }
+
+    /// Relative tolerance of one rounding step in `dtype` (float functions of f16, bf16
+    /// and f32 are computed in f32, so the last bit may differ from an f64 reference).
     fn ulp(dtype: DType) -> f64 {
         match dtype {
             F16 => 1e-3,
@@ -99,31 +343,55 @@ mod tests {
         }
     }
 
-    #[test]
-    fn every_op_and_dtype_matches_the_reference() {
-        let vals = [-130.0, -2.5, -1.0, 0.0, 0.5, 1.0, 4.0, 9.0, 100.0, 127.0];
-        for dtype in DType::ALL {
-            let a = tensor(&vals, &[2, 5], dtype);
-            let input = values(&a);
-            for op in ALL_OPS {
-                let what = format!("{op:?} {dtype}");
-                let got = unary(op, &a);
-                if check_dtype(op, dtype).is_err() {
-                    assert!(matches!(got, Err(TensorError::DType { .. })), "{what}");
-                    continue;
-                }
-                let got = got.unwrap();
-                let want: Vec<f64> = input.iter().map(|&x| reference(op, x, dtype)).collect();
-                match op {
-                    Neg | BitNot | Abs => assert_tensor(&got, dtype, &[2, 5], &want, &what),
-                    Sqrt => assert_tensor(&got, dtype.float_result(), &[2, 5], &want, &what),
-                    Exp | Log => {
-                        let out = dtype.float_result();
-                        assert_close(&got, out, &[2, 5], &want, ulp(out), &what);
-                    }
-                }
+    /// Same dtype, shape and values (NaN equal to NaN).
+    fn same(got: &Tensor, want: &Tensor, what: &str) {
+        assert_tensor(got, want.dtype(), want.shape(), &values(want), what);
+    }
+
+    const VALS: [f64; 14] = [
+        -130.0, -2.5, -1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 1.5, 4.0, 9.0, 100.0, 127.0, 2.5,
+    ];
+
+    /// Checks `got = op(input)` for an input of `dtype`.
+    fn check(op: UnaryOp, dtype: DType, input: &[f64], shape: &[usize], got: &Tensor) {
+        let what = format!("{op:?} {dtype}");
+        let want: Vec<f64> = input.iter().map(|&x| reference(op, x, dtype)).collect();
+        match kind(op) {
+            Kind::Same => assert_tensor(got, dtype, shape, &want, &what),
+            Kind::Test => assert_tensor(got, Bool, shape, &want, &what),
+            Kind::Real => {
+                let out = dtype.float_result();
+                assert_close(got, out, shape, &want, ulp(out), &what);
             }
         }
+    }
+
+    #[test]
+    fn every_op_and_dtype_matches_the_reference() {
+        for dtype in DType::ALL {
+            let a = tensor(&VALS, &[2, 7], dtype);
+            let input = values(&a);
+            for op in UnaryOp::ALL {
+                let got = unary(op, &a);
+                if check_dtype(op, dtype).is_err() {
+                    assert!(
+                        matches!(got, Err(TensorError::DType { .. })),
+                        "{op:?} {dtype}"
+                    );
+                    continue;
+                }
+                check(op, dtype, &input, &[2, 7], &got.unwrap());
+            }
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for op in UnaryOp::ALL {
+            assert_eq!(UnaryOp::from_name(op.name()), Some(op));
+        }
+        assert_eq!(UnaryOp::from_name("round"), Some(Round(0)));
+        assert_eq!(UnaryOp::from_name("relu"), None);
     }
 
     #[test]
@@ -131,6 +399,7 @@ mod tests {
         let min = tensor(&[-128.0, 5.0], &[2], I8);
         assert_eq!(unary(Neg, &min).unwrap().to_vec::<i8>(), vec![-128, -5]);
         assert_eq!(unary(Abs, &min).unwrap().to_vec::<i8>(), vec![-128, 5]);
+        assert_eq!(unary(Square, &min).unwrap().to_vec::<i8>(), vec![0, 25]);
         let u = tensor(&[1.0, 0.0], &[2], U8);
         assert_eq!(unary(Neg, &u).unwrap().to_vec::<u8>(), vec![255, 0]);
         assert_eq!(unary(BitNot, &u).unwrap().to_vec::<u8>(), vec![254, 255]);
@@ -158,50 +427,56 @@ mod tests {
     }
 
     #[test]
+    fn rounding_half_to_even_with_decimals() {
+        let x = tensor(&[0.5, 1.5, 2.5, -0.5, -2.5, 0.125, 1234.5], &[7], F64);
+        let r = |d| unary(Round(d), &x).unwrap();
+        let want = [0.0, 2.0, 2.0, -0.0, -2.0, 0.0, 1234.0];
+        assert_tensor(&r(0), F64, &[7], &want, "round");
+        assert!(r(0).to_vec::<f64>()[3].is_sign_negative());
+        let want = [0.5, 1.5, 2.5, -0.5, -2.5, 0.12, 1234.5];
+        assert_tensor(&r(2), F64, &[7], &want, "round 2");
+        let want = [0.0, 0.0, 0.0, -0.0, -0.0, 0.0, 1200.0];
+        assert_tensor(&r(-2), F64, &[7], &want, "round -2");
+        // Beyond the range of the scale: unchanged, or a signed zero.
+        assert_eq!(values(&r(400)), values(&x));
+        assert_tensor(&r(-400), F64, &[7], &[0.0; 7], "round -400");
+        let ints = tensor(&[15.0, 25.0, -15.0, -25.0, 149.0], &[5], I64);
+        let got = unary(Round(-1), &ints).unwrap();
+        assert_tensor(&got, I64, &[5], &[20.0, 20.0, -20.0, -20.0, 150.0], "ints");
+        assert_eq!(values(&unary(Round(3), &ints).unwrap()), values(&ints));
+        let halves = tensor(&[0.125, 2.5], &[2], F16);
+        assert_tensor(
+            &unary(Round(1), &halves).unwrap(),
+            F16,
+            &[2],
+            &[0.1, 2.5],
+            "f16",
+        );
+    }
+
+    #[test]
     fn domain_edges() {
         let (nan, inf) = (f64::NAN, f64::INFINITY);
+        let edges = [-1.0, 0.0, -0.0, inf, -inf, nan, 2.0];
         for dtype in [F16, BF16, F32, F64] {
-            let a = tensor(&[-1.0, 0.0, inf, -inf, nan], &[5], dtype);
-            assert_tensor(
-                &unary(Sqrt, &a).unwrap(),
-                dtype,
-                &[5],
-                &[nan, 0.0, inf, nan, nan],
-                "sqrt",
-            );
-            assert_tensor(
-                &unary(Log, &a).unwrap(),
-                dtype,
-                &[5],
-                &[nan, -inf, inf, nan, nan],
-                "log",
-            );
-            assert_tensor(
-                &unary(Exp, &a).unwrap(),
-                dtype,
-                &[5],
-                &[(-1f64).exp(), 1.0, inf, 0.0, nan],
-                "exp",
-            );
-            assert_tensor(
-                &unary(Abs, &a).unwrap(),
-                dtype,
-                &[5],
-                &[1.0, 0.0, inf, inf, nan],
-                "abs",
-            );
+            let a = tensor(&edges, &[7], dtype);
+            for op in UnaryOp::ALL {
+                if op != BitNot {
+                    check(op, dtype, &edges, &[7], &unary(op, &a).unwrap());
+                }
+            }
         }
-        // exp overflows to inf in the result dtype.
+        // exp overflows to inf in the result dtype; -0.0 keeps its sign through neg.
         let big = tensor(&[100.0], &[1], F32);
-        assert_tensor(
-            &unary(Exp, &big).unwrap(),
-            F32,
-            &[1],
-            &[inf],
-            "exp(100) in f32",
-        );
+        assert_tensor(&unary(Exp, &big).unwrap(), F32, &[1], &[inf], "exp(100)");
         let neg_zero = unary(Neg, &tensor(&[0.0], &[1], F32)).unwrap();
         assert!(neg_zero.to_vec::<f32>()[0].is_sign_negative());
+        let sign = unary(Sign, &tensor(&[-0.0], &[1], F32)).unwrap();
+        assert!(sign.to_vec::<f32>()[0].is_sign_positive());
+        let ints = tensor(&[-3.0, 0.0, 7.0], &[3], I32);
+        for op in [IsNan, IsInf, IsFinite, LogicalNot] {
+            check(op, I32, &[-3.0, 0.0, 7.0], &[3], &unary(op, &ints).unwrap());
+        }
     }
 
     #[test]
@@ -211,24 +486,87 @@ mod tests {
             let a = tensor(&vec![4.0; n], shape, I64);
             assert_tensor(&unary(Sqrt, &a).unwrap(), F32, shape, &vec![2.0; n], "sqrt");
             assert_tensor(&unary(Neg, &a).unwrap(), I64, shape, &vec![-4.0; n], "neg");
+            assert_tensor(
+                &unary(IsNan, &a).unwrap(),
+                Bool,
+                shape,
+                &vec![0.0; n],
+                "isnan",
+            );
         }
         let a = tensor(
-            &(0..24).map(|i| i as f64 * 0.25).collect::<Vec<_>>(),
+            &(0..24).map(|i| i as f64 * 0.25 - 2.0).collect::<Vec<_>>(),
             &[2, 3, 4],
             F32,
         );
-        for op in [Neg, Abs, Sqrt, Exp, Log] {
-            let want = values(&unary(op, &a).unwrap());
+        for op in UnaryOp::ALL.into_iter().filter(|&op| op != BitNot) {
+            let want = unary(op, &a).unwrap();
             for v in views(&a) {
-                assert_eq!(values(&unary(op, &v).unwrap()), want, "{op:?}");
+                same(&unary(op, &v).unwrap(), &want, &format!("{op:?}"));
             }
             let b = a.select(0, 1).unwrap().broadcast_to(&[5, 3, 4]).unwrap();
-            let got = values(&unary(op, &b).unwrap());
-            assert_eq!(
-                got,
-                values(&unary(op, &b.contiguous()).unwrap()),
-                "{op:?} broadcast"
-            );
+            let want = unary(op, &b.contiguous()).unwrap();
+            same(&unary(op, &b).unwrap(), &want, &format!("{op:?} broadcast"));
         }
+    }
+
+    #[test]
+    fn in_place_matches_the_new_tensor_or_names_the_dtype_error() {
+        for dtype in DType::ALL {
+            let a = tensor(&VALS, &[2, 7], dtype);
+            for op in UnaryOp::ALL {
+                let what = format!("{op:?}_ {dtype}");
+                let mut t = a.clone();
+                let done = unary_inplace(op, &mut t);
+                match unary(op, &a) {
+                    Ok(want) if want.dtype() == dtype => {
+                        assert!(done.is_ok(), "{what}");
+                        same(&t, &want, &what);
+                    }
+                    _ => {
+                        let Err(TensorError::DType { op: name, .. }) = done else {
+                            panic!("{what}: expected a dtype error, got {done:?}");
+                        };
+                        assert!(name == format!("{}_", op.name()) || name == op.name());
+                        assert_eq!(values(&t), values(&a), "{what} left unchanged");
+                    }
+                }
+            }
+        }
+        let err = unary_inplace(Exp, &mut tensor(&[1.0], &[1], I64)).unwrap_err();
+        assert!(
+            err.to_string().starts_with("exp_: the result would be f32"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn in_place_reuses_an_unshared_buffer_and_respects_sharing() {
+        let mut a = tensor(&[1.0, 4.0, 9.0], &[3], F32);
+        let before = a.storage_slice::<f32>().unwrap().as_ptr();
+        unary_inplace(Sqrt, &mut a).unwrap();
+        assert_eq!(a.storage_slice::<f32>().unwrap().as_ptr(), before);
+        assert_eq!(a.to_vec::<f32>(), vec![1.0, 2.0, 3.0]);
+        // A shared buffer is copied first: the other value is unchanged.
+        let b = a.clone();
+        unary_inplace(Neg, &mut a).unwrap();
+        assert_eq!(b.to_vec::<f32>(), vec![1.0, 2.0, 3.0]);
+        assert_eq!(a.to_vec::<f32>(), vec![-1.0, -2.0, -3.0]);
+        // Views over a buffer of their own write just their elements; a broadcast view
+        // gets a buffer of its own first, so each element is mapped once.
+        let base = tensor(&(0..24).map(f64::from).collect::<Vec<_>>(), &[2, 3, 4], F64);
+        let want = unary(Square, &base).unwrap();
+        for mut v in views(&base) {
+            unary_inplace(Square, &mut v).unwrap();
+            same(&v, &want, "square_ of a view");
+        }
+        let mut bc = tensor(&[3.0], &[], I32).broadcast_to(&[2, 2]).unwrap();
+        unary_inplace(Square, &mut bc).unwrap();
+        assert_eq!(bc.to_vec::<i32>(), vec![9; 4]);
+        // Bool results fit a bool tensor.
+        let mut m = tensor(&[1.0, 0.0], &[2], Bool);
+        unary_inplace(LogicalNot, &mut m).unwrap();
+        assert_eq!(m.to_vec::<bool>(), vec![false, true]);
+        assert!(unary_inplace(Neg, &mut m).is_err());
     }
 }

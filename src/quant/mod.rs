@@ -1,11 +1,68 @@
 //! GGML quantized tensors: block formats, quantize/dequantize (byte- and bit-exact with
 //! ggml's reference code), and dot products / matmul against f32 activations.
+//!
+//! # API
+//!
+//! Slices of values and bytes:
+//! * [`quantize`]`(x, qtype) -> Result<Vec<u8>, String>`: ggml's reference quantizers
+//!   (`quantize_row_*_ref`, no importance matrix), byte for byte, for Q4_K, Q5_K, Q6_K,
+//!   Q8_0, Q8_K, Q4_0, Q4_1, Q5_0, Q5_1, Q8_1 (and F32/F16/BF16 as conversions).
+//!   `x.len()` must be a whole number of blocks.
+//! * [`dequantize`]`(bytes, qtype, n) -> Result<Vec<f32>, String>` and
+//!   [`dequantize_into`]: ggml's dequantizers bit for bit, for every [`QType`]
+//!   (k-quants Q2_K..Q8_K, Q4_0..Q8_1, F32, F16, BF16, F64, I8..I64).
+//!
+//! Tensors ([`QTensor`], shape row-major as in tsr: a GGML weight with ne = [K, N] is
+//! `[N, K]`):
+//! * `QTensor::quantize(&tensor, qtype)`, `qt.dequantize()`, `qt.dequantize_transposed()`
+//!   (a [N, K] weight as the f32 [K, N] tensor), `qt.nbytes()`, `QTensor::new` (checks
+//!   the data length) and `qt.check()`.
+//! * [`matmul_f32_q`]`(x, w)`: `x @ w.T` for f32 x [..., K] and quantized w [N, K],
+//!   without dequantizing w whole: activation rows are quantized to ggml's
+//!   `vec_dot_type` ([`vec_dot_type`]: Q8_K for Q4_K/Q5_K/Q6_K, Q8_0 for Q8_0) and dotted
+//!   in integers; from [`GEMM_ROWS`] rows on (or for types without a fused kernel),
+//!   weight tiles are dequantized into a small buffer for a blocked f32 GEMM. The
+//!   result matches dequantize-then-matmul to within the activation quantization error
+//!   (about 1e-2 relative to Σ|x·w| for Q8_K, see the tests).
+//!
+//! # Determinism and speed
+//!
+//! Work is split in fixed chunks (of blocks, or of weight rows) with rayon, so results
+//! are identical for any thread count. Kernels are picked once per process
+//! ([`isa::Isa::detect`]): AVX2 + FMA on x86-64 (hand-written integer dot kernels and
+//! GEMM tile; quantize/dequantize compiled for AVX2 from the same code, which gives the
+//! same bits because Rust never fuses a multiply and an add), scalar twins elsewhere.
 
+pub mod blocks;
+mod dense;
+mod dequant;
+mod gemm;
+pub mod isa;
+mod legacy;
+mod low_k;
+mod matmul;
+mod q4_k;
+mod q5_k;
+mod q6_k;
+mod q8_0;
+mod q8_k;
+mod qtensor;
+mod quantize;
 pub mod qtype;
+mod rounding;
+mod scale_min;
+mod search;
+#[cfg(test)]
+mod tests;
+mod vec_dot;
 
 use std::sync::Arc;
 
+pub use dequant::{dequantize, dequantize_into};
+pub use matmul::{matmul_f32_q, GEMM_ROWS};
+pub use quantize::{quantize, QUANTIZABLE};
 pub use qtype::QType;
+pub use vec_dot::vec_dot_type;
 
 /// The raw bytes of a quantized tensor: owned, or a range of a memory-mapped file.
 #[derive(Clone, Debug)]
@@ -23,7 +80,10 @@ impl QBytes {
         match self {
             QBytes::Owned(v) => v,
             // Range checked against the map's length when the Mapped value was made.
-            QBytes::Mapped { map, offset, len } => map.get(*offset..offset + len).unwrap_or(&[]),
+            QBytes::Mapped { map, offset, len } => offset
+                .checked_add(*len)
+                .and_then(|end| map.get(*offset..end))
+                .unwrap_or(&[]),
         }
     }
 }

@@ -59,6 +59,11 @@ impl QType {
             .unwrap_or(Self::TABLE[0])
     }
 
+    /// Every type in the table.
+    pub fn all() -> impl Iterator<Item = QType> {
+        Self::TABLE.iter().map(|r| r.0)
+    }
+
     pub fn from_id(id: u32) -> Option<QType> {
         Self::TABLE.iter().find(|r| r.1 == id).map(|r| r.0)
     }
@@ -85,7 +90,7 @@ impl QType {
 
     /// Bytes of `n` elements (a whole number of blocks), or None when `n` is not.
     pub fn bytes_for(self, n: usize) -> Option<usize> {
-        (n % self.block_len() == 0).then(|| n / self.block_len() * self.block_bytes())
+        n.is_multiple_of(self.block_len()).then(|| n / self.block_len() * self.block_bytes())
     }
 }
 

@@ -1,0 +1,118 @@
+//! Hugging Face `.safetensors` files: an 8-byte header length, a JSON header
+//! (names, dtypes, shapes, data offsets), then the tensors' little-endian bytes.
+//! Header parsing and validation are the `safetensors` crate's (its maintainers'
+//! own checks of offsets, sizes and overflow); this module maps dtypes and copies
+//! the data out of a memory map.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+
+use safetensors::{Dtype, SafeTensors, View};
+
+use super::le::{storage_from_le, tensor_to_le};
+use super::mapped::map_file;
+use crate::tensor::{DType, Tensor};
+
+/// The safetensors dtypes tsr has.
+const DTYPES: [(Dtype, DType); 10] = [
+    (Dtype::BOOL, DType::Bool),
+    (Dtype::U8, DType::U8),
+    (Dtype::I8, DType::I8),
+    (Dtype::I16, DType::I16),
+    (Dtype::I32, DType::I32),
+    (Dtype::I64, DType::I64),
+    (Dtype::F16, DType::F16),
+    (Dtype::BF16, DType::BF16),
+    (Dtype::F32, DType::F32),
+    (Dtype::F64, DType::F64),
+];
+
+/// Reads every tensor of a `.safetensors` file, in the order of their data in the
+/// file. Errors start with "safetensors: "; a dtype tsr lacks (U16, U32, U64, the
+/// F8 and F4 kinds, C64) is an error naming it. The `__metadata__` map is ignored.
+pub fn load_safetensors(path: &Path) -> Result<Vec<(String, Tensor)>, String> {
+    let map = map_file(path, "safetensors")?;
+    let (header_len, metadata) =
+        SafeTensors::read_metadata(&map).map_err(|e| format!("safetensors: {e}"))?;
+    // read_metadata checked that the header and data fill the file exactly.
+    let data_start = 8 + header_len;
+    let mut tensors = Vec::new();
+    for name in metadata.offset_keys() {
+        let info = metadata
+            .info(&name)
+            .ok_or_else(|| format!("safetensors: tensor '{name}' has no header entry"))?;
+        let dtype = DTYPES
+            .iter()
+            .find(|p| p.0 == info.dtype)
+            .map(|p| p.1)
+            .ok_or_else(|| {
+                format!(
+                    "safetensors: tensor '{name}' has dtype {}, which tsr does not support (it \
+                     reads BOOL U8 I8 I16 I32 I64 F16 BF16 F32 F64)",
+                    info.dtype
+                )
+            })?;
+        let (start, end) = info.data_offsets;
+        let bytes = map
+            .get(data_start..)
+            .and_then(|data| data.get(start..end))
+            .ok_or_else(|| format!("safetensors: tensor '{name}': data out of range"))?;
+        let tensor = Tensor::from_storage(storage_from_le(dtype, bytes), &info.shape)
+            .map_err(|e| format!("safetensors: tensor '{name}': {e}"))?;
+        tensors.push((name, tensor));
+    }
+    Ok(tensors)
+}
+
+/// Writes `tensors` to `path` as a `.safetensors` file, atomically (a temp file is
+/// renamed over `path`). Every tsr dtype can be saved. As the format prescribes,
+/// the data is ordered by dtype alignment then name, whatever the order given.
+pub fn save_safetensors(path: &Path, tensors: &[(String, Tensor)]) -> Result<(), String> {
+    let mut names = HashSet::new();
+    let mut views = Vec::with_capacity(tensors.len());
+    for (name, tensor) in tensors {
+        if !names.insert(name.as_str()) {
+            return Err(format!("safetensors: duplicate tensor name '{name}'"));
+        }
+        let dtype = DTYPES
+            .iter()
+            .find(|p| p.1 == tensor.dtype())
+            .map(|p| p.0)
+            .ok_or_else(|| {
+                format!(
+                    "safetensors: dtype {} has no safetensors form",
+                    tensor.dtype()
+                )
+            })?;
+        views.push((name.as_str(), TensorBytes { tensor, dtype }));
+    }
+    let bytes = safetensors::serialize(views, None).map_err(|e| format!("safetensors: {e}"))?;
+    super::write_atomically(path, |w| w.write_all(&bytes))
+        .map_err(|e| format!("safetensors: cannot write '{}': {e}", path.display()))
+}
+
+/// A tensor as the safetensors serializer sees it; its bytes are made on demand.
+struct TensorBytes<'a> {
+    tensor: &'a Tensor,
+    dtype: Dtype,
+}
+
+impl View for TensorBytes<'_> {
+    fn dtype(&self) -> Dtype {
+        self.dtype
+    }
+
+    fn shape(&self) -> &[usize] {
+        self.tensor.shape()
+    }
+
+    fn data(&self) -> Cow<'_, [u8]> {
+        Cow::Owned(tensor_to_le(self.tensor))
+    }
+
+    fn data_len(&self) -> usize {
+        self.tensor.nbytes()
+    }
+}

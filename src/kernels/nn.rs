@@ -1,0 +1,246 @@
+//! Neural-network functions in a float compute type (f32, or f64 for f64 inputs):
+//! per-element activations, and per-lane softmax and normalizations over a contiguous
+//! lane. Sums use the pairwise tree, so results do not depend on how lanes are split.
+
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+use super::arith::Float;
+use super::erf::erfc;
+use super::reduce::pairwise_sum;
+
+/// The types nn functions compute in: f32 and f64, with operators.
+pub trait NnFloat:
+    Float
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+}
+
+impl NnFloat for f32 {}
+impl NnFloat for f64 {}
+
+fn constant<F: NnFloat>(c: f64) -> F {
+    F::from_f64(c)
+}
+
+/// 1 / (1 + e^-x), written so that e^±x never overflows for the sign of x.
+pub fn sigmoid<F: NnFloat>(x: F) -> F {
+    let one = constant::<F>(1.0);
+    if x >= F::default() {
+        one / (one + (-x).exp())
+    } else {
+        let e = x.exp();
+        e / (one + e)
+    }
+}
+
+/// x · sigmoid(x) as PyTorch computes it, x / (1 + e^-x) (so silu(-inf) is NaN).
+pub fn silu<F: NnFloat>(x: F) -> F {
+    x / (constant::<F>(1.0) + (-x).exp())
+}
+
+/// The exact gelu, x/2 · (1 + erf(x/√2)), computed as x/2 · erfc(−x/√2) so that
+/// negative x do not lose digits to cancellation; in f64 for every type.
+pub fn gelu<F: NnFloat>(x: F) -> F {
+    let x = x.to_f64();
+    F::from_f64(0.5 * x * erfc(-x * std::f64::consts::FRAC_1_SQRT_2))
+}
+
+/// gelu's tanh approximation, x/2 · (1 + tanh(y)) with y = √(2/π) · (x + 0.044715 x³),
+/// computed as x · sigmoid(2y) (the same function, without the cancellation of
+/// 1 + tanh(y) for negative y); in f64 like `gelu`.
+pub fn gelu_tanh<F: NnFloat>(x: F) -> F {
+    let x = x.to_f64();
+    let y = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
+    F::from_f64(x * sigmoid(2.0 * y))
+}
+
+/// The largest element of a non-empty lane, NaN if any is NaN.
+fn lane_max<F: NnFloat>(x: &[F]) -> F {
+    x.iter()
+        .copied()
+        .fold(F::from_f64(f64::NEG_INFINITY), F::maximum)
+}
+
+/// e^(x - max) / Σ e^(x - max): subtracting the lane's maximum keeps every power
+/// at most 1, so large inputs do not overflow.
+pub fn softmax<F: NnFloat>(out: &mut [F], x: &[F]) {
+    let max = lane_max(x);
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = (v - max).exp();
+    }
+    let sum = pairwise_sum(out, |e| e);
+    for o in out.iter_mut() {
+        *o = *o / sum;
+    }
+}
+
+/// (x - max) - ln Σ e^(x - max), the stable form of ln(softmax(x)).
+pub fn log_softmax<F: NnFloat>(out: &mut [F], x: &[F]) {
+    let max = lane_max(x);
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = (v - max).exp();
+    }
+    let log_sum = pairwise_sum(out, |e| e).ln();
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = (v - max) - log_sum;
+    }
+}
+
+/// `(x - mean) / √(var + eps) · weight + bias` over one lane, with the biased
+/// variance computed from the deviations (two passes, no cancellation).
+pub fn layer_norm<F: NnFloat>(
+    out: &mut [F],
+    x: &[F],
+    weight: Option<&[F]>,
+    bias: Option<&[F]>,
+    eps: F,
+) {
+    let n = F::from_f64(x.len() as f64);
+    let mean = pairwise_sum(x, |v| v) / n;
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = v - mean;
+    }
+    let var = pairwise_sum(out, |d| d * d) / n;
+    let rstd = constant::<F>(1.0) / (var + eps).sqrt();
+    for o in out.iter_mut() {
+        *o = *o * rstd;
+    }
+    scale_shift(out, weight, bias);
+}
+
+/// `x / √(mean(x²) + eps) · weight` over one lane.
+pub fn rms_norm<F: NnFloat>(out: &mut [F], x: &[F], weight: Option<&[F]>, eps: F) {
+    let n = F::from_f64(x.len() as f64);
+    let mean_square = pairwise_sum(x, |v| v * v) / n;
+    let rstd = constant::<F>(1.0) / (mean_square + eps).sqrt();
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = v * rstd;
+    }
+    scale_shift(out, weight, None);
+}
+
+/// The elementwise affine step of the norms: `out * weight + bias`, each optional.
+fn scale_shift<F: NnFloat>(out: &mut [F], weight: Option<&[F]>, bias: Option<&[F]>) {
+    if let Some(w) = weight {
+        out.iter_mut().zip(w).for_each(|(o, &w)| *o = *o * w);
+    }
+    if let Some(b) = bias {
+        out.iter_mut().zip(b).for_each(|(o, &b)| *o = *o + b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::erf::erf;
+
+    fn close(a: f64, b: f64, rtol: f64) -> bool {
+        a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= rtol * b.abs().max(1e-300)
+    }
+
+    #[test]
+    fn activations_match_their_formulas() {
+        for i in -80..=80 {
+            let x = i as f64 * 0.25;
+            let s = 1.0 / (1.0 + (-x).exp());
+            assert!(close(sigmoid(x), s, 1e-15), "sigmoid({x})");
+            assert!(close(silu(x), x * s, 1e-14), "silu({x})");
+            // 1 + erf(x/√2) and 1 + tanh(y) cancel for negative x: compare absolutely.
+            let g = 0.5 * x * (1.0 + erf(x / 2f64.sqrt()));
+            assert!((gelu(x) - g).abs() <= 1e-15 * x.abs().max(1.0), "gelu({x})");
+            let inner = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x.powi(3));
+            let t = 0.5 * x * (1.0 + inner.tanh());
+            assert!(
+                (gelu_tanh(x) - t).abs() <= 1e-15 * x.abs().max(1.0),
+                "gelu_tanh({x})"
+            );
+            // f32 results: within f32 rounding of values near 1; gelu rounds once from f64.
+            assert!(
+                (f64::from(sigmoid(x as f32)) - s).abs() < 1e-7,
+                "f32 sigmoid({x})"
+            );
+            assert_eq!(gelu(x as f32), gelu(x) as f32, "f32 gelu({x})");
+        }
+    }
+
+    #[test]
+    fn activation_limits() {
+        let (inf, nan) = (f64::INFINITY, f64::NAN);
+        assert_eq!(sigmoid(-1000.0f32), 0.0);
+        assert_eq!(sigmoid(1000.0f32), 1.0);
+        assert_eq!(sigmoid(-inf), 0.0);
+        assert_eq!(sigmoid(inf), 1.0);
+        assert!(sigmoid(nan).is_nan());
+        assert_eq!(silu(-1000.0f64), 0.0);
+        assert_eq!(silu(inf), inf);
+        assert!(silu(-inf).is_nan() && gelu(-inf).is_nan() && gelu_tanh(-inf).is_nan());
+        assert_eq!(gelu(inf), inf);
+        assert_eq!(gelu_tanh(1e30f32), 1e30);
+        assert_eq!(gelu(-40.0f32), 0.0);
+        // Negative inputs keep their relative accuracy (values from mpmath; the
+        // rounding of x/√2 is amplified by 2(x/√2)² at most), where 1 + erf(x/√2)
+        // would cancel to nothing.
+        for (x, want) in [
+            (-10.0, -7.619853024160526e-23),
+            (-3.0, -0.0040496940948902835),
+            (-0.5, -0.15426876936299344),
+        ] {
+            assert!(close(gelu(x), want, 2e-14), "gelu({x}) = {:e}", gelu(x));
+        }
+    }
+
+    #[test]
+    fn softmax_is_stable_and_normalized() {
+        let x = [1000.0f32, 1001.0, 999.0, -inf32()];
+        let mut out = [0.0f32; 4];
+        softmax(&mut out, &x);
+        let e: Vec<f64> = [1.0f64, 0.0, 2.0].iter().map(|d| (-d).exp()).collect();
+        let sum: f64 = e.iter().sum();
+        for (o, w) in out.iter().zip([e[0] / sum, e[1] / sum, e[2] / sum, 0.0]) {
+            assert!(close(f64::from(*o), w, 1e-6), "{out:?}");
+        }
+        let mut logs = [0.0f32; 4];
+        log_softmax(&mut logs, &x);
+        assert!(
+            close(f64::from(logs[1]), (e[1] / sum).ln(), 1e-6),
+            "{logs:?}"
+        );
+        assert_eq!(logs[3], -inf32());
+        // A NaN, or nothing but -inf, gives NaN everywhere (as PyTorch).
+        for bad in [[1.0, f32::NAN], [-inf32(), -inf32()]] {
+            let mut out = [0.0f32; 2];
+            softmax(&mut out, &bad);
+            assert!(out.iter().all(|v| v.is_nan()), "{bad:?} -> {out:?}");
+        }
+    }
+
+    fn inf32() -> f32 {
+        f32::INFINITY
+    }
+
+    #[test]
+    fn norms_match_their_formulas() {
+        let x = [1.0f64, 2.0, 4.0, -3.0];
+        let (w, b) = ([0.5, 1.0, 2.0, -1.0], [0.0, 1.0, -1.0, 0.5]);
+        let mean = 1.0;
+        let var = (0.0 + 1.0 + 9.0 + 16.0) / 4.0;
+        let mut out = [0.0; 4];
+        layer_norm(&mut out, &x, Some(&w), Some(&b), 1e-5);
+        for i in 0..4 {
+            let want = (x[i] - mean) / (var + 1e-5f64).sqrt() * w[i] + b[i];
+            assert!(close(out[i], want, 1e-15), "{out:?}");
+        }
+        rms_norm(&mut out, &x, Some(&w), 1e-6);
+        let ms = (1.0 + 4.0 + 16.0 + 9.0) / 4.0;
+        for i in 0..4 {
+            assert!(close(out[i], x[i] / (ms + 1e-6f64).sqrt() * w[i], 1e-15));
+        }
+        // A constant lane has zero variance: eps keeps the result finite.
+        layer_norm(&mut out, &[3.0; 4], None, None, 1e-5);
+        assert_eq!(out, [0.0; 4]);
+    }
+}

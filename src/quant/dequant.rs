@@ -1,0 +1,105 @@
+//! Dequantization of every GGML type tsr reads to f32, bit for bit as ggml's reference
+//! dequantizers compute it (each multiply and subtract rounded to f32 in ggml's order,
+//! never fused). Parallel over fixed chunks of blocks; on x86-64 the same code is also
+//! compiled for AVX2 (plain multiplies and subtracts vectorize to the same bits).
+
+use rayon::prelude::*;
+
+use super::isa::Isa;
+use super::{dense, legacy, low_k, q4_k, q5_k, q6_k, q8_0, q8_k, QType};
+
+/// Runs the block function `$f` over the whole blocks of `$src`, writing `$dst`.
+/// (A macro rather than a generic function so that `$f` is inlined into the AVX2 copy.)
+macro_rules! each {
+    ($src:expr, $dst:expr, $f:path) => {
+        for (b, o) in $src.as_chunks().0.iter().zip($dst.as_chunks_mut().0) {
+            $f(b, o);
+        }
+    };
+}
+pub(super) use each;
+
+/// Elements per parallel work item (whole blocks of every type).
+const CHUNK: usize = 1 << 16;
+
+/// Checks that `bytes` hold exactly `n` elements of `qtype`.
+pub fn check_len(op: &str, qtype: QType, bytes: usize, n: usize) -> Result<(), String> {
+    match qtype.bytes_for(n) {
+        None => Err(format!(
+            "{op}: {n} elements are not a whole number of {} blocks of {}",
+            qtype.name(),
+            qtype.block_len()
+        )),
+        Some(want) if want != bytes => Err(format!(
+            "{op}: {n} {} elements take {want} bytes, but the data has {bytes}",
+            qtype.name()
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// The `n` values stored in `bytes` as `qtype`, as f32.
+pub fn dequantize(bytes: &[u8], qtype: QType, n: usize) -> Result<Vec<f32>, String> {
+    check_len("dequantize", qtype, bytes.len(), n)?;
+    let mut out = vec![0f32; n];
+    dequantize_into(bytes, qtype, &mut out)?;
+    Ok(out)
+}
+
+/// Dequantizes `bytes` (whole blocks of `qtype`) into `out`, which must hold exactly
+/// the number of values they encode.
+pub fn dequantize_into(bytes: &[u8], qtype: QType, out: &mut [f32]) -> Result<(), String> {
+    check_len("dequantize", qtype, bytes.len(), out.len())?;
+    let isa = Isa::detect();
+    let chunk_bytes = CHUNK / qtype.block_len() * qtype.block_bytes();
+    out.par_chunks_mut(CHUNK)
+        .zip(bytes.par_chunks(chunk_bytes))
+        .for_each(|(o, b)| dequantize_blocks(isa, qtype, b, o));
+    Ok(())
+}
+
+/// Dequantizes the whole blocks in `bytes` into `out` (as many as both hold), on this
+/// thread. The caller has checked the lengths.
+pub fn dequantize_blocks(isa: Isa, qtype: QType, bytes: &[u8], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx2() {
+        // SAFETY: `Isa::avx2()` is true only when AVX2 was detected at run time.
+        return unsafe { blocks_avx2(qtype, bytes, out) };
+    }
+    let _ = isa;
+    blocks(qtype, bytes, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn blocks_avx2(qtype: QType, bytes: &[u8], out: &mut [f32]) {
+    blocks(qtype, bytes, out)
+}
+
+#[inline(always)]
+fn blocks(qtype: QType, bytes: &[u8], out: &mut [f32]) {
+    match qtype {
+        QType::Q4_0 => each!(bytes, out, legacy::dequantize_q4_0),
+        QType::Q4_1 => each!(bytes, out, legacy::dequantize_q4_1),
+        QType::Q5_0 => each!(bytes, out, legacy::dequantize_q5_0),
+        QType::Q5_1 => each!(bytes, out, legacy::dequantize_q5_1),
+        QType::Q8_0 => each!(bytes, out, q8_0::dequantize),
+        QType::Q8_1 => each!(bytes, out, legacy::dequantize_q8_1),
+        QType::Q2K => each!(bytes, out, low_k::dequantize_q2_k),
+        QType::Q3K => each!(bytes, out, low_k::dequantize_q3_k),
+        QType::Q4K => each!(bytes, out, q4_k::dequantize),
+        QType::Q5K => each!(bytes, out, q5_k::dequantize),
+        QType::Q6K => each!(bytes, out, q6_k::dequantize),
+        QType::Q8K => each!(bytes, out, q8_k::dequantize),
+        QType::F32
+        | QType::F16
+        | QType::BF16
+        | QType::F64
+        | QType::I8
+        | QType::I16
+        | QType::I32
+        | QType::I64 => {
+            dense::to_f32(qtype, bytes, out);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! `x @ w.T` for f32 activations x [..., K] and a quantized weight w [N, K] (GGML's
+//! layout), without dequantizing the whole weight:
+//!
+//! * few activation rows (< `GEMM_ROWS`) and a weight type with a fused kernel: each
+//!   activation row is quantized once to ggml's `vec_dot_type` (Q8_K or Q8_0) and every
+//!   output is an integer dot product of two quantized rows;
+//! * otherwise: tiles of weight rows are dequantized into a small f32 buffer (K in
+//!   chunks of `KC`) and multiplied with the blocked f32 GEMM.
+//!
+//! Work is split over output columns (weight rows) in fixed chunks, and each output is
+//! computed by one thread in a fixed order: results do not depend on the thread count.
+
+use rayon::prelude::*;
+
+use super::dequant::dequantize_blocks;
+use super::gemm::gemm_nt;
+use super::isa::Isa;
+use super::quantize::quantize_blocks;
+use super::vec_dot::{vec_dot, vec_dot_type};
+use super::QTensor;
+use crate::tensor::{DType, Tensor};
+
+/// From this many activation rows on, the tiled f32 GEMM beats repeated integer dots.
+pub const GEMM_ROWS: usize = 16;
+/// Weight rows per parallel work item in the fused path.
+const DOT_ROWS: usize = 16;
+/// Weight rows per tile in the GEMM path (a multiple of the GEMM's 3-row register tile).
+const TILE_ROWS: usize = 24;
+/// K values per dequantized tile (a multiple of every block length).
+const KC: usize = 1024;
+
+/// `x @ w.T`: x is f32 (other float dtypes are converted) with shape [..., K], w is a
+/// quantized [N, K] weight; the result is f32 [..., N].
+pub fn matmul_f32_q(x: &Tensor, w: &QTensor) -> Result<Tensor, String> {
+    matmul_with(Isa::detect(), x, w)
+}
+
+pub(crate) fn matmul_with(isa: Isa, x: &Tensor, w: &QTensor) -> Result<Tensor, String> {
+    w.check()?;
+    let &[n, k] = w.shape.as_slice() else {
+        return Err(format!(
+            "matmul: a quantized weight must be 2-d [N, K], got shape {:?}",
+            w.shape
+        ));
+    };
+    let Some((&xk, lead)) = x.shape().split_last() else {
+        return Err("matmul: x must have at least one dimension".to_string());
+    };
+    if xk != k {
+        return Err(format!(
+            "matmul: x has {xk} values per row but the {} weight [{n}, {k}] has rows of {k}",
+            w.qtype.name()
+        ));
+    }
+    if !x.dtype().is_float() {
+        return Err(format!("matmul: x must be a float tensor, got {}", x.dtype().name()));
+    }
+    let m: usize = lead.iter().product();
+    let mut shape = lead.to_vec();
+    shape.push(n);
+    let xc = x.to_dtype(DType::F32).contiguous();
+    let xs = xc.storage_slice::<f32>().unwrap_or(&[]);
+    let mut out_t = vec![0f32; n * m];
+    if n > 0 && m > 0 && xs.len() == m * k {
+        let wdata = w.data.as_slice();
+        match vec_dot_type(w.qtype) {
+            Some(at) if m < GEMM_ROWS => fused(isa, w, at, xs, m, k, &mut out_t)?,
+            _ => tiled(isa, w, (xs, m, k), wdata, &mut out_t),
+        }
+    }
+    let out = if m == 1 {
+        out_t
+    } else {
+        let mut out = vec![0f32; m * n];
+        for (j, col) in out_t.chunks_exact(m.max(1)).enumerate() {
+            for (i, &v) in col.iter().enumerate() {
+                out[i * n + j] = v;
+            }
+        }
+        out
+    };
+    Tensor::from_vec(out, &shape).map_err(|e| e.to_string())
+}
+
+/// Integer dot products of quantized rows; `out_t` is [n, m].
+fn fused(isa: Isa, w: &QTensor, at: super::QType, xs: &[f32], m: usize, k: usize, out_t: &mut [f32]) -> Result<(), String> {
+    let abytes = at
+        .bytes_for(k)
+        .ok_or_else(|| format!("matmul: rows of {k} are not whole {} blocks", at.name()))?;
+    let wbytes = w.qtype.bytes_for(k).unwrap_or(0);
+    let mut aq = vec![0u8; m * abytes];
+    aq.par_chunks_mut(abytes.max(1))
+        .zip(xs.par_chunks(k.max(1)))
+        .for_each(|(o, row)| quantize_blocks(isa, at, row, o));
+    let aq = &aq;
+    out_t
+        .par_chunks_mut(DOT_ROWS * m)
+        .zip(w.data.as_slice().par_chunks((DOT_ROWS * wbytes).max(1)))
+        .for_each(|(oc, wc)| {
+            for (orow, wrow) in oc.chunks_exact_mut(m).zip(wc.chunks_exact(wbytes.max(1))) {
+                for (o, arow) in orow.iter_mut().zip(aq.chunks_exact(abytes.max(1))) {
+                    *o = vec_dot(isa, w.qtype, wrow, arow);
+                }
+            }
+        });
+    Ok(())
+}
+
+/// Dequantized weight tiles times the activations with the f32 GEMM; `out_t` is [n, m].
+fn tiled(isa: Isa, w: &QTensor, (xs, m, k): (&[f32], usize, usize), wdata: &[u8], out_t: &mut [f32]) {
+    let (bl, bb) = (w.qtype.block_len(), w.qtype.block_bytes());
+    let wbytes = k / bl * bb;
+    out_t
+        .par_chunks_mut(TILE_ROWS * m)
+        .zip(wdata.par_chunks((TILE_ROWS * wbytes).max(1)))
+        .for_each_init(
+            || vec![0f32; TILE_ROWS * KC],
+            |buf, (oc, wc)| {
+                let rows = oc.len() / m;
+                for k0 in (0..k).step_by(KC) {
+                    let kl = KC.min(k - k0);
+                    let (b0, b1) = (k0 / bl * bb, (k0 + kl) / bl * bb);
+                    for (wrow, dst) in wc.chunks_exact(wbytes.max(1)).zip(buf.chunks_exact_mut(kl)) {
+                        dequantize_blocks(isa, w.qtype, &wrow[b0..b1], dst);
+                    }
+                    gemm_nt(isa, (&xs[k0..], k, m), (buf, kl, rows), kl, oc, m);
+                }
+            },
+        );
+}

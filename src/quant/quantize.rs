@@ -1,0 +1,98 @@
+//! Quantization of f32 values, byte for byte as ggml's reference quantizers
+//! (`quantize_row_*_ref`, no importance matrix). Blocks are independent, so the work is
+//! split in fixed chunks of blocks and the bytes do not depend on the thread count; on
+//! x86-64 the same code is also compiled for AVX2 (no fused multiply-adds, so the
+//! vectorized searches give the same bits).
+
+use rayon::prelude::*;
+
+use super::dequant::each;
+use super::isa::Isa;
+use super::{dense, legacy, q4_k, q5_k, q6_k, q8_0, q8_k, QType};
+
+/// Values per parallel work item (whole blocks of every type).
+const CHUNK: usize = 4096;
+
+/// The types `quantize` writes.
+pub const QUANTIZABLE: [QType; 13] = [
+    QType::F32,
+    QType::F16,
+    QType::BF16,
+    QType::Q4_0,
+    QType::Q4_1,
+    QType::Q5_0,
+    QType::Q5_1,
+    QType::Q8_0,
+    QType::Q8_1,
+    QType::Q4K,
+    QType::Q5K,
+    QType::Q6K,
+    QType::Q8K,
+];
+
+/// `x` quantized to `qtype`: whole blocks, in order. Errors name an unsupported type or
+/// a length that is not a whole number of blocks.
+pub fn quantize(x: &[f32], qtype: QType) -> Result<Vec<u8>, String> {
+    quantize_with(Isa::detect(), x, qtype)
+}
+
+pub(crate) fn quantize_with(isa: Isa, x: &[f32], qtype: QType) -> Result<Vec<u8>, String> {
+    if !QUANTIZABLE.contains(&qtype) {
+        let names: Vec<&str> = QUANTIZABLE.iter().map(|t| t.name()).collect();
+        return Err(format!(
+            "quantize: cannot quantize to {} (supported: {})",
+            qtype.name(),
+            names.join(", ")
+        ));
+    }
+    let nbytes = qtype.bytes_for(x.len()).ok_or_else(|| {
+        format!(
+            "quantize: {} values are not a whole number of {} blocks of {}",
+            x.len(),
+            qtype.name(),
+            qtype.block_len()
+        )
+    })?;
+    let mut out = vec![0u8; nbytes];
+    let chunk_bytes = CHUNK / qtype.block_len() * qtype.block_bytes();
+    x.par_chunks(CHUNK)
+        .zip(out.par_chunks_mut(chunk_bytes))
+        .for_each(|(x, o)| quantize_blocks(isa, qtype, x, o));
+    Ok(out)
+}
+
+/// Quantizes the whole blocks of `x` into `out` on this thread (a row of activations).
+pub fn quantize_blocks(isa: Isa, qtype: QType, x: &[f32], out: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx2() {
+        // SAFETY: `Isa::avx2()` is true only when AVX2 was detected at run time.
+        return unsafe { blocks_avx2(qtype, x, out) };
+    }
+    let _ = isa;
+    blocks(qtype, x, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn blocks_avx2(qtype: QType, x: &[f32], out: &mut [u8]) {
+    blocks(qtype, x, out)
+}
+
+#[inline(always)]
+fn blocks(qtype: QType, x: &[f32], out: &mut [u8]) {
+    match qtype {
+        QType::Q4_0 => each!(x, out, legacy::quantize_q4_0),
+        QType::Q4_1 => each!(x, out, legacy::quantize_q4_1),
+        QType::Q5_0 => each!(x, out, legacy::quantize_q5_0),
+        QType::Q5_1 => each!(x, out, legacy::quantize_q5_1),
+        QType::Q8_0 => each!(x, out, q8_0::quantize),
+        QType::Q8_1 => each!(x, out, legacy::quantize_q8_1),
+        QType::Q4K => each!(x, out, q4_k::quantize),
+        QType::Q5K => each!(x, out, q5_k::quantize),
+        QType::Q6K => each!(x, out, q6_k::quantize),
+        QType::Q8K => each!(x, out, q8_k::quantize),
+        _ => {
+            dense::from_f32(qtype, x, out);
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! AVX2 dot products (the algorithms of ggml's x86 kernels): `maddubs` multiplies the
+//! unsigned weight quants by the signed activation quants into i16 pairs, `madd` applies
+//! the sub-block scales into i32, and each block's integer sums are scaled with one FMA.
+//! The integers equal the scalar twins'; only the f32 accumulation order differs.
+//!
+//! These are `#[target_feature]` functions: callers must have checked (via
+//! `Isa::detect`) that the CPU has AVX2 and FMA.
+
+use std::arch::x86_64::*;
+
+use half::f16;
+
+use crate::quant::blocks::unpack_scales_mins;
+use crate::quant::rounding::f16_to_f32;
+
+/// 32 bytes of `b` from `off` (bounds-checked; the offsets used are constant per block).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load(b: &[u8], off: usize) -> __m256i {
+    let s = &b[off..off + 32];
+    // SAFETY: `s` is exactly 32 readable bytes and the load has no alignment requirement.
+    unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
+}
+
+/// 16 bytes of `b` from `off`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load128(b: &[u8], off: usize) -> __m128i {
+    let s = &b[off..off + 16];
+    // SAFETY: `s` is exactly 16 readable bytes and the load has no alignment requirement.
+    unsafe { _mm_loadu_si128(s.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn hsum(v: __m256) -> f32 {
+    let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+    hsum128(s)
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn hsum128(s: __m128) -> f32 {
+    let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
+}
+
+fn f16_at(b: &[u8], off: usize) -> f32 {
+    f16_to_f32(f16::from_le_bytes([b[off], b[off + 1]]))
+}
+
+fn f32_at(b: &[u8], off: usize) -> f32 {
+    f32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
+}
+
+/// Shuffle masks that broadcast the i16 at index `i` to all 16 lanes of a register
+/// whose two halves both hold the 8 i16 scales.
+const BROADCAST_I16: [[u8; 32]; 8] = {
+    let mut t = [[0u8; 32]; 8];
+    let mut i = 0;
+    while i < 8 {
+        let mut b = 0;
+        while b < 32 {
+            t[i][b] = (2 * i + b % 2) as u8;
+            b += 1;
+        }
+        i += 1;
+    }
+    t
+};
+
+/// Shuffle masks that spread i8 scales `2i` and `2i+1` over 8 bytes each.
+const SPREAD_I8: [[u8; 16]; 8] = {
+    let mut t = [[0u8; 16]; 8];
+    let mut i = 0;
+    while i < 8 {
+        let mut b = 0;
+        while b < 16 {
+            t[i][b] = (2 * i + b / 8) as u8;
+            b += 1;
+        }
+        i += 1;
+    }
+    t
+};
+
+/// The 8 Q4_K/Q5_K scales as i16 in both halves, and the min term's 4 i32 partial sums
+/// Σ m·bsum (bsums at `y[260..292]`).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn scales_and_min_sums(scales: &[u8], y: &[u8]) -> (__m256i, __m128i) {
+    let mut packed = [0u8; 12];
+    packed.copy_from_slice(&scales[..12]);
+    let sm = unpack_scales_mins(&packed);
+    let wide = _mm256_cvtepu8_epi16(load128(&sm, 0));
+    let bsums = load(y, 260);
+    let pair_sums = _mm_hadd_epi16(_mm256_castsi256_si128(bsums), _mm256_extracti128_si256::<1>(bsums));
+    let mins = _mm_madd_epi16(_mm256_extracti128_si256::<1>(wide), pair_sums);
+    let sc = _mm256_castsi256_si128(wide);
+    (_mm256_set_m128i(sc, sc), mins)
+}
+
+#[target_feature(enable = "avx2,fma")]
+pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
+    let m4 = _mm256_set1_epi8(0x0f);
+    let mut acc = _mm256_setzero_ps();
+    let mut acc_m = _mm_setzero_ps();
+    for (x, y) in w.iter().zip(a) {
+        let yd = f32_at(y, 0);
+        let (scales, mins) = scales_and_min_sums(&x[4..16], y);
+        acc_m = _mm_fmadd_ps(_mm_set1_ps(-yd * f16_at(x, 2)), _mm_cvtepi32_ps(mins), acc_m);
+        let mut sumi = _mm256_setzero_si256();
+        for j in 0..4 {
+            let q4 = load(x, 16 + 32 * j);
+            let lo = _mm256_and_si256(q4, m4);
+            let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(q4), m4);
+            let pl = _mm256_maddubs_epi16(lo, load(y, 4 + 64 * j));
+            let ph = _mm256_maddubs_epi16(hi, load(y, 36 + 64 * j));
+            let sl = _mm256_shuffle_epi8(scales, load(&BROADCAST_I16[2 * j], 0));
+            let sh = _mm256_shuffle_epi8(scales, load(&BROADCAST_I16[2 * j + 1], 0));
+            let s = _mm256_add_epi32(_mm256_madd_epi16(sl, pl), _mm256_madd_epi16(sh, ph));
+            sumi = _mm256_add_epi32(sumi, s);
+        }
+        let d = _mm256_set1_ps(yd * f16_at(x, 0));
+        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(sumi), acc);
+    }
+    hsum(acc) + hsum128(acc_m)
+}
+
+#[target_feature(enable = "avx2,fma")]
+pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
+    let m4 = _mm256_set1_epi8(0x0f);
+    let sixteen = _mm256_set1_epi8(16);
+    let mut acc = _mm256_setzero_ps();
+    let mut acc_m = _mm_setzero_ps();
+    for (x, y) in w.iter().zip(a) {
+        let yd = f32_at(y, 0);
+        let (scales, mins) = scales_and_min_sums(&x[4..16], y);
+        acc_m = _mm_fmadd_ps(_mm_set1_ps(-yd * f16_at(x, 2)), _mm_cvtepi32_ps(mins), acc_m);
+        let qh = load(x, 16);
+        // 16 where bit `b` of the qh byte is set, else 0.
+        let high = |b: i32| {
+            let m = _mm256_set1_epi8(1 << b);
+            _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, m), m), sixteen)
+        };
+        let mut sumi = _mm256_setzero_si256();
+        for j in 0..4 {
+            let q5 = load(x, 48 + 32 * j);
+            let lo = _mm256_or_si256(_mm256_and_si256(q5, m4), high(2 * j as i32));
+            let hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(q5), m4), high(2 * j as i32 + 1));
+            let pl = _mm256_maddubs_epi16(lo, load(y, 4 + 64 * j));
+            let ph = _mm256_maddubs_epi16(hi, load(y, 36 + 64 * j));
+            let sl = _mm256_shuffle_epi8(scales, load(&BROADCAST_I16[2 * j], 0));
+            let sh = _mm256_shuffle_epi8(scales, load(&BROADCAST_I16[2 * j + 1], 0));
+            let s = _mm256_add_epi32(_mm256_madd_epi16(sl, pl), _mm256_madd_epi16(sh, ph));
+            sumi = _mm256_add_epi32(sumi, s);
+        }
+        let d = _mm256_set1_ps(yd * f16_at(x, 0));
+        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(sumi), acc);
+    }
+    hsum(acc) + hsum128(acc_m)
+}
+
+#[target_feature(enable = "avx2,fma")]
+pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
+    let m4 = _mm256_set1_epi8(0x0f);
+    let m2 = _mm256_set1_epi8(3);
+    let m32 = _mm256_set1_epi8(32);
+    let mut acc = _mm256_setzero_ps();
+    for (x, y) in w.iter().zip(a) {
+        let scales = load128(x, 192);
+        let mut sumi = _mm256_setzero_si256();
+        for h in 0..2 {
+            let (ql1, ql2, qh) = (load(x, 64 * h), load(x, 64 * h + 32), load(x, 128 + 32 * h));
+            let high = |v: __m256i| _mm256_slli_epi16::<4>(_mm256_and_si256(v, m2));
+            let q = [
+                _mm256_or_si256(_mm256_and_si256(ql1, m4), high(qh)),
+                _mm256_or_si256(_mm256_and_si256(ql2, m4), high(_mm256_srli_epi16::<2>(qh))),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(ql1), m4), high(_mm256_srli_epi16::<4>(qh))),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(ql2), m4), high(_mm256_srli_epi16::<6>(qh))),
+            ];
+            for (k, &qk) in q.iter().enumerate() {
+                let q8 = load(y, 4 + 128 * h + 32 * k);
+                // (u − 32)·y as u·y − 32·y, so maddubs sees unsigned weights.
+                let p = _mm256_sub_epi16(_mm256_maddubs_epi16(qk, q8), _mm256_maddubs_epi16(m32, q8));
+                let sc = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, load128(&SPREAD_I8[4 * h + k], 0)));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(sc, p));
+            }
+        }
+        let d = _mm256_set1_ps(f32_at(y, 0) * f16_at(x, 208));
+        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(sumi), acc);
+    }
+    hsum(acc)
+}
+
+#[target_feature(enable = "avx2,fma")]
+pub fn q8_0_q8_0(w: &[[u8; 34]], a: &[[u8; 34]]) -> f32 {
+    let ones = _mm256_set1_epi16(1);
+    let mut acc = _mm256_setzero_ps();
+    for (x, y) in w.iter().zip(a) {
+        let (qx, qy) = (load(x, 2), load(y, 2));
+        // |x|·(sign(x)·y): maddubs needs one unsigned operand. Activations are never −128.
+        let p = _mm256_maddubs_epi16(_mm256_sign_epi8(qx, qx), _mm256_sign_epi8(qy, qx));
+        let d = _mm256_set1_ps(f16_at(x, 0) * f16_at(y, 0));
+        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(_mm256_madd_epi16(p, ones)), acc);
+    }
+    hsum(acc)
+}
