@@ -191,3 +191,20 @@ fn in_place_methods_update_the_variable_only() {
     assert_eq!(run("let v = arange(6).to(f32).reshape(2, 3)[:, 1:]; v.neg_(); print(v)"), "[[-1. -2.]\n [-4. -5.]]\n");
     assert_eq!(run("print(arange(3).to(f64).exp_().dtype)"), "f64\n");
 }
+
+#[test]
+fn npz_and_safetensors_round_trip() {
+    let dir = common::temp_dir("archives");
+    let (npz, st) = (dir.join("a.npz"), dir.join("w.safetensors"));
+    let code = format!(
+        "save_npz(\"{}\", {{\"a\": arange(6).reshape(2, 3), \"b\": [1.5, 2.5].to(f16)}}, compressed=true)
+         let d = load_npz(\"{}\"); print(d[\"a\"], d[\"b\"].dtype)
+         save_safetensors(\"{}\", {{\"w\": [[0.5, -1.0]].to(bf16), \"i\": [1, 2].to(i32)}})
+         let s = load_safetensors(\"{}\"); print(s[\"w\"], s[\"w\"].dtype, s[\"i\"].dtype)",
+        npz.display(),
+        npz.display(),
+        st.display(),
+        st.display()
+    );
+    assert_eq!(run(&code), "[[0 1 2]\n [3 4 5]] f16\n[[ 0.5 -1. ]] bf16 i32\n");
+}
