@@ -208,3 +208,17 @@ fn npz_and_safetensors_round_trip() {
     );
     assert_eq!(run(&code), "[[0 1 2]\n [3 4 5]] f16\n[[ 0.5 -1. ]] bf16 i32\n");
 }
+
+#[test]
+fn quantized_tensors() {
+    let out = run("let w = randn([64, 256], seed=1); let q = quantize(w, q4_k)
+         print(q, q.shape, q.dtype, q.T.shape)
+         let x = randn([3, 256], seed=2)
+         let fused = x @ q.T; let reference = x @ dequantize(q).T
+         print(fused.shape, max(abs(fused - reference)) < 0.5, (q @ x.T).shape, matmul(x, q).shape)
+         print(dequantize(q, transpose=true).shape, dequantize(quantize(ones([1, 32]) * 2, \"q8_0\"))[0, 5])");
+    assert_eq!(
+        out,
+        "<quantized q4_k[64, 256], 9216 bytes> (64, 256) q4_k (256, 64)\n(3, 64) True (64, 3) (3, 64)\n(256, 64) 1.9998779\n"
+    );
+}

@@ -2,7 +2,7 @@
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
+use crate::interp::value::{QuantValue, Value};
 use crate::ops;
 
 pub const BUILTINS: &[Builtin] = &[
@@ -21,6 +21,18 @@ pub const BUILTINS: &[Builtin] = &[
 ];
 
 fn matmul(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    // matmul(x, q) with a quantized q [N, K] (GGML's weight layout) is x @ q.T.
+    if let Value::Quant(q) = &a.req(1)?.value {
+        let weight = Value::Quant(QuantValue {
+            q: q.q.clone(),
+            transposed: !q.transposed,
+        });
+        let result = super::quant_matmul(&a.req(0)?.value, &weight);
+        return match result {
+            Some(r) => r.map(Value::Tensor).map_err(|e| a.err(format!("matmul: {e}"))),
+            None => Err(a.err("matmul: unsupported operands")),
+        };
+    }
     ops::matmul(&a.tensor(0)?, &a.tensor(1)?)
         .map(Value::Tensor)
         .map_err(|e| a.tensor_err(e))

@@ -11,6 +11,7 @@ mod io;
 mod linalg;
 mod math;
 mod nn;
+mod quant;
 mod random;
 mod reduce;
 mod shape;
@@ -30,6 +31,7 @@ use crate::tensor::TensorError;
 
 pub use args::{ArgVal, Bound, CallArgs};
 pub use core::range_len;
+pub use quant::quant_matmul;
 
 /// What a builtin may touch besides its arguments.
 pub struct Ctx<'a> {
@@ -80,6 +82,7 @@ const DOMAINS: &[&[Builtin]] = &[
     nn::BUILTINS,
     conv::BUILTINS,
     random::BUILTINS,
+    quant::BUILTINS,
 ];
 
 fn registry() -> &'static HashMap<&'static str, &'static Builtin> {

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use crate::builtins::{self, tensor_diag, ArgVal, CallArgs, Ctx};
 use crate::diag::Diagnostic;
+use crate::quant::{QType, QUANTIZABLE};
 use crate::ops::index::{self as ix, Index, IndexError, Selection};
 use crate::syntax::ast::{Arg, BinOp, Block, Expr, ExprKind, Ident, IndexItem, Param, Pattern};
 use crate::syntax::Span;
@@ -273,6 +274,10 @@ impl Interp {
         }
         if let Some((_, c)) = CONSTANTS.iter().find(|(n, _)| *n == name) {
             return Ok(Value::Float(*c));
+        }
+        // Quantized type names (`quantize(x, q4_k)`) stand for their string names.
+        if let Some(q) = QType::from_name(name).filter(|q| QUANTIZABLE.contains(q)) {
+            return Ok(Value::str(q.name()));
         }
         let mut d = Diagnostic::new(span, format!("undefined name `{name}`"));
         if let Some(s) = self.suggest(name, scope) {
@@ -684,6 +689,21 @@ impl Interp {
                 _ => None,
             },
             Value::Module(m) => m.scope.lookup(&name.name),
+            Value::Quant(q) => {
+                let shape = q.shape();
+                match name.name.as_str() {
+                    "shape" => Some(ints(shape.iter().map(|&d| d as i64).collect())),
+                    "dtype" => Some(Value::str(q.q.qtype.name())),
+                    "ndim" => Some(Value::Int(shape.len() as i64)),
+                    "numel" => Some(Value::Int(shape.iter().product::<usize>() as i64)),
+                    "nbytes" => Some(Value::Int(q.q.nbytes() as i64)),
+                    "T" => Some(Value::Quant(crate::interp::value::QuantValue {
+                        q: q.q.clone(),
+                        transposed: !q.transposed,
+                    })),
+                    _ => None,
+                }
+            }
             _ => None,
         };
         found.ok_or_else(|| {

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::rc::Rc;
 
 use crate::ops::Operand;
+use crate::quant::QTensor;
 use crate::syntax::ast::{Block, Expr};
 use crate::tensor::format::{format_float_repr, format_tensor, PrintOptions};
 use crate::tensor::{DType, Scalar, Tensor};
@@ -28,6 +29,34 @@ pub enum Value {
     Func(Rc<Closure>),
     Builtin(&'static crate::builtins::Builtin),
     Module(Rc<Module>),
+    /// A quantized tensor (GGML blocks), possibly viewed transposed (`q.T`).
+    Quant(QuantValue),
+}
+
+/// A quantized tensor value; `transposed` marks `q.T`, which `x @ q.T` consumes
+/// without dequantizing.
+#[derive(Clone, Debug)]
+pub struct QuantValue {
+    pub q: Rc<QTensor>,
+    pub transposed: bool,
+}
+
+impl QuantValue {
+    /// The shape as the user sees it (reversed by `.T`).
+    pub fn shape(&self) -> Vec<usize> {
+        let mut s = self.q.shape.clone();
+        if self.transposed && s.len() >= 2 {
+            let n = s.len();
+            s.swap(n - 2, n - 1);
+        }
+        s
+    }
+
+    /// `q4_k[4096, 4096]`
+    pub fn type_line(&self) -> String {
+        let dims: Vec<String> = self.shape().iter().map(|d| d.to_string()).collect();
+        format!("{}[{}]", self.q.qtype.name(), dims.join(", "))
+    }
 }
 
 /// An insertion-ordered dictionary with string, int or bool keys.
@@ -117,6 +146,7 @@ impl Value {
             Value::DType(_) => "dtype",
             Value::Func(_) | Value::Builtin(_) => "function",
             Value::Module(_) => "module",
+            Value::Quant(_) => "quantized tensor",
         }
     }
 
@@ -124,6 +154,7 @@ impl Value {
     pub fn describe(&self) -> String {
         match self {
             Value::Tensor(t) => format!("tensor {}", type_line(t)),
+            Value::Quant(q) => format!("quantized tensor {}", q.type_line()),
             other => other.kind().to_string(),
         }
     }
@@ -221,7 +252,11 @@ impl Value {
                 ))
                 }
             },
-            Value::DType(_) | Value::Func(_) | Value::Builtin(_) | Value::Module(_) => true,
+            Value::DType(_)
+            | Value::Func(_)
+            | Value::Builtin(_)
+            | Value::Module(_)
+            | Value::Quant(_) => true,
         })
     }
 
@@ -273,6 +308,7 @@ impl Value {
             Value::Func(f) => format!("<fn {}>", f.name),
             Value::Builtin(b) => format!("<builtin {}>", b.name),
             Value::Module(m) => format!("<module {}>", m.name),
+            Value::Quant(q) => format!("<quantized {}, {} bytes>", q.type_line(), q.q.nbytes()),
         }
     }
 }

@@ -32,6 +32,7 @@ pub fn echo(interp: &Interp, v: &Value) -> Option<String> {
             v.repr(&interp.print_opts),
             type_line(t)
         )),
+        Value::Quant(q) => Some(format!("{}\n", q.type_line())),
         other => Some(format!("{}\n", other.repr(&interp.print_opts))),
     }
 }

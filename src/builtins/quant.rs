@@ -1,0 +1,91 @@
+//! Quantized tensors: `quantize`, `dequantize`, and the fused `x @ q.T` product.
+
+use std::rc::Rc;
+
+use super::{Bound, Builtin, Ctx};
+use crate::diag::Diagnostic;
+use crate::interp::value::{QuantValue, Value};
+use crate::quant::{matmul_f32_q, QTensor, QType, QUANTIZABLE};
+use crate::tensor::{DType, Tensor};
+
+pub const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "quantize",
+        params: &["x", "qtype"],
+        doc: "x quantized row by row to a GGML type (\"q4_k\", \"q5_k\", \"q6_k\", \"q8_0\", ...), byte-exact with ggml's reference quantizer.",
+        func: quantize,
+    },
+    Builtin {
+        name: "dequantize",
+        params: &["q", "transpose=false"],
+        doc: "The f32 values of a quantized tensor (bit-exact with ggml); transpose=true writes a [N, K] weight as [K, N] directly.",
+        func: dequantize,
+    },
+];
+
+fn quant_arg(a: &Bound, i: usize) -> Result<&QuantValue, Diagnostic> {
+    match &a.req(i)?.value {
+        Value::Quant(q) => Ok(q),
+        other => Err(a.arg_err(i, format!("expected a quantized tensor, got {}", other.describe()))),
+    }
+}
+
+fn quantize(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    let x = a.tensor(0)?;
+    let name = a.string(1)?;
+    let qtype = QType::from_name(&name).filter(|t| QUANTIZABLE.contains(t)).ok_or_else(|| {
+        let names: Vec<&str> = QUANTIZABLE.iter().map(|t| t.name()).collect();
+        a.arg_err(1, format!("cannot quantize to \"{name}\"; types: {}", names.join(", ")))
+    })?;
+    let q = QTensor::quantize(&x, qtype).map_err(|e| a.arg_err(0, e))?;
+    Ok(Value::Quant(QuantValue {
+        q: Rc::new(q),
+        transposed: false,
+    }))
+}
+
+fn dequantize(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
+    let q = quant_arg(&a, 0)?;
+    let transpose = a.bool_or(1, false)? != q.transposed;
+    let t = if transpose {
+        q.q.dequantize_transposed()
+    } else {
+        q.q.dequantize()
+    };
+    t.map(Value::Tensor).map_err(|e| a.arg_err(0, e))
+}
+
+/// `x @ q.T` (x [..., K], q [N, K]) and `q @ x` without dequantizing q; `None` when
+/// neither operand is quantized.
+pub fn quant_matmul(l: &Value, r: &Value) -> Option<Result<Tensor, String>> {
+    let as_f32 = |t: &Tensor| {
+        if t.dtype() == DType::F32 {
+            t.clone()
+        } else {
+            t.to_dtype(DType::F32)
+        }
+    };
+    Some(match (l, r) {
+        (Value::Quant(_), Value::Quant(_)) => Err("matmul of two quantized tensors: dequantize one".into()),
+        (x, Value::Quant(q)) if q.transposed => match x.to_tensor() {
+            Some(x) => matmul_f32_q(&as_f32(&x), &q.q),
+            None => Err(format!("cannot multiply {} by a quantized tensor", x.describe())),
+        },
+        (Value::Quant(q), x) if !q.transposed => match x.to_tensor() {
+            // q @ x = (x.T @ q.T).T
+            Some(x) if x.ndim() == 1 => matmul_f32_q(&as_f32(&x), &q.q),
+            Some(x) if x.ndim() == 2 => x
+                .transpose(0, 1)
+                .map_err(|e| e.to_string())
+                .and_then(|xt| matmul_f32_q(&as_f32(&xt.contiguous()), &q.q))
+                .and_then(|y| y.transpose(0, 1).map_err(|e| e.to_string())),
+            Some(x) => Err(format!("q @ x needs a 1-D or 2-D x, got shape {:?}", x.shape())),
+            None => Err(format!("cannot multiply a quantized tensor by {}", x.describe())),
+        },
+        (Value::Quant(q), _) | (_, Value::Quant(q)) => Err(format!(
+            "a quantized {} multiplies as x @ q.T (q is [N, K]) or q @ x",
+            q.type_line()
+        )),
+        _ => return None,
+    })
+}
