@@ -222,3 +222,15 @@ fn quantized_tensors() {
         "<quantized q4_k[64, 256], 9216 bytes> (64, 256) q4_k (256, 64)\n(3, 64) True (64, 3) (3, 64)\n(256, 64) 1.9998779\n"
     );
 }
+
+#[test]
+fn gguf_models_open_lazily() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let code = format!(
+        "let m = load_gguf(\"{root}/tests/fixtures/gguf/small.gguf\")
+         print(m.metadata[\"general.architecture\"], m.tensors[\"weight_f32\"].shape)
+         print(m.tensors[\"blk.0.q4_k\"], dequantize(m.tensors[\"blk.0.q4_k\"]).shape)
+         print(m.tensors[\"ids_i32\"].dtype, len(m.tensors))"
+    );
+    assert_eq!(run(&code), "tsr-test (3, 4)\n<quantized q4_k[2, 256], 288 bytes> (2, 256)\ni32 7\n");
+}

@@ -10,6 +10,7 @@ pub mod inplace;
 mod io;
 mod linalg;
 mod math;
+mod model;
 mod nn;
 mod quant;
 mod random;
@@ -83,6 +84,7 @@ const DOMAINS: &[&[Builtin]] = &[
     conv::BUILTINS,
     random::BUILTINS,
     quant::BUILTINS,
+    model::BUILTINS,
 ];
 
 fn registry() -> &'static HashMap<&'static str, &'static Builtin> {

@@ -80,7 +80,6 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
     }
 }
 
-
 /// Strings, none, dtypes and other non-numeric operands.
 fn other_binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value, Diagnostic> {
     match (op, l, r) {

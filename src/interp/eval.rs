@@ -5,8 +5,8 @@ use std::rc::Rc;
 
 use crate::builtins::{self, tensor_diag, ArgVal, CallArgs, Ctx};
 use crate::diag::Diagnostic;
-use crate::quant::{QType, QUANTIZABLE};
 use crate::ops::index::{self as ix, Index, IndexError, Selection};
+use crate::quant::{QType, QUANTIZABLE};
 use crate::syntax::ast::{Arg, BinOp, Block, Expr, ExprKind, Ident, IndexItem, Param, Pattern};
 use crate::syntax::Span;
 use crate::tensor::shape::shape_str;
@@ -523,7 +523,11 @@ impl Interp {
         let not_tensor = |v: &Value| {
             Diagnostic::new(
                 target.span,
-                format!("`{}` updates a tensor in place, not {}", name.name, v.describe()),
+                format!(
+                    "`{}` updates a tensor in place, not {}",
+                    name.name,
+                    v.describe()
+                ),
             )
         };
         if let ExprKind::Ident(var) = &target.kind {
@@ -689,6 +693,11 @@ impl Interp {
                 _ => None,
             },
             Value::Module(m) => m.scope.lookup(&name.name),
+            // `model.metadata`: string keys of a dict read as attributes.
+            Value::Dict(d) => match d.get(&Key::Str(Rc::from(name.name.as_str()))) {
+                Some(Value::Lazy(l)) => Some(l.force().map_err(|e| Diagnostic::new(name.span, e))?),
+                other => other.cloned(),
+            },
             Value::Quant(q) => {
                 let shape = q.shape();
                 match name.name.as_str() {
@@ -845,6 +854,9 @@ impl Interp {
         };
         let kv = self.eval(ke, scope)?;
         let found = Key::from_value(&kv).and_then(|k| d.get(&k).cloned());
+        if let Some(Value::Lazy(l)) = &found {
+            return Ok(l.force().map_err(|e| Diagnostic::new(ke.span, e))?);
+        }
         found.ok_or_else(|| {
             let keys: Vec<String> = d
                 .entries

@@ -31,6 +31,40 @@ pub enum Value {
     Module(Rc<Module>),
     /// A quantized tensor (GGML blocks), possibly viewed transposed (`q.T`).
     Quant(QuantValue),
+    /// A tensor in a memory-mapped file, read the first time it is taken out of its dict.
+    Lazy(Rc<Lazy>),
+}
+
+/// A value produced on first use (and then kept), e.g. a dense tensor of a GGUF file.
+pub struct Lazy {
+    /// Shown until the value is loaded: `f32[4096, 4096]`.
+    pub summary: String,
+    load: Box<dyn Fn() -> Result<Value, String>>,
+    cache: std::cell::OnceCell<Value>,
+}
+
+impl Lazy {
+    pub fn new(summary: String, load: Box<dyn Fn() -> Result<Value, String>>) -> Lazy {
+        Lazy {
+            summary,
+            load,
+            cache: std::cell::OnceCell::new(),
+        }
+    }
+
+    pub fn force(&self) -> Result<Value, String> {
+        if let Some(v) = self.cache.get() {
+            return Ok(v.clone());
+        }
+        let v = (self.load)()?;
+        Ok(self.cache.get_or_init(|| v).clone())
+    }
+}
+
+impl std::fmt::Debug for Lazy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<mapped {}>", self.summary)
+    }
 }
 
 /// A quantized tensor value; `transposed` marks `q.T`, which `x @ q.T` consumes
@@ -147,6 +181,7 @@ impl Value {
             Value::Func(_) | Value::Builtin(_) => "function",
             Value::Module(_) => "module",
             Value::Quant(_) => "quantized tensor",
+            Value::Lazy(_) => "mapped tensor",
         }
     }
 
@@ -256,7 +291,8 @@ impl Value {
             | Value::Func(_)
             | Value::Builtin(_)
             | Value::Module(_)
-            | Value::Quant(_) => true,
+            | Value::Quant(_)
+            | Value::Lazy(_) => true,
         })
     }
 
@@ -309,6 +345,7 @@ impl Value {
             Value::Builtin(b) => format!("<builtin {}>", b.name),
             Value::Module(m) => format!("<module {}>", m.name),
             Value::Quant(q) => format!("<quantized {}, {} bytes>", q.type_line(), q.q.nbytes()),
+            Value::Lazy(l) => format!("<mapped {}>", l.summary),
         }
     }
 }
