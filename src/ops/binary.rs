@@ -201,6 +201,7 @@ fn map<T: Elem, O: Elem>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tensor::Scalar;
     use crate::ops::testutil::{assert_tensor, tensor, values, views};
     use BinaryOp::*;
     use DType::*;
