@@ -17,22 +17,37 @@ pub fn is_inplace(method: &str) -> bool {
 /// Applies the in-place method `method` with `args` (not including the receiver) to `t`.
 pub fn apply(method: &str, t: &mut Tensor, args: CallArgs) -> Result<(), Diagnostic> {
     if let Some((name, span, _)) = args.keyword.first() {
-        return Err(Diagnostic::new(*span, format!("{method}() has no parameter named `{name}`")));
+        return Err(Diagnostic::new(
+            *span,
+            format!("{method}() has no parameter named `{name}`"),
+        ));
     }
     if method == "fill_" {
         let [value] = args.positional.as_slice() else {
-            return Err(Diagnostic::new(args.span, "fill_ takes one value: x.fill_(v)"));
+            return Err(Diagnostic::new(
+                args.span,
+                "fill_ takes one value: x.fill_(v)",
+            ));
         };
         let scalar = value.value.as_scalar().ok_or_else(|| {
-            Diagnostic::new(value.span, format!("fill_ needs a number, got {}", value.value.describe()))
+            Diagnostic::new(
+                value.span,
+                format!("fill_ needs a number, got {}", value.value.describe()),
+            )
         })?;
         return fill_inplace(t, scalar).map_err(|e| tensor_diag(e, args.span, &[]));
     }
     if let Some(extra) = args.positional.first() {
-        return Err(Diagnostic::new(extra.span, format!("{method}() takes no arguments")));
+        return Err(Diagnostic::new(
+            extra.span,
+            format!("{method}() takes no arguments"),
+        ));
     }
     match inplace_op(method) {
         Some(op) => unary_inplace(op, t).map_err(|e| tensor_diag(e, args.span, &[])),
-        None => Err(Diagnostic::new(args.span, format!("`{method}` is not an in-place method"))),
+        None => Err(Diagnostic::new(
+            args.span,
+            format!("`{method}` is not an in-place method"),
+        )),
     }
 }

@@ -29,7 +29,9 @@ fn matmul(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
         });
         let result = super::quant_matmul(&a.req(0)?.value, &weight);
         return match result {
-            Some(r) => r.map(Value::Tensor).map_err(|e| a.err(format!("matmul: {e}"))),
+            Some(r) => r
+                .map(Value::Tensor)
+                .map_err(|e| a.err(format!("matmul: {e}"))),
             None => Err(a.err("matmul: unsupported operands")),
         };
     }

@@ -176,7 +176,6 @@ fn round(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     unary(&a, UnaryOp::Round(decimals))
 }
 
-
 fn opt_operand<'a>(a: &'a Bound, i: usize) -> Result<Option<Operand<'a>>, Diagnostic> {
     a.get(i).map(|_| a.operand(i)).transpose()
 }

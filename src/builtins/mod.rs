@@ -150,7 +150,11 @@ mod tests {
     fn names_are_unique_and_signatures_parse() {
         let mut seen = std::collections::HashSet::new();
         for b in DOMAINS.iter().flat_map(|d| d.iter()) {
-            assert!(seen.insert(b.name), "builtin `{}` is registered twice", b.name);
+            assert!(
+                seen.insert(b.name),
+                "builtin `{}` is registered twice",
+                b.name
+            );
             assert!(!b.doc.contains('|'), "doc of `{}` has a `|`", b.name);
             assert!(b.signature().starts_with(b.name));
         }

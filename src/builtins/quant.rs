@@ -26,17 +26,25 @@ pub const BUILTINS: &[Builtin] = &[
 fn quant_arg(a: &Bound, i: usize) -> Result<&QuantValue, Diagnostic> {
     match &a.req(i)?.value {
         Value::Quant(q) => Ok(q),
-        other => Err(a.arg_err(i, format!("expected a quantized tensor, got {}", other.describe()))),
+        other => Err(a.arg_err(
+            i,
+            format!("expected a quantized tensor, got {}", other.describe()),
+        )),
     }
 }
 
 fn quantize(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let x = a.tensor(0)?;
     let name = a.string(1)?;
-    let qtype = QType::from_name(&name).filter(|t| QUANTIZABLE.contains(t)).ok_or_else(|| {
-        let names: Vec<&str> = QUANTIZABLE.iter().map(|t| t.name()).collect();
-        a.arg_err(1, format!("cannot quantize to \"{name}\"; types: {}", names.join(", ")))
-    })?;
+    let qtype = QType::from_name(&name)
+        .filter(|t| QUANTIZABLE.contains(t))
+        .ok_or_else(|| {
+            let names: Vec<&str> = QUANTIZABLE.iter().map(|t| t.name()).collect();
+            a.arg_err(
+                1,
+                format!("cannot quantize to \"{name}\"; types: {}", names.join(", ")),
+            )
+        })?;
     let q = QTensor::quantize(&x, qtype).map_err(|e| a.arg_err(0, e))?;
     Ok(Value::Quant(QuantValue {
         q: Rc::new(q),
@@ -66,10 +74,15 @@ pub fn quant_matmul(l: &Value, r: &Value) -> Option<Result<Tensor, String>> {
         }
     };
     Some(match (l, r) {
-        (Value::Quant(_), Value::Quant(_)) => Err("matmul of two quantized tensors: dequantize one".into()),
+        (Value::Quant(_), Value::Quant(_)) => {
+            Err("matmul of two quantized tensors: dequantize one".into())
+        }
         (x, Value::Quant(q)) if q.transposed => match x.to_tensor() {
             Some(x) => matmul_f32_q(&as_f32(&x), &q.q),
-            None => Err(format!("cannot multiply {} by a quantized tensor", x.describe())),
+            None => Err(format!(
+                "cannot multiply {} by a quantized tensor",
+                x.describe()
+            )),
         },
         (Value::Quant(q), x) if !q.transposed => match x.to_tensor() {
             // q @ x = (x.T @ q.T).T
@@ -79,8 +92,14 @@ pub fn quant_matmul(l: &Value, r: &Value) -> Option<Result<Tensor, String>> {
                 .map_err(|e| e.to_string())
                 .and_then(|xt| matmul_f32_q(&as_f32(&xt.contiguous()), &q.q))
                 .and_then(|y| y.transpose(0, 1).map_err(|e| e.to_string())),
-            Some(x) => Err(format!("q @ x needs a 1-D or 2-D x, got shape {:?}", x.shape())),
-            None => Err(format!("cannot multiply a quantized tensor by {}", x.describe())),
+            Some(x) => Err(format!(
+                "q @ x needs a 1-D or 2-D x, got shape {:?}",
+                x.shape()
+            )),
+            None => Err(format!(
+                "cannot multiply a quantized tensor by {}",
+                x.describe()
+            )),
         },
         (Value::Quant(q), _) | (_, Value::Quant(q)) => Err(format!(
             "a quantized {} multiplies as x @ q.T (q is [N, K]) or q @ x",

@@ -212,7 +212,6 @@ fn split(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     Ok(tuple(or_diag(&a, ops::split(&x, &how, axis))?))
 }
 
-
 fn where_(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let cond = a.tensor(0)?;
     let (x, y) = (a.operand(1)?, a.operand(2)?);

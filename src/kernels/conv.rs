@@ -72,6 +72,8 @@ impl Window {
     /// order of `k`, then `o`.
     fn for_each_tap(&self, mut f: impl FnMut(usize, usize, usize)) {
         let Some((last, outer)) = self.dims.split_last() else {
+            // No spatial dims: one tap at one position.
+            f(0, 0, 0);
             return;
         };
         let (inner, outer_len) = (last.out, outer.iter().map(|d| d.out).product::<usize>());

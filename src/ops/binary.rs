@@ -74,8 +74,6 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
     crate::dispatch!(dtype, T => binary_as::<T>(op, a, b, &shape))
 }
 
-
-
 /// Rejects the dtypes PyTorch rejects for an op.
 fn check_dtype(op: BinaryOp, dtype: DType) -> Result<()> {
     use BinaryOp::*;
@@ -201,8 +199,8 @@ fn map<T: Elem, O: Elem>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::Scalar;
     use crate::ops::testutil::{assert_tensor, tensor, values, views};
+    use crate::tensor::Scalar;
     use BinaryOp::*;
     use DType::*;
 

@@ -10,7 +10,7 @@ use super::{elems, output_buffer};
 use crate::kernels::arith::Arith;
 use crate::kernels::conv::{col2im as col2im_kernel, im2col as im2col_kernel, Dim, Window};
 use crate::kernels::matmul::matmul;
-use crate::tensor::shape::shape_str;
+use crate::tensor::shape::{checked_numel, shape_str};
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
 
 /// How a convolution pads its input.
@@ -82,6 +82,7 @@ pub fn conv(
         );
         return Err(TensorError::shape(op, msg));
     }
+    check_kernel(op, ws)?;
     let (c_in, c_out) = (xs[1], ws[0]);
     check_groups(
         op,
@@ -191,6 +192,7 @@ pub fn conv_transpose(
         );
         return Err(TensorError::shape(op, msg));
     }
+    check_kernel(op, ws)?;
     let (c_in, c_out) = (xs[1], ws[1].saturating_mul(p.groups));
     check_groups(op, p.groups, c_in, c_out, &x, weight, ws[0] != c_in)?;
     check_bias(op, bias, c_out)?;
@@ -215,7 +217,7 @@ pub fn conv_transpose(
             + (dil as i128) * (kernel as i128 - 1)
             + extra as i128
             + 1;
-        if out <= 0 || kernel == 0 {
+        if out <= 0 {
             let msg = format!(
                 "the output would have size {out} along spatial dim {d} (x of shape {}, weight of shape {}, stride {:?}, padding {:?}, dilation {:?})",
                 shape_str(xs), shape_str(ws), p.stride, p.padding, p.dilation
@@ -293,7 +295,10 @@ pub fn im2col(x: &Tensor, p: &UnfoldParams) -> Result<Tensor> {
     let context = || format!("x of shape {}", shape_str(xs));
     let dims = unfold_dims(op, &xs[2..], p, context)?;
     let win = Window::new(&dims);
-    let shape = [xs[0], xs[1] * win.kernel_len(), win.out_len()];
+    let rows = xs[1]
+        .checked_mul(win.kernel_len())
+        .ok_or_else(|| too_large(op))?;
+    let shape = [xs[0], rows, win.out_len()];
     let out = crate::dispatch!(x.dtype(), T => unfold_as::<T>(&x, &win, &shape))?;
     unbatch(out, unbatched)
 }
@@ -438,6 +443,14 @@ fn window_dims(
             dilation: dil,
         });
     }
+    // The products of these sizes index buffers: they must not overflow.
+    for sizes in [
+        dims.iter().map(|d| d.image).collect::<Vec<_>>(),
+        dims.iter().map(|d| d.kernel).collect(),
+        dims.iter().map(|d| d.out).collect(),
+    ] {
+        checked_numel(&sizes).ok_or_else(|| too_large(op))?;
+    }
     Ok(dims)
 }
 
@@ -548,6 +561,18 @@ fn check_groups(
         return Ok(());
     };
     Err(TensorError::shape(op, msg))
+}
+
+/// Rejects a weight with an empty kernel dim.
+fn check_kernel(op: &str, weight_shape: &[usize]) -> Result<()> {
+    if weight_shape[2..].contains(&0) {
+        let msg = format!(
+            "weight of shape {} has an empty kernel",
+            shape_str(weight_shape)
+        );
+        return Err(TensorError::shape(op, msg));
+    }
+    Ok(())
 }
 
 fn check_bias(op: &str, bias: Option<&Tensor>, c_out: usize) -> Result<()> {

@@ -209,7 +209,7 @@ fn along_axis<C: NnFloat>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::erf::erf;
+    use crate::kernels::erf::erfc;
     use crate::ops::testutil::{assert_close, assert_tensor, tensor, values, views};
     use DType::*;
 
@@ -224,10 +224,11 @@ mod tests {
         match act {
             Activation::Sigmoid => 1.0 / (1.0 + (-x).exp()),
             Activation::Silu => x / (1.0 + (-x).exp()),
-            Activation::Gelu => 0.5 * x * (1.0 + erf(x / 2f64.sqrt())),
+            // x/2 (1 + erf(x/√2)) and x/2 (1 + tanh(y)), written without cancellation.
+            Activation::Gelu => 0.5 * x * erfc(-x * std::f64::consts::FRAC_1_SQRT_2),
             Activation::GeluTanh => {
-                let inner = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x.powi(3));
-                0.5 * x * (1.0 + inner.tanh())
+                let y = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x.powi(3));
+                x / (1.0 + (-2.0 * y).exp())
             }
         }
     }

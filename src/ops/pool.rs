@@ -38,7 +38,10 @@ pub fn max_pool2d(x: &Tensor, p: &PoolParams) -> Result<Tensor> {
     let op = "max_pool2d";
     let (x, unbatched) = planes(op, x)?;
     let [rows, cols] = pool_axes(op, &x, p, false)?;
-    let out = crate::dispatch!(x.dtype(), T => pool_as::<T, T>(op, &x, &rows, &cols, window_max))?;
+    let size = [rows.taps.len(), cols.taps.len()];
+    let out = crate::dispatch!(x.dtype(), T => {
+        pool_as::<T, T>(op, &x, size, || [rows, cols], window_max)
+    })?;
     unbatch(out, unbatched)
 }
 
@@ -49,7 +52,8 @@ pub fn avg_pool2d(x: &Tensor, p: &PoolParams, count_include_pad: bool) -> Result
     let op = "avg_pool2d";
     let (x, unbatched) = planes(op, x)?;
     let [rows, cols] = pool_axes(op, &x, p, count_include_pad)?;
-    unbatch(average(op, &x, &rows, &cols)?, unbatched)
+    let size = [rows.taps.len(), cols.taps.len()];
+    unbatch(average(op, &x, size, || [rows, cols])?, unbatched)
 }
 
 /// `adaptive_avg_pool2d`: an output of `output_size` (an entry of `None` keeps that
@@ -68,8 +72,10 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output_size: [Option<usize>; 2]) -> Resul
         let divisors = taps.iter().map(Vec::len).collect();
         Axis { taps, divisors }
     };
-    let (rows, cols) = (axis(h, oh), axis(w, ow));
-    unbatch(average(op, &x, &rows, &cols)?, unbatched)
+    // The axes are built after the output is allocated: an absurd output_size fails
+    // there, as an error.
+    let axes = || [axis(h, oh), axis(w, ow)];
+    unbatch(average(op, &x, [oh, ow], axes)?, unbatched)
 }
 
 /// `global_avg_pool2d` (`ReduceOp::Mean`) and `global_max_pool2d` (`ReduceOp::Max`):
@@ -97,39 +103,46 @@ fn planes(op: &str, x: &Tensor) -> Result<(Tensor, bool)> {
 }
 
 /// The average of every window, in the float result dtype.
-fn average(op: &str, x: &Tensor, rows: &Axis, cols: &Axis) -> Result<Tensor> {
+fn average(
+    op: &str,
+    x: &Tensor,
+    size: [usize; 2],
+    axes: impl FnOnce() -> [Axis; 2],
+) -> Result<Tensor> {
     let dtype = x.dtype().float_result();
     let out = compute!(dtype, C => {
         let x = x.to_dtype(C::DTYPE);
-        pool_as::<C, C>(op, &x, rows, cols, |w, oh, ow| {
-            let count = rows.divisors[oh] * cols.divisors[ow];
-            pairwise_sum(w, |v| v) / count as C
-        })?
+        pool_as::<C, C>(op, &x, size, axes, |w, count| pairwise_sum(w, |v| v) / count as C)?
     });
     Ok(out.to_dtype(dtype))
 }
 
-/// Applies `f(window, oh, ow)` to every window of every [H, W] plane of `x`.
+/// Applies `f(window, divisor)` to every window of every [H, W] plane of `x`, for an
+/// output of `size` [out_h, out_w] whose windows `axes` gives.
 fn pool_as<T: Elem, O: Elem>(
     op: &str,
     x: &Tensor,
-    rows: &Axis,
-    cols: &Axis,
-    mut f: impl FnMut(&[T], usize, usize) -> O,
+    size: [usize; 2],
+    axes: impl FnOnce() -> [Axis; 2],
+    mut f: impl FnMut(&[T], usize) -> O,
 ) -> Result<Tensor> {
     let xs = x.shape();
-    let shape = [xs[0], xs[1], rows.taps.len(), cols.taps.len()];
+    let shape = [xs[0], xs[1], size[0], size[1]];
     let mut out = output_buffer(op, &shape, O::default())?;
+    if out.is_empty() {
+        return Tensor::from_vec(out, &shape);
+    }
+    let [rows, cols] = axes();
+    let mut reduce = |w: &[T], oh: usize, ow: usize| f(w, rows.divisors[oh] * cols.divisors[ow]);
     let x = x.contiguous();
     let data = elems::<T>(op, &x)?;
+    // The output is not empty and the input plane never is.
     let (plane, out_plane) = (xs[2] * xs[3], shape[2] * shape[3]);
-    if out_plane > 0 {
-        for (dst, src) in out
-            .chunks_exact_mut(out_plane)
-            .zip(data.chunks_exact(plane))
-        {
-            pool2d(dst, src, xs[3], &rows.taps, &cols.taps, &mut f);
-        }
+    for (dst, src) in out
+        .chunks_exact_mut(out_plane)
+        .zip(data.chunks_exact(plane))
+    {
+        pool2d(dst, src, xs[3], &rows.taps, &cols.taps, &mut reduce);
     }
     Tensor::from_vec(out, &shape)
 }
@@ -206,7 +219,7 @@ fn pool_out(size: usize, span: usize, stride: usize, pad: usize, ceil_mode: bool
 }
 
 /// The largest element of a window, NaN-propagating; the lowest value when empty.
-fn window_max<T: Arith>(window: &[T], _: usize, _: usize) -> T {
+fn window_max<T: Arith>(window: &[T], _divisor: usize) -> T {
     let max = window.iter().copied().reduce(Arith::maximum);
     max.unwrap_or_else(|| T::from_f64(lowest(T::DTYPE)))
 }

@@ -159,8 +159,6 @@ pub fn split(x: &Tensor, how: &Sections, axis: i64) -> Result<Vec<Tensor>> {
         .collect()
 }
 
-
-
 /// NumPy `where(cond, a, b)`: `a` where `cond` is nonzero, else `b`, all three broadcast.
 pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
     let shape = broadcast_shapes("where", a.shape(), b.shape())?;

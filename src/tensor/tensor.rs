@@ -139,7 +139,9 @@ impl Tensor {
     pub fn to_vec<T: Elem>(&self) -> Vec<T> {
         crate::dispatch!(self.dtype(), S => {
             let data = S::slice(&self.storage).unwrap_or(&[]);
-            if self.is_contiguous() {
+            if self.numel() == 0 {
+                Vec::new()
+            } else if self.is_contiguous() {
                 let start = self.layout.offset;
                 data[start..start + self.numel()].iter().map(|&v| v.cast::<T>()).collect()
             } else {
