@@ -270,6 +270,22 @@ fn save_writes_what_the_reference_writer_writes() {
 }
 
 #[test]
+fn saving_over_the_mapped_file_itself_is_safe() {
+    let path = scratch("overwrite", "model.gguf");
+    fs::copy(fixture("gguf/small.gguf"), &path).unwrap();
+    let f = open_gguf(&path).unwrap();
+    let (tensors, metadata) = contents(&f);
+    // The quantized tensors still view the old file's map while the new file
+    // replaces it (by rename, so the old map stays valid).
+    save_gguf(&path, &tensors, &metadata).unwrap();
+    assert_same_lines(&describe(&f), &expected_description());
+    assert_same_lines(
+        &describe(&open_gguf(&path).unwrap()),
+        &expected_description(),
+    );
+}
+
+#[test]
 fn save_and_open_round_trip_edge_cases() {
     let strided = Tensor::from_vec((0..6).map(|i| i as f64).collect(), &[2, 3])
         .unwrap()

@@ -15,8 +15,8 @@ use crate::quant::QType;
 
 pub(super) const MAGIC: &[u8; 4] = b"GGUF";
 /// The metadata key that sets the alignment, and the alignment without it.
-pub(super) const ALIGNMENT_KEY: &str = "general.alignment";
-pub(super) const DEFAULT_ALIGNMENT: usize = 32;
+const ALIGNMENT_KEY: &str = "general.alignment";
+const DEFAULT_ALIGNMENT: usize = 32;
 /// GGML_MAX_DIMS: ggml reads no tensor with more dimensions.
 pub(super) const MAX_DIMS: usize = 4;
 const MAX_TENSORS: u64 = 1 << 20;
@@ -48,7 +48,7 @@ pub(super) fn parse_header(bytes: &[u8]) -> Result<Header, String> {
     let magic: [u8; 4] = r.array("the magic")?;
     if &magic != MAGIC {
         return Err(format!(
-            "gguf: bad magic at byte 0: expected \"GGUF\", found {} (not a GGUF file)",
+            "gguf: bad magic at byte 0: expected \"GGUF\", found \"{}\" (not a GGUF file)",
             String::from_utf8_lossy(&magic).escape_debug()
         ));
     }
