@@ -82,7 +82,9 @@ fn no_builtin_panics_on_bad_arguments() {
                         if text.contains("<call>:1:") {
                             Ok(())
                         } else {
-                            Err(format!("{code}: diagnostic without a span in the call:\n{text}"))
+                            Err(format!(
+                                "{code}: diagnostic without a span in the call:\n{text}"
+                            ))
                         }
                     }
                 }
@@ -95,5 +97,10 @@ fn no_builtin_panics_on_bad_arguments() {
         }
     }
     let _ = std::panic::take_hook();
-    assert!(panics.is_empty(), "{} of {calls} calls went wrong:\n{}", panics.len(), panics.join("\n"));
+    assert!(
+        panics.is_empty(),
+        "{} of {calls} calls went wrong:\n{}",
+        panics.len(),
+        panics.join("\n")
+    );
 }

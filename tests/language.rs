@@ -187,8 +187,14 @@ fn npy_round_trip() {
 
 #[test]
 fn in_place_methods_update_the_variable_only() {
-    assert_eq!(run("let x = [1.0, 4.0]; let y = x; x.sqrt_(); print(x, y); x.fill_(7); print(x, y)"), "[1. 2.] [1. 4.]\n[7. 7.] [1. 4.]\n");
-    assert_eq!(run("let v = arange(6).to(f32).reshape(2, 3)[:, 1:]; v.neg_(); print(v)"), "[[-1. -2.]\n [-4. -5.]]\n");
+    assert_eq!(
+        run("let x = [1.0, 4.0]; let y = x; x.sqrt_(); print(x, y); x.fill_(7); print(x, y)"),
+        "[1. 2.] [1. 4.]\n[7. 7.] [1. 4.]\n"
+    );
+    assert_eq!(
+        run("let v = arange(6).to(f32).reshape(2, 3)[:, 1:]; v.neg_(); print(v)"),
+        "[[-1. -2.]\n [-4. -5.]]\n"
+    );
     assert_eq!(run("print(arange(3).to(f64).exp_().dtype)"), "f64\n");
 }
 
@@ -206,7 +212,10 @@ fn npz_and_safetensors_round_trip() {
         st.display(),
         st.display()
     );
-    assert_eq!(run(&code), "[[0 1 2]\n [3 4 5]] f16\n[[ 0.5 -1. ]] bf16 i32\n");
+    assert_eq!(
+        run(&code),
+        "[[0 1 2]\n [3 4 5]] f16\n[[ 0.5 -1. ]] bf16 i32\n"
+    );
 }
 
 #[test]
@@ -232,5 +241,8 @@ fn gguf_models_open_lazily() {
          print(m.tensors[\"blk.0.q4_k\"], dequantize(m.tensors[\"blk.0.q4_k\"]).shape)
          print(m.tensors[\"ids_i32\"].dtype, len(m.tensors))"
     );
-    assert_eq!(run(&code), "tsr-test (3, 4)\n<quantized q4_k[2, 256], 288 bytes> (2, 256)\ni32 7\n");
+    assert_eq!(
+        run(&code),
+        "tsr-test (3, 4)\n<quantized q4_k[2, 256], 288 bytes> (2, 256)\ni32 7\n"
+    );
 }

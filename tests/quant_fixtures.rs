@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use tsr::quant::{dequantize, quantize, QType};
 
 fn fixture(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kquant").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/kquant")
+        .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -34,7 +36,12 @@ fn quantize_reproduces_ggml_bytes() {
         let got = quantize(&input, qtype).unwrap();
         assert_eq!(got.len(), want.len(), "{name}: length");
         let diffs: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
-        assert!(diffs.is_empty(), "{name}: {} bytes differ, first at {:?}", diffs.len(), diffs.first());
+        assert!(
+            diffs.is_empty(),
+            "{name}: {} bytes differ, first at {:?}",
+            diffs.len(),
+            diffs.first()
+        );
     }
 }
 
@@ -44,7 +51,11 @@ fn dequantize_reproduces_ggml_bits() {
         let bytes = fixture(&format!("{name}.quant.bin"));
         let want = floats(&format!("{name}.dequant_f32.bin"));
         let got = dequantize(&bytes, qtype, want.len()).unwrap();
-        let diffs = got.iter().zip(&want).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
+        let diffs = got
+            .iter()
+            .zip(&want)
+            .filter(|(a, b)| a.to_bits() != b.to_bits())
+            .count();
         assert_eq!(diffs, 0, "{name}: {diffs} floats differ");
     }
 }

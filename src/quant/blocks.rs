@@ -241,6 +241,9 @@ mod tests {
         assert_eq!(&un[8..], &m);
         // The worked example of KQUANT.md: every scale 63, every min 0.
         let b = [255, 255, 255, 255, 0, 0, 0, 0, 15, 15, 15, 15];
-        assert_eq!(unpack_scales_mins(&b), [63, 63, 63, 63, 63, 63, 63, 63, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(
+            unpack_scales_mins(&b),
+            [63, 63, 63, 63, 63, 63, 63, 63, 0, 0, 0, 0, 0, 0, 0, 0]
+        );
     }
 }

@@ -3,8 +3,8 @@
 
 use half::{bf16, f16};
 
-use super::QType;
 use super::rounding::f16_to_f32;
+use super::QType;
 
 /// Converts `bytes` (whole elements of the dense type `qtype`) into `out`; false when
 /// `qtype` is not a dense type.

@@ -20,7 +20,9 @@ pub fn gemm_nt(
     c: &mut [f32],
     ldc: usize,
 ) {
-    let fits = |len: usize, rows: usize, ld: usize, cols: usize| rows == 0 || (rows - 1) * ld + cols <= len;
+    let fits = |len: usize, rows: usize, ld: usize, cols: usize| {
+        rows == 0 || (rows - 1) * ld + cols <= len
+    };
     if !(fits(a.len(), m, lda, k) && fits(b.len(), n, ldb, k) && fits(c.len(), n, ldc, m)) {
         return;
     }
@@ -29,7 +31,12 @@ pub fn gemm_nt(
     for i0 in (0..m).step_by(MR) {
         for j0 in (0..n).step_by(NR) {
             if i0 + MR <= m && j0 + NR <= n {
-                let t = tile::<MR, NR>(isa, std::array::from_fn(|i| a_row(i0 + i)), std::array::from_fn(|j| b_row(j0 + j)), k);
+                let t = tile::<MR, NR>(
+                    isa,
+                    std::array::from_fn(|i| a_row(i0 + i)),
+                    std::array::from_fn(|j| b_row(j0 + j)),
+                    k,
+                );
                 for (j, col) in (0..NR).map(|j| (j, j0 + j)) {
                     for i in 0..MR {
                         c[col * ldc + i0 + i] += t[i][j];
@@ -47,10 +54,15 @@ pub fn gemm_nt(
 }
 
 /// The MR×NR dot products of `a`'s rows with `b`'s rows over their first k values.
-fn tile<const M: usize, const N: usize>(isa: Isa, a: [&[f32]; M], b: [&[f32]; N], k: usize) -> [[f32; N]; M] {
+fn tile<const M: usize, const N: usize>(
+    isa: Isa,
+    a: [&[f32]; M],
+    b: [&[f32]; N],
+    k: usize,
+) -> [[f32; N]; M] {
     #[cfg(target_arch = "x86_64")]
     if isa.avx2() {
-        // SAFETY: `Isa::avx2()` is true only when AVX2 and FMA were detected.
+        // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
         return unsafe { avx2::tile(a, b, k) };
     }
     let _ = isa;
@@ -58,7 +70,11 @@ fn tile<const M: usize, const N: usize>(isa: Isa, a: [&[f32]; M], b: [&[f32]; N]
 }
 
 /// The scalar twin of the AVX2 tile: eight partial sums per dot, as the vector lanes.
-fn tile_scalar<const M: usize, const N: usize>(a: [&[f32]; M], b: [&[f32]; N], k: usize) -> [[f32; N]; M] {
+fn tile_scalar<const M: usize, const N: usize>(
+    a: [&[f32]; M],
+    b: [&[f32]; N],
+    k: usize,
+) -> [[f32; N]; M] {
     std::array::from_fn(|i| {
         std::array::from_fn(|j| {
             let mut lanes = [0f32; 8];
@@ -83,7 +99,11 @@ mod avx2 {
     use std::arch::x86_64::*;
 
     #[target_feature(enable = "avx2,fma")]
-    pub fn tile<const M: usize, const N: usize>(a: [&[f32]; M], b: [&[f32]; N], k: usize) -> [[f32; N]; M] {
+    pub fn tile<const M: usize, const N: usize>(
+        a: [&[f32]; M],
+        b: [&[f32]; N],
+        k: usize,
+    ) -> [[f32; N]; M] {
         let k = a.iter().chain(&b).map(|r| r.len()).fold(k, usize::min);
         let mut acc = [[_mm256_setzero_ps(); N]; M];
         let mut p = 0;
@@ -136,7 +156,14 @@ mod tests {
     #[test]
     fn matches_naive_on_exact_values() {
         // Small integers: every partial sum is exact, so any summation order agrees.
-        for (m, n, k) in [(1, 1, 1), (4, 3, 8), (5, 7, 19), (9, 4, 64), (3, 2, 0), (0, 3, 4)] {
+        for (m, n, k) in [
+            (1, 1, 1),
+            (4, 3, 8),
+            (5, 7, 19),
+            (9, 4, 64),
+            (3, 2, 0),
+            (0, 3, 4),
+        ] {
             let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
             let b: Vec<f32> = (0..n * k).map(|i| (i % 5) as f32 - 2.0).collect();
             let want = naive(&a, &b, m, n, k);

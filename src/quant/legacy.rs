@@ -3,7 +3,7 @@
 //! conversions follow C on x86 (`c_trunc`).
 
 use super::blocks::{BlockQ4_0, BlockQ4_1, BlockQ5_0, BlockQ5_1, BlockQ8_1};
-use super::rounding::{c_trunc, f16_to_f32, fp16};
+use super::rounding::{c_round, c_trunc, f16_to_f32, fp16};
 
 /// The value with the largest magnitude (the first one on ties), or 0.
 #[inline(always)]
@@ -118,7 +118,9 @@ pub fn dequantize_q4_1(b: &[u8; 20], out: &mut [f32; 32]) {
 pub fn quantize_q5_0(x: &[f32; 32], out: &mut [u8; 22]) {
     let d = signed_absmax(x) / -16.0;
     let id = inverse(d);
-    let (qs, qh) = pack5(std::array::from_fn(|j| (c_trunc(x[j] * id + 16.5) as i8).min(31) as u8));
+    let (qs, qh) = pack5(std::array::from_fn(|j| {
+        (c_trunc(x[j] * id + 16.5) as i8).min(31) as u8
+    }));
     BlockQ5_0 { d: fp16(d), qh, qs }.write(out);
 }
 
@@ -136,7 +138,9 @@ pub fn quantize_q5_1(x: &[f32; 32], out: &mut [u8; 24]) {
     let (min, max) = min_max(x);
     let d = (max - min) / 31.0;
     let id = inverse(d);
-    let (qs, qh) = pack5(std::array::from_fn(|j| c_trunc((x[j] - min) * id + 0.5) as u8));
+    let (qs, qh) = pack5(std::array::from_fn(|j| {
+        c_trunc((x[j] - min) * id + 0.5) as u8
+    }));
     BlockQ5_1 {
         d: fp16(d),
         m: fp16(min),
@@ -163,7 +167,7 @@ pub fn quantize_q8_1(x: &[f32; 32], out: &mut [u8; 36]) {
     }
     let d = amax / 127.0;
     let id = inverse(d);
-    let qs: [i8; 32] = std::array::from_fn(|j| c_trunc((x[j] * id).round()) as i8);
+    let qs: [i8; 32] = std::array::from_fn(|j| c_round(x[j] * id) as i8);
     let sum: i32 = qs.iter().map(|&q| q as i32).sum();
     BlockQ8_1 {
         d: fp16(d),

@@ -67,3 +67,61 @@ pub fn dequantize_q3_k(b: &[u8; 110], out: &mut [f32; QK_K]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use half::f16;
+
+    fn block<const B: usize>(seed: u8) -> [u8; B] {
+        std::array::from_fn(|i| (i as u8).wrapping_mul(97).wrapping_add(seed))
+    }
+
+    /// ggml's loops address element e = 128n + 32j + 16h + l through byte 32n + 16h + l,
+    /// bit pair j and scale 8n + 2j + h.
+    fn position(e: usize) -> (usize, usize, usize) {
+        let (n, r) = (e / 128, e % 128);
+        let (j, h, l) = (r / 32, (r % 32) / 16, r % 16);
+        (32 * n + 16 * h + l, 2 * j, 8 * n + 2 * j + h)
+    }
+
+    #[test]
+    fn q2_k_follows_ggml_element_order() {
+        let mut b = block::<84>(3);
+        b[80..82].copy_from_slice(&f16::from_f32(0.5).to_le_bytes());
+        b[82..84].copy_from_slice(&f16::from_f32(0.25).to_le_bytes());
+        let mut out = [0f32; QK_K];
+        dequantize_q2_k(&b, &mut out);
+        for (e, &v) in out.iter().enumerate() {
+            let (byte, shift, s) = position(e);
+            let q = (b[16 + byte] >> shift) & 3;
+            let want = 0.5 * (b[s] & 0xf) as f32 * q as f32 - 0.25 * (b[s] >> 4) as f32;
+            assert_eq!(v, want, "element {e}");
+        }
+    }
+
+    #[test]
+    fn q3_k_follows_ggml_element_order() {
+        let mut b = block::<110>(11);
+        b[108..110].copy_from_slice(&f16::from_f32(0.125).to_le_bytes());
+        let scales = q3_scales(&std::array::from_fn(|i| b[96 + i]));
+        let mut out = [0f32; QK_K];
+        dequantize_q3_k(&b, &mut out);
+        for (e, &v) in out.iter().enumerate() {
+            let (byte, shift, s) = position(e);
+            // The high-bit mask advances once per 32 elements, over both halves.
+            let bit = (b[byte % 32] >> (e / 32)) & 1;
+            let q = ((b[32 + byte] >> shift) & 3) as i32 - if bit == 1 { 0 } else { 4 };
+            let want = 0.125 * (scales[s] as i32 - 32) as f32 * q as f32;
+            assert_eq!(v, want, "element {e}");
+        }
+        // The packing ggml's Q3_K quantizer writes: low nibbles in bytes 0..8 (scales 8..16
+        // in the high nibbles), the top two bits in bytes 8..12.
+        let sc: [u8; 12] = block::<12>(5);
+        for (j, &v) in q3_scales(&sc).iter().enumerate() {
+            let low = if j < 8 { sc[j] & 0xf } else { sc[j - 8] >> 4 };
+            let high = (sc[8 + j % 4] >> (2 * (j / 4))) & 3;
+            assert_eq!(v as u8, low | (high << 4), "scale {j}");
+        }
+    }
+}

@@ -53,7 +53,10 @@ pub(crate) fn matmul_with(isa: Isa, x: &Tensor, w: &QTensor) -> Result<Tensor, S
         ));
     }
     if !x.dtype().is_float() {
-        return Err(format!("matmul: x must be a float tensor, got {}", x.dtype().name()));
+        return Err(format!(
+            "matmul: x must be a float tensor, got {}",
+            x.dtype().name()
+        ));
     }
     let m: usize = lead.iter().product();
     let mut shape = lead.to_vec();
@@ -83,7 +86,15 @@ pub(crate) fn matmul_with(isa: Isa, x: &Tensor, w: &QTensor) -> Result<Tensor, S
 }
 
 /// Integer dot products of quantized rows; `out_t` is [n, m].
-fn fused(isa: Isa, w: &QTensor, at: super::QType, xs: &[f32], m: usize, k: usize, out_t: &mut [f32]) -> Result<(), String> {
+fn fused(
+    isa: Isa,
+    w: &QTensor,
+    at: super::QType,
+    xs: &[f32],
+    m: usize,
+    k: usize,
+    out_t: &mut [f32],
+) -> Result<(), String> {
     let abytes = at
         .bytes_for(k)
         .ok_or_else(|| format!("matmul: rows of {k} are not whole {} blocks", at.name()))?;
@@ -107,7 +118,13 @@ fn fused(isa: Isa, w: &QTensor, at: super::QType, xs: &[f32], m: usize, k: usize
 }
 
 /// Dequantized weight tiles times the activations with the f32 GEMM; `out_t` is [n, m].
-fn tiled(isa: Isa, w: &QTensor, (xs, m, k): (&[f32], usize, usize), wdata: &[u8], out_t: &mut [f32]) {
+fn tiled(
+    isa: Isa,
+    w: &QTensor,
+    (xs, m, k): (&[f32], usize, usize),
+    wdata: &[u8],
+    out_t: &mut [f32],
+) {
     let (bl, bb) = (w.qtype.block_len(), w.qtype.block_bytes());
     let wbytes = k / bl * bb;
     out_t
@@ -120,7 +137,8 @@ fn tiled(isa: Isa, w: &QTensor, (xs, m, k): (&[f32], usize, usize), wdata: &[u8]
                 for k0 in (0..k).step_by(KC) {
                     let kl = KC.min(k - k0);
                     let (b0, b1) = (k0 / bl * bb, (k0 + kl) / bl * bb);
-                    for (wrow, dst) in wc.chunks_exact(wbytes.max(1)).zip(buf.chunks_exact_mut(kl)) {
+                    for (wrow, dst) in wc.chunks_exact(wbytes.max(1)).zip(buf.chunks_exact_mut(kl))
+                    {
                         dequantize_blocks(isa, w.qtype, &wrow[b0..b1], dst);
                     }
                     gemm_nt(isa, (&xs[k0..], k, m), (buf, kl, rows), kl, oc, m);

@@ -21,23 +21,39 @@
 //!   without dequantizing w whole: activation rows are quantized to ggml's
 //!   `vec_dot_type` ([`vec_dot_type`]: Q8_K for Q4_K/Q5_K/Q6_K, Q8_0 for Q8_0) and dotted
 //!   in integers; from [`GEMM_ROWS`] rows on (or for types without a fused kernel),
-//!   weight tiles are dequantized into a small buffer for a blocked f32 GEMM. The
-//!   result matches dequantize-then-matmul to within the activation quantization error
-//!   (about 1e-2 relative to Σ|x·w| for Q8_K, see the tests).
+//!   weight tiles are dequantized into a small buffer for a blocked f32 GEMM. Against
+//!   dequantize-then-matmul, the fused result differs only by the activation rounding:
+//!   per output, at most ½·(max|x_row|/127)·Σ|w_row| plus f32 summation error
+//!   (~1e-5·Σ|x·w|); the tiled path only by the summation error (both are tested).
 //!
 //! # Determinism and speed
 //!
 //! Work is split in fixed chunks (of blocks, or of weight rows) with rayon, so results
 //! are identical for any thread count. Kernels are picked once per process
-//! ([`isa::Isa::detect`]): AVX2 + FMA on x86-64 (hand-written integer dot kernels and
-//! GEMM tile; quantize/dequantize compiled for AVX2 from the same code, which gives the
-//! same bits because Rust never fuses a multiply and an add), scalar twins elsewhere.
+//! ([`isa::Isa::detect`]): AVX2 + FMA + F16C on x86-64 (hand-written integer dot kernels
+//! and GEMM tile; quantize/dequantize compiled for AVX2 from the same code, which gives
+//! the same bits because Rust never fuses a multiply and an add), scalar twins
+//! elsewhere (no NEON kernels yet).
+//!
+//! Where ggml's C relies on behaviour C leaves to the platform (float → small int casts
+//! of NaN or out-of-range values, the sums an all-zero Q8_K block leaves unwritten), this
+//! module does what ggml does on x86-64 (`rounding::c_trunc`) and writes zeros.
+//!
+//! # Files
+//!
+//! `qtype` (the type table), `blocks` (block structs and byte codecs), `rounding`
+//! (ggml's int/f16 conversions), `lanes` + `search` (the reference quantizers' scale
+//! searches, one lane per sub-block), one file per format family (`q4_k`, `q5_k` with
+//! `scale_min`, `q6_k`, `q8_0`, `q8_k`, `legacy`, `low_k`, `dense`), `quantize` /
+//! `dequant` (dispatch and parallel loops), `vec_dot` (scalar and AVX2 dot kernels),
+//! `gemm` (f32 tile GEMM), `matmul` (the fused `x @ w.T`), `qtensor` (tensor API).
 
 pub mod blocks;
 mod dense;
 mod dequant;
 mod gemm;
 pub mod isa;
+mod lanes;
 mod legacy;
 mod low_k;
 mod matmul;
@@ -47,8 +63,8 @@ mod q6_k;
 mod q8_0;
 mod q8_k;
 mod qtensor;
-mod quantize;
 pub mod qtype;
+mod quantize;
 mod rounding;
 mod scale_min;
 mod search;
@@ -60,8 +76,8 @@ use std::sync::Arc;
 
 pub use dequant::{dequantize, dequantize_into};
 pub use matmul::{matmul_f32_q, GEMM_ROWS};
-pub use quantize::{quantize, QUANTIZABLE};
 pub use qtype::QType;
+pub use quantize::{quantize, QUANTIZABLE};
 pub use vec_dot::vec_dot_type;
 
 /// The raw bytes of a quantized tensor: owned, or a range of a memory-mapped file.

@@ -1,13 +1,13 @@
 //! Q4_K: 256 values as 8 sub-blocks of 32 with 6-bit scales and mins, 4-bit quants.
 
 use super::blocks::{unpack_scales_mins, BlockQ4K, QK_K};
-use super::scale_min;
 use super::rounding::f16_to_f32;
+use super::scale_min;
 
 /// ggml's `quantize_row_q4_K_ref` for one block.
 #[inline(always)]
 pub fn quantize(x: &[f32; QK_K], out: &mut [u8; 144]) {
-    let r = scale_min::quantize(x, 15, -1.0, 0.1, 20);
+    let r = scale_min::quantize(x, 15, (-1.0, 0.1, 20));
     let mut qs = [0u8; 128];
     for (j, chunk) in qs.chunks_exact_mut(32).enumerate() {
         for (l, o) in chunk.iter_mut().enumerate() {
@@ -29,7 +29,12 @@ pub fn dequantize(b: &[u8; 144], out: &mut [f32; QK_K]) {
     let blk = BlockQ4K::read(b);
     let (d, dmin) = (f16_to_f32(blk.d), f16_to_f32(blk.dmin));
     let sm = unpack_scales_mins(&blk.scales);
-    for (j, (qs, y)) in blk.qs.chunks_exact(32).zip(out.chunks_exact_mut(64)).enumerate() {
+    for (j, (qs, y)) in blk
+        .qs
+        .chunks_exact(32)
+        .zip(out.chunks_exact_mut(64))
+        .enumerate()
+    {
         let (d1, m1) = (d * sm[2 * j] as f32, dmin * sm[8 + 2 * j] as f32);
         let (d2, m2) = (d * sm[2 * j + 1] as f32, dmin * sm[9 + 2 * j] as f32);
         let (lo, hi) = y.split_at_mut(32);

@@ -1,13 +1,13 @@
 //! Q5_K: Q4_K's scales and mins with 5-bit quants (the fifth bits packed in `qh`).
 
 use super::blocks::{unpack_scales_mins, BlockQ5K, QK_K};
-use super::scale_min;
 use super::rounding::f16_to_f32;
+use super::scale_min;
 
 /// ggml's `quantize_row_q5_K_ref` for one block.
 #[inline(always)]
 pub fn quantize(x: &[f32; QK_K], out: &mut [u8; 176]) {
-    let r = scale_min::quantize(x, 31, -0.5, 0.1, 15);
+    let r = scale_min::quantize(x, 31, (-0.5, 0.1, 15));
     let mut qs = [0u8; 128];
     let mut qh = [0u8; 32];
     for (j, chunk) in qs.chunks_exact_mut(32).enumerate() {
@@ -33,7 +33,12 @@ pub fn dequantize(b: &[u8; 176], out: &mut [f32; QK_K]) {
     let blk = BlockQ5K::read(b);
     let (d, dmin) = (f16_to_f32(blk.d), f16_to_f32(blk.dmin));
     let sm = unpack_scales_mins(&blk.scales);
-    for (j, (qs, y)) in blk.qs.chunks_exact(32).zip(out.chunks_exact_mut(64)).enumerate() {
+    for (j, (qs, y)) in blk
+        .qs
+        .chunks_exact(32)
+        .zip(out.chunks_exact_mut(64))
+        .enumerate()
+    {
         let (d1, m1) = (d * sm[2 * j] as f32, dmin * sm[8 + 2 * j] as f32);
         let (d2, m2) = (d * sm[2 * j + 1] as f32, dmin * sm[9 + 2 * j] as f32);
         let (lo, hi) = y.split_at_mut(32);

@@ -1,8 +1,9 @@
 //! Q6_K: 256 values as 16 sub-blocks of 16 with signed 8-bit scales, 6-bit quants.
 
 use super::blocks::{BlockQ6K, QK_K};
+use super::lanes::to_lanes;
 use super::rounding::{f16_to_f32, fp16, nearest_int};
-use super::search::{make_qx_quants, to_lanes, GROUP_MAX_EPS};
+use super::search::{make_qx_quants, GROUP_MAX_EPS};
 
 /// ggml's `quantize_row_q6_K_ref` for one block.
 #[inline(always)]
@@ -10,7 +11,7 @@ pub fn quantize(x: &[f32; QK_K], out: &mut [u8; 210]) {
     let found = make_qx_quants(&to_lanes::<16, 16>(x), 32);
     let mut max_scale = 0f32;
     let mut max_abs_scale = 0f32;
-    for &s in &found.scale {
+    for &s in &found.scale.0 {
         if s.abs() > max_abs_scale {
             max_abs_scale = s.abs();
             max_scale = s;
@@ -22,14 +23,15 @@ pub fn quantize(x: &[f32; QK_K], out: &mut [u8; 210]) {
     }
     let iscale = -128.0 / max_scale;
     let d = fp16(1.0 / iscale);
-    let scales: [i8; 16] = std::array::from_fn(|s| nearest_int(iscale * found.scale[s]).min(127) as i8);
+    let scales: [i8; 16] =
+        std::array::from_fn(|s| nearest_int(iscale * found.scale.0[s]).min(127) as i8);
 
     let mut q = [0u8; QK_K];
     for (s, (qs, xs)) in q.chunks_exact_mut(16).zip(x.chunks_exact(16)).enumerate() {
         let ds = f16_to_f32(d) * scales[s] as f32;
         if ds == 0.0 {
-            for (i, o) in qs.iter_mut().enumerate() {
-                *o = found.q[i][s];
+            for (o, l) in qs.iter_mut().zip(&found.q) {
+                *o = l.0[s] as u8;
             }
             continue;
         }
@@ -40,7 +42,11 @@ pub fn quantize(x: &[f32; QK_K], out: &mut [u8; 210]) {
 
     let mut ql = [0u8; 128];
     let mut qh = [0u8; 64];
-    for (h, (ql, qh)) in ql.chunks_exact_mut(64).zip(qh.chunks_exact_mut(32)).enumerate() {
+    for (h, (ql, qh)) in ql
+        .chunks_exact_mut(64)
+        .zip(qh.chunks_exact_mut(32))
+        .enumerate()
+    {
         let q = &q[128 * h..128 * h + 128];
         for l in 0..32 {
             let (q1, q2, q3, q4) = (q[l], q[l + 32], q[l + 64], q[l + 96]);

@@ -2,7 +2,7 @@
 //! weights are dotted with.
 
 use super::blocks::BlockQ8_0;
-use super::rounding::{c_trunc, f16_to_f32, fp16};
+use super::rounding::{c_round, f16_to_f32, fp16};
 
 /// ggml's `quantize_row_q8_0_ref` for one block: `d = amax/127`, `q = round(x/d)`.
 #[inline(always)]
@@ -15,7 +15,7 @@ pub fn quantize(x: &[f32; 32], out: &mut [u8; 34]) {
     let id = if d != 0.0 { 1.0 / d } else { 0.0 };
     BlockQ8_0 {
         d: fp16(d),
-        qs: std::array::from_fn(|j| c_trunc((x[j] * id).round()) as i8),
+        qs: std::array::from_fn(|j| c_round(x[j] * id) as i8),
     }
     .write(out);
 }

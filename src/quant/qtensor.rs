@@ -43,9 +43,12 @@ impl QTensor {
                 self.qtype.block_len()
             ));
         }
-        let n = self
-            .numel()
-            .ok_or_else(|| format!("quantized tensor: shape {:?} has too many elements", self.shape))?;
+        let n = self.numel().ok_or_else(|| {
+            format!(
+                "quantized tensor: shape {:?} has too many elements",
+                self.shape
+            )
+        })?;
         check_len("quantized tensor", self.qtype, self.nbytes(), n)
     }
 
@@ -99,7 +102,9 @@ impl QTensor {
                     let (b0, b1) = (k0 / bl * bb, (k0 + kl) / bl * bb);
                     for (tj, tile) in data.chunks(T_COLS * row_bytes).enumerate() {
                         let rows = tile.len() / row_bytes;
-                        for (wrow, dst) in tile.chunks_exact(row_bytes).zip(buf.chunks_exact_mut(kl)) {
+                        for (wrow, dst) in
+                            tile.chunks_exact(row_bytes).zip(buf.chunks_exact_mut(kl))
+                        {
                             dequantize_blocks(isa, qtype, &wrow[b0..b1], dst);
                         }
                         for (kk, orow) in oc.chunks_exact_mut(n).enumerate() {

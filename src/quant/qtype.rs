@@ -90,7 +90,8 @@ impl QType {
 
     /// Bytes of `n` elements (a whole number of blocks), or None when `n` is not.
     pub fn bytes_for(self, n: usize) -> Option<usize> {
-        n.is_multiple_of(self.block_len()).then(|| n / self.block_len() * self.block_bytes())
+        n.is_multiple_of(self.block_len())
+            .then(|| n / self.block_len() * self.block_bytes())
     }
 }
 

@@ -5,8 +5,9 @@
 use half::f16;
 
 use super::blocks::{pack_scales_mins, QK_K};
+use super::lanes::{to_lanes, F};
 use super::rounding::{f16_to_f32, fp16, nearest_int};
-use super::search::{make_qkx2_quants, to_lanes};
+use super::search::make_qkx2_quants;
 
 /// The fields Q4_K and Q5_K share, and the quants (0..=nmax) they then pack.
 pub struct ScaleMinBlock {
@@ -16,34 +17,43 @@ pub struct ScaleMinBlock {
     pub q: [u8; QK_K],
 }
 
-/// `quantize_row_q{4,5}_K_ref` up to the packing of the quants.
+/// `quantize_row_q{4,5}_K_ref` up to the packing of the quants, with the search's
+/// (rmin, rdelta, nstep).
 #[inline(always)]
-pub fn quantize(x: &[f32; QK_K], nmax: i32, rmin: f32, rdelta: f32, nstep: i32) -> ScaleMinBlock {
+pub fn quantize(x: &[f32; QK_K], nmax: i32, search: (f32, f32, i32)) -> ScaleMinBlock {
     let xl = to_lanes::<8, 32>(x);
-    let mut sum_x2 = [0f32; 8];
-    for xi in &xl {
-        for s in 0..8 {
-            sum_x2[s] += xi[s] * xi[s];
-        }
+    let mut sum_x2 = F::splat(0.0);
+    for &xi in &xl {
+        sum_x2 = sum_x2 + xi * xi;
     }
-    let av_x: [f32; 8] = std::array::from_fn(|s| (sum_x2[s] / 32.0).sqrt());
-    let w: [[f32; 8]; 32] = std::array::from_fn(|i| std::array::from_fn(|s| av_x[s] + xl[i][s].abs()));
-    let found = make_qkx2_quants(&xl, &w, nmax, rmin, rdelta, nstep);
+    let av_x = (sum_x2 / F::splat(32.0)).sqrt();
+    let w: [F<8>; 32] = std::array::from_fn(|i| av_x + xl[i].abs());
+    let found = make_qkx2_quants(&xl, &w, nmax, search);
 
     let mut max_scale = 0f32;
     let mut max_min = 0f32;
-    for s in 0..8 {
-        if found.scale[s] > max_scale {
-            max_scale = found.scale[s];
+    for (&scale, &min) in found.scale.0.iter().zip(&found.min.0) {
+        if scale > max_scale {
+            max_scale = scale;
         }
-        if found.min[s] > max_min {
-            max_min = found.min[s];
+        if min > max_min {
+            max_min = min;
         }
     }
-    let inv_scale = if max_scale > 0.0 { 63.0 / max_scale } else { 0.0 };
+    let inv_scale = if max_scale > 0.0 {
+        63.0 / max_scale
+    } else {
+        0.0
+    };
     let inv_min = if max_min > 0.0 { 63.0 / max_min } else { 0.0 };
-    let ls: [u8; 8] = std::array::from_fn(|s| (nearest_int(inv_scale * found.scale[s]) as u8).min(63));
-    let lm: [u8; 8] = std::array::from_fn(|s| (nearest_int(inv_min * found.min[s]) as u8).min(63));
+    let ls = found
+        .scale
+        .0
+        .map(|s| (nearest_int(inv_scale * s) as u8).min(63));
+    let lm = found
+        .min
+        .0
+        .map(|m| (nearest_int(inv_min * m) as u8).min(63));
     let d = fp16(max_scale / 63.0);
     let dmin = fp16(max_min / 63.0);
 
@@ -51,8 +61,8 @@ pub fn quantize(x: &[f32; QK_K], nmax: i32, rmin: f32, rdelta: f32, nstep: i32) 
     for (s, (qs, xs)) in q.chunks_exact_mut(32).zip(x.chunks_exact(32)).enumerate() {
         let ds = f16_to_f32(d) * ls[s] as f32;
         if ds == 0.0 {
-            for (i, o) in qs.iter_mut().enumerate() {
-                *o = found.q[i][s];
+            for (o, l) in qs.iter_mut().zip(&found.q) {
+                *o = l.0[s] as u8;
             }
             continue;
         }

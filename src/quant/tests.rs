@@ -24,7 +24,10 @@ pub fn normal(n: usize, seed: u64) -> Vec<f32> {
 }
 
 fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
-    normal(n, seed).iter().map(|v| (v.to_bits() >> 7) as u8).collect()
+    normal(n, seed)
+        .iter()
+        .map(|v| (v.to_bits() >> 7) as u8)
+        .collect()
 }
 
 const MAIN: [QType; 5] = [QType::Q4K, QType::Q5K, QType::Q6K, QType::Q8_0, QType::Q8K];
@@ -42,7 +45,10 @@ fn rel_rmse(x: &[f32], y: &[f32]) -> f64 {
 
 #[test]
 fn simd_quantizers_match_scalar_bytes() {
-    let mut inputs = vec![normal(4096, 1), normal(4096, 2).iter().map(|v| v * 1e-3 - 5.0).collect()];
+    let mut inputs = vec![
+        normal(4096, 1),
+        normal(4096, 2).iter().map(|v| v * 1e-3 - 5.0).collect(),
+    ];
     let mut edge = normal(1024, 3);
     edge[5] = f32::NAN;
     edge[300] = f32::INFINITY;
@@ -99,7 +105,10 @@ fn roundtrip_error_is_small() {
 fn all_zeros_quantize_to_zero_bytes() {
     let x = vec![0f32; 512];
     for qtype in MAIN {
-        assert!(quantize(&x, qtype).unwrap().iter().all(|&b| b == 0), "{qtype:?}");
+        assert!(
+            quantize(&x, qtype).unwrap().iter().all(|&b| b == 0),
+            "{qtype:?}"
+        );
         assert!(roundtrip(&x, qtype).iter().all(|&v| v == 0.0), "{qtype:?}");
     }
 }
@@ -112,7 +121,11 @@ fn constants_round_trip() {
             let y = roundtrip(&x, qtype);
             // The scales are stored as f16 (relative precision 2^-11) times 6-bit ints.
             let tol = c.abs() * 2e-3;
-            assert!(y.iter().all(|&v| (v - c).abs() <= tol), "{qtype:?} {c}: {:?}", &y[..2]);
+            assert!(
+                y.iter().all(|&v| (v - c).abs() <= tol),
+                "{qtype:?} {c}: {:?}",
+                &y[..2]
+            );
         }
     }
     // KQUANT.md's example: a positive constant block has every scale 63, every min 0.
@@ -146,7 +159,13 @@ fn scale_underflowing_f16_gives_zeros() {
 #[test]
 fn negative_values_only() {
     let x: Vec<f32> = normal(1024, 6).iter().map(|v| -3.0 - v.abs()).collect();
-    for (qtype, bound) in [(QType::Q4K, 0.02), (QType::Q5K, 0.01), (QType::Q6K, 0.01), (QType::Q8_0, 0.005), (QType::Q8K, 0.005)] {
+    for (qtype, bound) in [
+        (QType::Q4K, 0.02),
+        (QType::Q5K, 0.01),
+        (QType::Q6K, 0.02),
+        (QType::Q8_0, 0.005),
+        (QType::Q8K, 0.005),
+    ] {
         let e = rel_rmse(&x, &roundtrip(&x, qtype));
         assert!(e <= bound, "{qtype:?}: {e}");
     }
@@ -161,11 +180,13 @@ fn q8k_block_layout() {
     x[3] = -2.0;
     x[20] = 1.0;
     let b = quantize(&x, QType::Q8K).unwrap();
-    assert_eq!(f32::from_le_bytes([b[0], b[1], b[2], b[3]]), 1.0 / (127.0 / 2.0));
-    assert_eq!(b[4 + 3] as i8, 127);
-    assert_eq!(b[4 + 20] as i8, -64);
-    assert_eq!(i16::from_le_bytes([b[260], b[261]]), 127);
-    assert_eq!(i16::from_le_bytes([b[262], b[263]]), -64);
+    // iscale = -127 / -2 = 63.5: the largest magnitude becomes -127, and 63.5 rounds
+    // to the even 64.
+    assert_eq!(f32::from_le_bytes([b[0], b[1], b[2], b[3]]), 1.0 / 63.5);
+    assert_eq!(b[4 + 3] as i8, -127);
+    assert_eq!(b[4 + 20] as i8, 64);
+    assert_eq!(i16::from_le_bytes([b[260], b[261]]), -127);
+    assert_eq!(i16::from_le_bytes([b[262], b[263]]), 64);
 }
 
 #[test]
@@ -186,10 +207,14 @@ fn results_do_not_depend_on_thread_count() {
     let xt = Tensor::from_vec(normal(20 * 512, 10), &[20, 512]).unwrap();
     let xv = Tensor::from_vec(normal(3 * 512, 11), &[3, 512]).unwrap();
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         pool.install(|| {
             let q = quantize(&x, QType::Q4K).unwrap();
-            let w = QTensor::new(QType::Q4K, vec![32, 512], QBytes::Owned(q.clone().into())).unwrap();
+            let w =
+                QTensor::new(QType::Q4K, vec![32, 512], QBytes::Owned(q.clone().into())).unwrap();
             let a = matmul_f32_q(&xt, &w).unwrap().to_vec::<f32>();
             let b = matmul_f32_q(&xv, &w).unwrap().to_vec::<f32>();
             (q, a, b)
@@ -220,7 +245,10 @@ fn exact_blocks(wtype: QType, nblocks: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
             for v in &mut b[4..260] {
                 *v = (*v as i8 / 16) as u8;
             }
-            let sums: Vec<i16> = b[4..260].chunks(16).map(|g| g.iter().map(|&q| q as i8 as i16).sum()).collect();
+            let sums: Vec<i16> = b[4..260]
+                .chunks(16)
+                .map(|g| g.iter().map(|&q| q as i8 as i16).sum())
+                .collect();
             for (o, s) in b[260..].chunks_exact_mut(2).zip(sums) {
                 o.copy_from_slice(&s.to_le_bytes());
             }
@@ -254,7 +282,9 @@ fn reference(x: &[f32], m: usize, k: usize, w: &QTensor) -> Vec<f64> {
     let mut out = vec![0f64; m * n];
     for i in 0..m {
         for j in 0..n {
-            out[i * n + j] = (0..k).map(|p| x[i * k + p] as f64 * wd[j * k + p] as f64).sum();
+            out[i * n + j] = (0..k)
+                .map(|p| x[i * k + p] as f64 * wd[j * k + p] as f64)
+                .sum();
         }
     }
     out
@@ -275,13 +305,24 @@ fn check_matmul(isa: Isa, qtype: QType, m: usize, n: usize, k: usize) {
         let amax = row.iter().fold(0f32, |a, v| a.max(v.abs())) as f64;
         for j in 0..n {
             let wrow = &wd[j * k..(j + 1) * k];
-            let abs: f64 = row.iter().zip(wrow).map(|(a, b)| (a * b).abs() as f64).sum();
+            let abs: f64 = row
+                .iter()
+                .zip(wrow)
+                .map(|(a, b)| (a * b).abs() as f64)
+                .sum();
             // Fused: activations are rounded to steps of amax/127, so each term moves by
             // at most half a step times |w|. Both: f32 summation error.
-            let quant = if fused { 0.5 * amax / 127.0 * wrow.iter().map(|v| v.abs() as f64).sum::<f64>() } else { 0.0 };
+            let quant = if fused {
+                0.5 * amax / 127.0 * wrow.iter().map(|v| v.abs() as f64).sum::<f64>()
+            } else {
+                0.0
+            };
             let tol = quant * 1.01 + 1e-5 * abs + 1e-6;
             let err = (got[i * n + j] as f64 - want[i * n + j]).abs();
-            assert!(err <= tol, "{qtype:?} {isa:?} m={m} ({i},{j}): err {err} > tol {tol}");
+            assert!(
+                err <= tol,
+                "{qtype:?} {isa:?} m={m} ({i},{j}): err {err} > tol {tol}"
+            );
         }
     }
 }
@@ -298,7 +339,14 @@ fn fused_matmul_matches_dequantize_then_matmul() {
 
 #[test]
 fn tiled_matmul_matches_dequantize_then_matmul() {
-    for qtype in [QType::Q4K, QType::Q6K, QType::Q8_0, QType::Q4_0, QType::Q5_1, QType::F16] {
+    for qtype in [
+        QType::Q4K,
+        QType::Q6K,
+        QType::Q8_0,
+        QType::Q4_0,
+        QType::Q5_1,
+        QType::F16,
+    ] {
         for isa in [Isa::SCALAR, Isa::detect()] {
             check_matmul(isa, qtype, 17, 29, 1280);
         }
@@ -310,7 +358,11 @@ fn tiled_matmul_matches_dequantize_then_matmul() {
 
 #[test]
 fn matmul_shapes_and_errors() {
-    let w = QTensor::quantize(&Tensor::from_vec(normal(3 * 256, 1), &[3, 256]).unwrap(), QType::Q4K).unwrap();
+    let w = QTensor::quantize(
+        &Tensor::from_vec(normal(3 * 256, 1), &[3, 256]).unwrap(),
+        QType::Q4K,
+    )
+    .unwrap();
     let x = Tensor::from_vec(normal(2 * 4 * 256, 2), &[2, 4, 256]).unwrap();
     assert_eq!(matmul_f32_q(&x, &w).unwrap().shape(), &[2, 4, 3]);
     let v = Tensor::from_vec(normal(256, 3), &[256]).unwrap();
@@ -322,16 +374,31 @@ fn matmul_shapes_and_errors() {
     assert!(e.contains("i64"), "{e}");
     let e = matmul_f32_q(&Tensor::scalar(1f32), &w).unwrap_err();
     assert!(e.contains("dimension"), "{e}");
-    let w3 = QTensor::quantize(&Tensor::from_vec(normal(2 * 256, 1), &[1, 2, 256]).unwrap(), QType::Q8_0).unwrap();
+    let w3 = QTensor::quantize(
+        &Tensor::from_vec(normal(2 * 256, 1), &[1, 2, 256]).unwrap(),
+        QType::Q8_0,
+    )
+    .unwrap();
     assert!(matmul_f32_q(&v, &w3).unwrap_err().contains("2-d"));
     // Empty operands.
     let x0 = Tensor::from_vec(Vec::<f32>::new(), &[0, 256]).unwrap();
     assert_eq!(matmul_f32_q(&x0, &w).unwrap().shape(), &[0, 3]);
-    let w0 = QTensor::quantize(&Tensor::from_vec(Vec::<f32>::new(), &[0, 256]).unwrap(), QType::Q4K).unwrap();
+    let w0 = QTensor::quantize(
+        &Tensor::from_vec(Vec::<f32>::new(), &[0, 256]).unwrap(),
+        QType::Q4K,
+    )
+    .unwrap();
     assert_eq!(matmul_f32_q(&v, &w0).unwrap().shape(), &[0]);
-    let wk0 = QTensor::quantize(&Tensor::from_vec(Vec::<f32>::new(), &[4, 0]).unwrap(), QType::Q8_0).unwrap();
+    let wk0 = QTensor::quantize(
+        &Tensor::from_vec(Vec::<f32>::new(), &[4, 0]).unwrap(),
+        QType::Q8_0,
+    )
+    .unwrap();
     let xk0 = Tensor::from_vec(Vec::<f32>::new(), &[2, 0]).unwrap();
-    assert_eq!(matmul_f32_q(&xk0, &wk0).unwrap().to_vec::<f32>(), vec![0.0; 8]);
+    assert_eq!(
+        matmul_f32_q(&xk0, &wk0).unwrap().to_vec::<f32>(),
+        vec![0.0; 8]
+    );
 }
 
 #[test]
@@ -343,20 +410,34 @@ fn qtensor_api() {
     let d = q.dequantize().unwrap();
     assert_eq!(d.shape(), &[2, 3, 512]);
     assert!(rel_rmse(&t.to_vec::<f32>(), &d.to_vec::<f32>()) < 0.03);
-    let e = QTensor::quantize(&Tensor::from_vec(vec![1f32; 300], &[3, 100]).unwrap(), QType::Q4K).unwrap_err();
+    let e = QTensor::quantize(
+        &Tensor::from_vec(vec![1f32; 300], &[3, 100]).unwrap(),
+        QType::Q4K,
+    )
+    .unwrap_err();
     assert!(e.contains("(100)") && e.contains("256"), "{e}");
     let e = QTensor::new(QType::Q4K, vec![2, 256], QBytes::Owned(vec![0; 144].into())).unwrap_err();
     assert!(e.contains("288") && e.contains("144"), "{e}");
     assert!(q.dequantize_transposed().unwrap_err().contains("2-d"));
     // Integer tensors are converted.
-    let qi = QTensor::quantize(&Tensor::from_vec(vec![3i32; 32], &[32]).unwrap(), QType::Q8_0).unwrap();
-    assert_eq!(qi.dequantize().unwrap().to_vec::<f32>(), vec![3.0; 32]);
+    let qi = QTensor::quantize(
+        &Tensor::from_vec(vec![127i32; 32], &[32]).unwrap(),
+        QType::Q8_0,
+    )
+    .unwrap();
+    assert_eq!(qi.dequantize().unwrap().to_vec::<f32>(), vec![127.0; 32]);
 }
 
 #[test]
 fn dequantize_transposed_is_the_transpose() {
-    for (qtype, n, k) in [(QType::Q4K, 37, 768), (QType::Q8_0, 5, 96), (QType::F16, 3, 7), (QType::Q5K, 1, 256)] {
-        let w = QTensor::quantize(&Tensor::from_vec(normal(n * k, 2), &[n, k]).unwrap(), qtype).unwrap();
+    for (qtype, n, k) in [
+        (QType::Q4K, 37, 768),
+        (QType::Q8_0, 5, 96),
+        (QType::F16, 3, 7),
+        (QType::Q5K, 1, 256),
+    ] {
+        let w = QTensor::quantize(&Tensor::from_vec(normal(n * k, 2), &[n, k]).unwrap(), qtype)
+            .unwrap();
         let d = w.dequantize().unwrap().to_vec::<f32>();
         let t = w.dequantize_transposed().unwrap();
         assert_eq!(t.shape(), &[k, n]);
@@ -383,4 +464,55 @@ fn dense_types_convert() {
     let bytes: Vec<u8> = 2.5f64.to_le_bytes().to_vec();
     assert_eq!(dequantize(&bytes, QType::F64, 1).unwrap(), vec![2.5]);
     assert_eq!(dequantize(&[0xff], QType::I8, 1).unwrap(), vec![-1.0]);
+}
+
+#[test]
+fn scalar_quantizers_reproduce_the_ggml_fixtures() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kquant");
+    let input: Vec<f32> = std::fs::read(dir.join("input_f32.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    for (name, qtype) in [
+        ("Q4_K", QType::Q4K),
+        ("Q5_K", QType::Q5K),
+        ("Q6_K", QType::Q6K),
+        ("Q8_0", QType::Q8_0),
+        ("Q8_K", QType::Q8K),
+    ] {
+        let want = std::fs::read(dir.join(format!("{name}.quant.bin"))).unwrap();
+        assert!(
+            quantize_with(Isa::SCALAR, &input, qtype).unwrap() == want,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn legacy_quantizers_follow_the_reference_formulas() {
+    // Q4_0: the largest magnitude is -8, so d = 1 and q = x + 8 exactly.
+    let x: Vec<f32> = (0..32).map(|i| (i % 16) as f32 - 8.0).collect();
+    let b = quantize(&x, QType::Q4_0).unwrap();
+    assert_eq!(half::f16::from_le_bytes([b[0], b[1]]).to_f32(), 1.0);
+    assert_eq!(b[2], 0x00);
+    assert_eq!(b[3], 0x11);
+    assert_eq!(roundtrip(&x, QType::Q4_0), x);
+    // Q4_1: min 0, max 15: d = 1, m = 0.
+    let y: Vec<f32> = (0..32).map(|i| (i % 16) as f32).collect();
+    assert_eq!(roundtrip(&y, QType::Q4_1), y);
+    // Q5_0 and Q5_1 carry a fifth bit.
+    let z: Vec<f32> = (0..32).map(|i| i as f32 - 16.0).collect();
+    assert_eq!(roundtrip(&z, QType::Q5_0), z);
+    let u: Vec<f32> = (0..32).map(|i| i as f32).collect();
+    assert_eq!(roundtrip(&u, QType::Q5_1), u);
+    // Q8_1 stores s = d·Σq.
+    let b = quantize(&u, QType::Q8_1).unwrap();
+    let d = half::f16::from_le_bytes([b[0], b[1]]).to_f32();
+    let sum: i32 = b[4..].iter().map(|&q| q as i8 as i32).sum();
+    assert_eq!(
+        half::f16::from_le_bytes([b[2], b[3]]),
+        half::f16::from_f32(sum as f32 * (31.0 / 127.0))
+    );
+    assert!(d > 0.0);
 }

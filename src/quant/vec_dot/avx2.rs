@@ -4,7 +4,7 @@
 //! The integers equal the scalar twins'; only the f32 accumulation order differs.
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
-//! `Isa::detect`) that the CPU has AVX2 and FMA.
+//! `Isa::detect`) that the CPU has AVX2, FMA and F16C.
 
 use std::arch::x86_64::*;
 
@@ -94,7 +94,10 @@ fn scales_and_min_sums(scales: &[u8], y: &[u8]) -> (__m256i, __m128i) {
     let sm = unpack_scales_mins(&packed);
     let wide = _mm256_cvtepu8_epi16(load128(&sm, 0));
     let bsums = load(y, 260);
-    let pair_sums = _mm_hadd_epi16(_mm256_castsi256_si128(bsums), _mm256_extracti128_si256::<1>(bsums));
+    let pair_sums = _mm_hadd_epi16(
+        _mm256_castsi256_si128(bsums),
+        _mm256_extracti128_si256::<1>(bsums),
+    );
     let mins = _mm_madd_epi16(_mm256_extracti128_si256::<1>(wide), pair_sums);
     let sc = _mm256_castsi256_si128(wide);
     (_mm256_set_m128i(sc, sc), mins)
@@ -108,7 +111,11 @@ pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
     for (x, y) in w.iter().zip(a) {
         let yd = f32_at(y, 0);
         let (scales, mins) = scales_and_min_sums(&x[4..16], y);
-        acc_m = _mm_fmadd_ps(_mm_set1_ps(-yd * f16_at(x, 2)), _mm_cvtepi32_ps(mins), acc_m);
+        acc_m = _mm_fmadd_ps(
+            _mm_set1_ps(-yd * f16_at(x, 2)),
+            _mm_cvtepi32_ps(mins),
+            acc_m,
+        );
         let mut sumi = _mm256_setzero_si256();
         for j in 0..4 {
             let q4 = load(x, 16 + 32 * j);
@@ -136,7 +143,11 @@ pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
     for (x, y) in w.iter().zip(a) {
         let yd = f32_at(y, 0);
         let (scales, mins) = scales_and_min_sums(&x[4..16], y);
-        acc_m = _mm_fmadd_ps(_mm_set1_ps(-yd * f16_at(x, 2)), _mm_cvtepi32_ps(mins), acc_m);
+        acc_m = _mm_fmadd_ps(
+            _mm_set1_ps(-yd * f16_at(x, 2)),
+            _mm_cvtepi32_ps(mins),
+            acc_m,
+        );
         let qh = load(x, 16);
         // 16 where bit `b` of the qh byte is set, else 0.
         let high = |b: i32| {
@@ -147,7 +158,10 @@ pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
         for j in 0..4 {
             let q5 = load(x, 48 + 32 * j);
             let lo = _mm256_or_si256(_mm256_and_si256(q5, m4), high(2 * j as i32));
-            let hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(q5), m4), high(2 * j as i32 + 1));
+            let hi = _mm256_or_si256(
+                _mm256_and_si256(_mm256_srli_epi16::<4>(q5), m4),
+                high(2 * j as i32 + 1),
+            );
             let pl = _mm256_maddubs_epi16(lo, load(y, 4 + 64 * j));
             let ph = _mm256_maddubs_epi16(hi, load(y, 36 + 64 * j));
             let sl = _mm256_shuffle_epi8(scales, load(&BROADCAST_I16[2 * j], 0));
@@ -176,14 +190,24 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
             let q = [
                 _mm256_or_si256(_mm256_and_si256(ql1, m4), high(qh)),
                 _mm256_or_si256(_mm256_and_si256(ql2, m4), high(_mm256_srli_epi16::<2>(qh))),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(ql1), m4), high(_mm256_srli_epi16::<4>(qh))),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(ql2), m4), high(_mm256_srli_epi16::<6>(qh))),
+                _mm256_or_si256(
+                    _mm256_and_si256(_mm256_srli_epi16::<4>(ql1), m4),
+                    high(_mm256_srli_epi16::<4>(qh)),
+                ),
+                _mm256_or_si256(
+                    _mm256_and_si256(_mm256_srli_epi16::<4>(ql2), m4),
+                    high(_mm256_srli_epi16::<6>(qh)),
+                ),
             ];
             for (k, &qk) in q.iter().enumerate() {
                 let q8 = load(y, 4 + 128 * h + 32 * k);
                 // (u − 32)·y as u·y − 32·y, so maddubs sees unsigned weights.
-                let p = _mm256_sub_epi16(_mm256_maddubs_epi16(qk, q8), _mm256_maddubs_epi16(m32, q8));
-                let sc = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, load128(&SPREAD_I8[4 * h + k], 0)));
+                let p =
+                    _mm256_sub_epi16(_mm256_maddubs_epi16(qk, q8), _mm256_maddubs_epi16(m32, q8));
+                let sc = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(
+                    scales,
+                    load128(&SPREAD_I8[4 * h + k], 0),
+                ));
                 sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(sc, p));
             }
         }
@@ -193,16 +217,43 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
     hsum(acc)
 }
 
-#[target_feature(enable = "avx2,fma")]
+/// One Q8_0·Q8_0 block product as 8 f32 partial sums (not yet scaled).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn q8_0_block(x: &[u8], y: &[u8]) -> __m256 {
+    let (qx, qy) = (load(x, 2), load(y, 2));
+    // |x|·(sign(x)·y): maddubs needs one unsigned operand. Activations are never −128.
+    let p = _mm256_maddubs_epi16(_mm256_sign_epi8(qx, qx), _mm256_sign_epi8(qy, qx));
+    _mm256_cvtepi32_ps(_mm256_madd_epi16(p, _mm256_set1_epi16(1)))
+}
+
+#[target_feature(enable = "avx2,fma,f16c")]
 pub fn q8_0_q8_0(w: &[[u8; 34]], a: &[[u8; 34]]) -> f32 {
-    let ones = _mm256_set1_epi16(1);
-    let mut acc = _mm256_setzero_ps();
-    for (x, y) in w.iter().zip(a) {
-        let (qx, qy) = (load(x, 2), load(y, 2));
-        // |x|·(sign(x)·y): maddubs needs one unsigned operand. Activations are never −128.
-        let p = _mm256_maddubs_epi16(_mm256_sign_epi8(qx, qx), _mm256_sign_epi8(qy, qx));
-        let d = _mm256_set1_ps(f16_at(x, 0) * f16_at(y, 0));
-        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(_mm256_madd_epi16(p, ones)), acc);
+    let half = |b: &[u8; 34]| i16::from_le_bytes([b[0], b[1]]);
+    // Blocks in pairs: one F16C conversion for the four scales, two accumulators.
+    let (wp, wt) = w.as_chunks::<2>();
+    let (ap, at) = a.as_chunks::<2>();
+    let (mut acc0, mut acc1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    for (x, y) in wp.iter().zip(ap) {
+        let h = _mm_setr_epi16(
+            half(&x[0]),
+            half(&x[1]),
+            half(&y[0]),
+            half(&y[1]),
+            0,
+            0,
+            0,
+            0,
+        );
+        let dxy = _mm_cvtph_ps(h);
+        let d = _mm_mul_ps(dxy, _mm_movehl_ps(dxy, dxy));
+        acc0 = _mm256_fmadd_ps(_mm256_broadcastss_ps(d), q8_0_block(&x[0], &y[0]), acc0);
+        let d1 = _mm256_broadcastss_ps(_mm_movehdup_ps(d));
+        acc1 = _mm256_fmadd_ps(d1, q8_0_block(&x[1], &y[1]), acc1);
     }
-    hsum(acc)
+    for (x, y) in wt.iter().zip(at) {
+        let d = _mm256_set1_ps(f16_at(x, 0) * f16_at(y, 0));
+        acc0 = _mm256_fmadd_ps(d, q8_0_block(x, y), acc0);
+    }
+    hsum(_mm256_add_ps(acc0, acc1))
 }

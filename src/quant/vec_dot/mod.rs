@@ -25,7 +25,7 @@ macro_rules! pick {
         let (w, a) = ($w.as_chunks::<$wb>().0, $a.as_chunks::<$ab>().0);
         #[cfg(target_arch = "x86_64")]
         if $isa.avx2() {
-            // SAFETY: `Isa::avx2()` is true only when AVX2 and FMA were detected.
+            // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
             return unsafe { avx2::$kernel(w, a) };
         }
         scalar::$kernel(w, a)
@@ -36,6 +36,8 @@ macro_rules! pick {
 /// quantized to `vec_dot_type(wtype)`, over the blocks both hold. 0 for weight types
 /// without a fused kernel.
 pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = isa;
     match wtype {
         QType::Q4K => pick!(isa, w, a, 144, 292, q4k_q8k),
         QType::Q5K => pick!(isa, w, a, 176, 292, q5k_q8k),

@@ -45,8 +45,18 @@ pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
         let mut sumi = 0i32;
         for (j, (q5, q8)) in x.qs.chunks_exact(32).zip(y.qs.chunks_exact(64)).enumerate() {
             let bit = |h: u8, b: usize| (((h >> b) & 1) << 4) as i32;
-            let lo = idot(q5.iter().zip(&x.qh).map(|(&q, &h)| (q & 0xf) as i32 | bit(h, 2 * j)), &q8[..32]);
-            let hi = idot(q5.iter().zip(&x.qh).map(|(&q, &h)| (q >> 4) as i32 | bit(h, 2 * j + 1)), &q8[32..]);
+            let lo = idot(
+                q5.iter()
+                    .zip(&x.qh)
+                    .map(|(&q, &h)| (q & 0xf) as i32 | bit(h, 2 * j)),
+                &q8[..32],
+            );
+            let hi = idot(
+                q5.iter()
+                    .zip(&x.qh)
+                    .map(|(&q, &h)| (q >> 4) as i32 | bit(h, 2 * j + 1)),
+                &q8[32..],
+            );
             sumi += sm[2 * j] as i32 * lo + sm[2 * j + 1] as i32 * hi;
         }
         let summ = min_term(&sm[8..], &y.bsums);
