@@ -7,10 +7,14 @@
 //! ```
 //! use tsr::interp::{output::SharedOutput, Interp};
 //!
+//! # fn main() -> Result<(), String> {
 //! let out = SharedOutput::default();
 //! let mut interp = Interp::new(Box::new(out.clone()));
-//! interp.run("<doc>", "let x = [[1, 2], [3, 4]]\nprint(x.to(f32) / 2)", None).unwrap();
+//! let code = "let x = [[1, 2], [3, 4]]\nprint(x.to(f32) / 2)";
+//! interp.run("<doc>", code, None).map_err(|d| interp.render(&d, false))?;
 //! assert_eq!(out.text(), "[[0.5 1. ]\n [1.5 2. ]]\n");
+//! # Ok(())
+//! # }
 //! ```
 
 pub mod builtins;

@@ -1,5 +1,6 @@
 //! Test helpers shared by the ops tests: tensors from f64 values, the same tensor in
 //! several memory layouts, and value comparison after rounding to the result dtype.
+//! (A test-only module: declared under #[cfg(test)] in ops/mod.rs.)
 
 use crate::tensor::{DType, SliceSpec, Tensor};
 

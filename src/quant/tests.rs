@@ -1,5 +1,6 @@
 //! Cross-cutting tests of the quant module: edge cases of the quantizers, SIMD against
 //! scalar kernels, thread-count independence, the tensor API and the fused matmul.
+//! (A test-only module: declared under #[cfg(test)] in quant/mod.rs.)
 
 use super::dequant::dequantize_blocks;
 use super::isa::Isa;

@@ -1,3 +1,5 @@
+//! Parser tests (a test-only module: declared under #[cfg(test)] in parser/mod.rs).
+
 use super::{is_incomplete, parse};
 use crate::diag::Diagnostic;
 use crate::syntax::ast::{
