@@ -6,6 +6,8 @@
 //! The interop test runs the fixture script's `--check` mode on a file tsr wrote,
 //! with `$TSR_PYTHON` (default `python3`), when that Python has the `gguf` package.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,20 +18,11 @@ use tsr::io::gguf::{open_gguf, save_gguf, GgufArray, GgufFile, GgufTensor, GgufT
 use tsr::quant::{QBytes, QTensor, QType};
 use tsr::tensor::{DType, Tensor};
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
+use common::fixture;
 
 /// A path for `file` in a fresh scratch directory of `test`.
 fn scratch(test: &str, file: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("gguf_files")
-        .join(test);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir.join(file)
+    common::scratch("gguf_files", test, file)
 }
 
 // ---- the description format of gen_gguf.py --check -------------------------------

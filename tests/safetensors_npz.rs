@@ -3,6 +3,8 @@
 //! `safetensors` package, tests/fixtures/npz/gen_npz.py with NumPy), round trips,
 //! and damaged files.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -10,20 +12,11 @@ use tsr::io::npz::{load_npz, save_npz};
 use tsr::io::safetensors::{load_safetensors, save_safetensors};
 use tsr::tensor::{DType, Tensor};
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
+use common::fixture;
 
 /// A path for `file` in a fresh scratch directory of `test`.
 fn scratch(test: &str, file: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("safetensors_npz")
-        .join(test);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir.join(file)
+    common::scratch("safetensors_npz", test, file)
 }
 
 struct Expected {
