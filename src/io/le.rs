@@ -1,5 +1,5 @@
 //! Raw little-endian element bytes <-> typed storage, for the formats that store
-//! tensors as plain little-endian arrays in C order (GGUF, safetensors).
+//! tensors as plain little-endian arrays in C order (npy, GGUF, safetensors).
 //! Bool is one byte per element: 0 is false, anything else true.
 
 use half::{bf16, f16};

@@ -6,9 +6,9 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
-use half::f16;
 use memmap2::Mmap;
 
+use super::le::{storage_from_le, tensor_to_le};
 use crate::tensor::{DType, Storage, Tensor};
 
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -21,8 +21,6 @@ const MAX_NESTING: usize = 16;
 const ALIGN: usize = 64;
 /// NumPy leaves room in the header for the first dimension to grow to this many digits.
 const GROWTH_AXIS_MAX_DIGITS: usize = 21;
-/// Elements converted per write when saving.
-const WRITE_CHUNK: usize = 1 << 14;
 
 /// Reads a `.npy` file into a tensor.
 pub fn load_npy(path: &Path) -> Result<Tensor, String> {
@@ -247,41 +245,17 @@ fn parse_descr(descr: &str) -> Result<(bool, DType), String> {
     Ok((big_endian, dtype))
 }
 
-/// Converts raw element bytes (exactly numel * size of them) into storage.
+/// Converts raw element bytes (exactly numel * size of them) into storage;
+/// big-endian files are byte-swapped first.
 fn decode_data(dtype: DType, data: &[u8], big_endian: bool) -> Storage {
-    fn words<const N: usize>(data: &[u8], big_endian: bool) -> impl Iterator<Item = [u8; N]> + '_ {
-        data.chunks_exact(N).map(move |chunk| {
-            let mut w = [0u8; N];
-            for (dst, src) in w.iter_mut().zip(chunk) {
-                *dst = *src;
-            }
-            if big_endian {
-                w.reverse();
-            }
-            w
-        })
+    if !big_endian || dtype.size() == 1 {
+        return storage_from_le(dtype, data);
     }
-    let be = big_endian;
-    match dtype {
-        DType::Bool => Storage::Bool(data.iter().map(|&b| b != 0).collect()),
-        DType::U8 => Storage::U8(data.to_vec()),
-        DType::I8 => Storage::I8(data.iter().map(|&b| b as i8).collect()),
-        DType::I16 => Storage::I16(words(data, be).map(i16::from_le_bytes).collect()),
-        DType::I32 => Storage::I32(words(data, be).map(i32::from_le_bytes).collect()),
-        DType::I64 => Storage::I64(words(data, be).map(i64::from_le_bytes).collect()),
-        DType::F16 => Storage::F16(
-            words(data, be)
-                .map(|w| f16::from_bits(u16::from_le_bytes(w)))
-                .collect(),
-        ),
-        DType::BF16 => Storage::BF16(
-            words(data, be)
-                .map(|w| half::bf16::from_bits(u16::from_le_bytes(w)))
-                .collect(),
-        ),
-        DType::F32 => Storage::F32(words(data, be).map(f32::from_le_bytes).collect()),
-        DType::F64 => Storage::F64(words(data, be).map(f64::from_le_bytes).collect()),
+    let mut swapped = data.to_vec();
+    for word in swapped.chunks_exact_mut(dtype.size()) {
+        word.reverse();
     }
+    storage_from_le(dtype, &swapped)
 }
 
 /// The subset of Python literals a header holds.
@@ -572,38 +546,12 @@ fn encode_header(dtype: DType, shape: &[usize]) -> Result<Vec<u8>, String> {
 
 /// The elements in C order, little-endian.
 fn write_data(w: &mut impl Write, t: &Tensor) -> io::Result<()> {
-    fn put<T: Copy, const N: usize>(
-        w: &mut impl Write,
-        values: &[T],
-        bytes: impl Fn(T) -> [u8; N],
-    ) -> io::Result<()> {
-        let mut buf = Vec::with_capacity(WRITE_CHUNK.min(values.len()) * N);
-        for chunk in values.chunks(WRITE_CHUNK) {
-            buf.clear();
-            for &v in chunk {
-                buf.extend_from_slice(&bytes(v));
-            }
-            w.write_all(&buf)?;
-        }
-        Ok(())
-    }
-    let t = t.contiguous();
-    match t.storage() {
-        Storage::Bool(v) => put(w, v, |b| [u8::from(b)]),
-        Storage::U8(v) => w.write_all(v),
-        Storage::I8(v) => put(w, v, i8::to_le_bytes),
-        Storage::I16(v) => put(w, v, i16::to_le_bytes),
-        Storage::I32(v) => put(w, v, i32::to_le_bytes),
-        Storage::I64(v) => put(w, v, i64::to_le_bytes),
-        Storage::F16(v) => put(w, v, |x| x.to_bits().to_le_bytes()),
-        Storage::BF16(v) => put(w, v, |x| x.to_bits().to_le_bytes()),
-        Storage::F32(v) => put(w, v, f32::to_le_bytes),
-        Storage::F64(v) => put(w, v, f64::to_le_bytes),
-    }
+    w.write_all(&tensor_to_le(t))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::le::{storage_from_le, tensor_to_le};
     use super::*;
 
     #[test]
