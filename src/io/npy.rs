@@ -551,7 +551,6 @@ fn write_data(w: &mut impl Write, t: &Tensor) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::le::{storage_from_le, tensor_to_le};
     use super::*;
 
     #[test]
