@@ -74,15 +74,12 @@ pub fn conv(
     positive(op, "dilation", &p.dilation)?;
     let (x, unbatched) = batched(op, x, spatial)?;
     let (xs, ws) = (x.shape(), weight.shape());
-    if ws.len() != spatial + 2 {
-        let msg = format!(
-            "weight must be {}-D [out_channels, in_channels / groups, kernel...], got shape {}",
-            spatial + 2,
-            shape_str(ws)
-        );
-        return Err(TensorError::shape(op, msg));
-    }
-    check_kernel(op, ws)?;
+    check_weight(
+        op,
+        ws,
+        spatial,
+        "[out_channels, in_channels / groups, kernel...]",
+    )?;
     let (c_in, c_out) = (xs[1], ws[0]);
     check_groups(
         op,
@@ -184,15 +181,12 @@ pub fn conv_transpose(
     positive(op, "dilation", &p.dilation)?;
     let (x, unbatched) = batched(op, x, spatial)?;
     let (xs, ws) = (x.shape(), weight.shape());
-    if ws.len() != spatial + 2 {
-        let msg = format!(
-            "weight must be {}-D [in_channels, out_channels / groups, kernel...], got shape {}",
-            spatial + 2,
-            shape_str(ws)
-        );
-        return Err(TensorError::shape(op, msg));
-    }
-    check_kernel(op, ws)?;
+    check_weight(
+        op,
+        ws,
+        spatial,
+        "[in_channels, out_channels / groups, kernel...]",
+    )?;
     let (c_in, c_out) = (xs[1], ws[1].saturating_mul(p.groups));
     check_groups(op, p.groups, c_in, c_out, &x, weight, ws[0] != c_in)?;
     check_bias(op, bias, c_out)?;
@@ -561,6 +555,20 @@ fn check_groups(
         return Ok(());
     };
     Err(TensorError::shape(op, msg))
+}
+
+/// The weight has one axis per spatial dim plus two (laid out as `layout` says) and a
+/// valid kernel.
+fn check_weight(op: &str, ws: &[usize], spatial: usize, layout: &str) -> Result<()> {
+    if ws.len() != spatial + 2 {
+        let msg = format!(
+            "weight must be {}-D {layout}, got shape {}",
+            spatial + 2,
+            shape_str(ws)
+        );
+        return Err(TensorError::shape(op, msg));
+    }
+    check_kernel(op, ws)
 }
 
 /// Rejects a weight with an empty kernel dim.
