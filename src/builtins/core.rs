@@ -57,6 +57,12 @@ pub const BUILTINS: &[Builtin] = &[
         func: args,
     },
     Builtin {
+        name: "perf_counter",
+        params: &[],
+        doc: "Seconds (f64) on a monotonic clock with an unspecified start, for timing: `let t = perf_counter(); ...; print(perf_counter() - t)`.",
+        func: perf_counter,
+    },
+    Builtin {
         name: "str",
         params: &["x"],
         doc: "The text `print` would write for x.",
@@ -157,6 +163,12 @@ fn len(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
 fn args(ctx: &mut Ctx, _: Bound) -> Result<Value, Diagnostic> {
     let items = ctx.script_args.iter().map(|s| Value::str(s)).collect();
     Ok(Value::Tuple(Rc::new(items)))
+}
+
+fn perf_counter(_: &mut Ctx, _: Bound) -> Result<Value, Diagnostic> {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let start = *START.get_or_init(std::time::Instant::now);
+    Ok(Value::Float(start.elapsed().as_secs_f64()))
 }
 
 fn to_str(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {

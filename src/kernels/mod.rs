@@ -5,9 +5,11 @@
 pub mod arith;
 pub mod conv;
 pub mod erf;
+pub mod isa;
 pub mod map;
 pub mod matmul;
 pub mod nn;
+pub mod parallel;
 pub mod pool;
 pub mod reduce;
 pub mod strided;

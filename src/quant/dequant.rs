@@ -5,8 +5,8 @@
 
 use rayon::prelude::*;
 
-use super::isa::Isa;
 use super::{dense, legacy, low_k, q4_k, q5_k, q6_k, q8_0, q8_k, QType};
+use crate::kernels::isa::Isa;
 
 /// Runs the block function `$f` over the whole blocks of `$src`, writing `$dst`.
 /// (A macro rather than a generic function so that `$f` is inlined into the AVX2 copy.)

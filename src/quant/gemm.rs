@@ -4,7 +4,7 @@
 //! accumulators; each output is one dot product in a fixed order, so results do not
 //! depend on how the caller splits the work.
 
-use super::isa::Isa;
+use crate::kernels::isa::Isa;
 
 const MR: usize = 4;
 const NR: usize = 3;

@@ -14,10 +14,10 @@ use rayon::prelude::*;
 
 use super::dequant::dequantize_blocks;
 use super::gemm::gemm_nt;
-use super::isa::Isa;
 use super::quantize::quantize_blocks;
 use super::vec_dot::{vec_dot, vec_dot_type};
 use super::QTensor;
+use crate::kernels::isa::Isa;
 use crate::tensor::{DType, Tensor};
 
 /// From this many activation rows on, the tiled f32 GEMM beats repeated integer dots.

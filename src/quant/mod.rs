@@ -30,7 +30,7 @@
 //!
 //! Work is split in fixed chunks (of blocks, or of weight rows) with rayon, so results
 //! are identical for any thread count. Kernels are picked once per process
-//! ([`isa::Isa::detect`]): AVX2 + FMA + F16C on x86-64 (hand-written integer dot kernels
+//! ([`crate::kernels::isa::Isa::detect`]): AVX2 + FMA + F16C on x86-64 (hand-written integer dot kernels
 //! and GEMM tile; quantize/dequantize compiled for AVX2 from the same code, which gives
 //! the same bits because Rust never fuses a multiply and an add), scalar twins
 //! elsewhere (no NEON kernels yet).
@@ -52,7 +52,6 @@ pub mod blocks;
 mod dense;
 mod dequant;
 mod gemm;
-pub mod isa;
 mod lanes;
 mod legacy;
 mod low_k;

@@ -4,9 +4,9 @@
 use rayon::prelude::*;
 
 use super::dequant::{check_len, dequantize, dequantize_blocks};
-use super::isa::Isa;
 use super::quantize::quantize;
 use super::{QBytes, QTensor, QType};
+use crate::kernels::isa::Isa;
 use crate::tensor::Tensor;
 
 /// Output rows (K values) per parallel work item of `dequantize_transposed`.

@@ -7,8 +7,8 @@
 use rayon::prelude::*;
 
 use super::dequant::each;
-use super::isa::Isa;
 use super::{dense, legacy, q4_k, q5_k, q6_k, q8_0, q8_k, QType};
+use crate::kernels::isa::Isa;
 
 /// Values per parallel work item (whole blocks of every type).
 const CHUNK: usize = 4096;

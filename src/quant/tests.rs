@@ -3,11 +3,11 @@
 //! (A test-only module: declared under #[cfg(test)] in quant/mod.rs.)
 
 use super::dequant::dequantize_blocks;
-use super::isa::Isa;
 use super::matmul::matmul_with;
 use super::quantize::quantize_with;
 use super::vec_dot::{vec_dot, vec_dot_type};
 use super::*;
+use crate::kernels::isa::Isa;
 use crate::tensor::Tensor;
 
 /// Deterministic roughly normal values.

@@ -6,8 +6,8 @@
 mod avx2;
 mod scalar;
 
-use super::isa::Isa;
 use super::QType;
+use crate::kernels::isa::Isa;
 
 /// The activation type ggml pairs with `weights` in dot products, for the weight types
 /// that have a fused kernel here (Q4_K, Q5_K, Q6_K → Q8_K; Q8_0 → Q8_0).
