@@ -43,6 +43,12 @@ pub struct OperandSpans {
 }
 
 pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value, Diagnostic> {
+    // Scalars first: they are the common case in loops.
+    if let (Some(a), Some(b)) = (l.as_scalar(), r.as_scalar()) {
+        if op != BinOp::MatMul {
+            return scalar_binary(op, a, b).map_err(|msg| Diagnostic::new(at.whole, msg));
+        }
+    }
     if op == BinOp::MatMul {
         if let Some(result) = crate::builtins::quant_matmul(l, r) {
             return result.map(Value::Tensor).map_err(|msg| {
@@ -50,11 +56,6 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
                     .with_label(at.lhs, format!("left operand is {}", l.describe()))
                     .with_label(at.rhs, format!("right operand is {}", r.describe()))
             });
-        }
-    }
-    if let (Some(a), Some(b)) = (l.as_scalar(), r.as_scalar()) {
-        if op != BinOp::MatMul {
-            return scalar_binary(op, a, b).map_err(|msg| Diagnostic::new(at.whole, msg));
         }
     }
     let tensor_result = match (op, l.as_operand(), r.as_operand()) {

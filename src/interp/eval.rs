@@ -68,7 +68,53 @@ impl Interp {
         Ok(last)
     }
 
+    /// `lhs op rhs`. Operands that are variables are read in place rather than cloned
+    /// (a tensor clone copies its shape and strides), keeping left-to-right order: a
+    /// variable on the left is only borrowed when the right side has no effects.
+    fn binary(
+        &mut self,
+        op: BinOp,
+        lhs: &Expr,
+        rhs: &Expr,
+        at: OperandSpans,
+        scope: &Rc<Scope>,
+    ) -> Eval {
+        let compute = |l: &Value, r: &Value| arith::binary(op, l, r, at);
+        match (&lhs.kind, &rhs.kind) {
+            (ExprKind::Ident(a), ExprKind::Ident(b)) => {
+                let both = scope.with_value(a, |l| scope.with_value(b, |r| compute(l, r)));
+                if let Some(Some(result)) = both {
+                    return Ok(result?);
+                }
+            }
+            (ExprKind::Ident(a), ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_)) => {
+                let r = self.eval(rhs, scope)?;
+                if let Some(result) = scope.with_value(a, |l| compute(l, &r)) {
+                    return Ok(result?);
+                }
+            }
+            (_, ExprKind::Ident(b)) => {
+                let l = self.eval(lhs, scope)?;
+                return match scope.with_value(b, |r| compute(&l, r)) {
+                    Some(result) => Ok(result?),
+                    None => {
+                        let r = self.eval(rhs, scope)?;
+                        Ok(compute(&l, &r)?)
+                    }
+                };
+            }
+            _ => {}
+        }
+        let l = self.eval(lhs, scope)?;
+        let r = self.eval(rhs, scope)?;
+        Ok(compute(&l, &r)?)
+    }
+
     fn eval_block(&mut self, b: &Block, scope: &Rc<Scope>) -> Eval {
+        // A block that binds nothing itself needs no scope of its own.
+        if !b.stmts.iter().any(binds_a_name) {
+            return self.eval_stmts(&b.stmts, scope);
+        }
         let inner = Scope::new(Some(scope.clone()));
         self.eval_stmts(&b.stmts, &inner)
     }
@@ -152,14 +198,12 @@ impl Interp {
                 Value::Bool(l || self.truth(rhs, scope)?)
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                let l = self.eval(lhs, scope)?;
-                let r = self.eval(rhs, scope)?;
                 let at = OperandSpans {
                     lhs: lhs.span,
                     rhs: rhs.span,
                     whole: e.span,
                 };
-                arith::binary(*op, &l, &r, at)?
+                self.binary(*op, lhs, rhs, at, scope)?
             }
             ExprKind::Call { callee, args } => self.call(callee, args, e.span, scope)?,
             ExprKind::Attr { target, name } => {
@@ -218,7 +262,7 @@ impl Interp {
             ExprKind::Fn { name, params, body } => {
                 let params = self.eval_params(params, scope)?;
                 let f = Value::Func(Rc::new(Closure {
-                    name: Rc::from(name.name.as_str()),
+                    name: name.name.clone(),
                     params,
                     body: Body::Block(body.clone()),
                     scope: scope.clone(),
@@ -310,7 +354,7 @@ impl Interp {
                 Some(d) => Some(self.eval(d, scope)?),
                 None => None,
             };
-            out.push((Rc::from(p.name.name.as_str()), default));
+            out.push((p.name.name.clone(), default));
         }
         Ok(out)
     }
@@ -374,9 +418,16 @@ impl Interp {
         body: &Block,
         scope: &Rc<Scope>,
     ) -> Eval {
-        // Runs the body once with `item` bound; Some(()) means `break`.
-        let step = |this: &mut Interp, item: Value| -> Result<bool, Flow> {
-            let inner = Scope::new(Some(scope.clone()));
+        // Each iteration gets a fresh scope; the previous one is reused (cleared) unless
+        // a closure made in the body still holds it.
+        let mut inner = Scope::new(Some(scope.clone()));
+        // Runs the body once with `item` bound; Ok(true) means `break`.
+        let mut step = |this: &mut Interp, item: Value| -> Result<bool, Flow> {
+            if Rc::strong_count(&inner) == 1 {
+                inner.clear();
+            } else {
+                inner = Scope::new(Some(scope.clone()));
+            }
             this.bind(pattern, item, it_span, &inner)?;
             match this.eval_stmts(&body.stmts, &inner) {
                 Ok(_) | Err(Flow::Continue(_)) => Ok(false),
@@ -453,7 +504,7 @@ impl Interp {
                 span: a.value.span,
             };
             match &a.name {
-                Some(n) => call.keyword.push((n.name.clone(), n.span, arg)),
+                Some(n) => call.keyword.push((n.name.to_string(), n.span, arg)),
                 None => call.positional.push(arg),
             }
         }
@@ -642,7 +693,7 @@ impl Interp {
                 )
                 .into());
             }
-            scope.define(&name, a.value);
+            scope.define(&c.params[i].0, a.value);
             given[i] = true;
         }
         for (i, (name, default)) in c.params.iter().enumerate() {
@@ -676,7 +727,7 @@ impl Interp {
     fn attr(&self, v: &Value, name: &Ident) -> Result<Value, Diagnostic> {
         let ints = |xs: Vec<i64>| Value::Tuple(Rc::new(xs.into_iter().map(Value::Int).collect()));
         let found = match v {
-            Value::Tensor(t) => match name.name.as_str() {
+            Value::Tensor(t) => match &*name.name {
                 "shape" => Some(ints(t.shape().iter().map(|&d| d as i64).collect())),
                 "strides" => Some(ints(t.strides().iter().map(|&s| s as i64).collect())),
                 "dtype" => Some(Value::DType(t.dtype())),
@@ -694,13 +745,13 @@ impl Interp {
             },
             Value::Module(m) => m.scope.lookup(&name.name),
             // `model.metadata`: string keys of a dict read as attributes.
-            Value::Dict(d) => match d.get(&Key::Str(Rc::from(name.name.as_str()))) {
+            Value::Dict(d) => match d.get(&Key::Str(name.name.clone())) {
                 Some(Value::Lazy(l)) => Some(l.force().map_err(|e| Diagnostic::new(name.span, e))?),
                 other => other.cloned(),
             },
             Value::Quant(q) => {
                 let shape = q.shape();
-                match name.name.as_str() {
+                match &*name.name {
                     "shape" => Some(ints(shape.iter().map(|&d| d as i64).collect())),
                     "dtype" => Some(Value::str(q.q.qtype.name())),
                     "ndim" => Some(Value::Int(shape.len() as i64)),
@@ -885,12 +936,20 @@ impl Interp {
                 let new = match op {
                     None => rhs,
                     Some(op) => {
-                        let cur = self.lookup(name, target.span, scope)?;
                         let at = OperandSpans {
                             lhs: target.span,
                             rhs: value.span,
                             whole: target.span.to(value.span),
                         };
+                        // A scalar variable is updated in its slot: one search, no clone.
+                        let updated = scope.with_binding(name, |slot| {
+                            slot.as_scalar()?;
+                            Some(arith::binary(op, slot, &rhs, at).map(|v| *slot = v))
+                        });
+                        if let Some(Some(done)) = updated {
+                            return Ok(done?);
+                        }
+                        let cur = self.lookup(name, target.span, scope)?;
                         let result = arith::binary(op, &cur, &rhs, at)?;
                         match cur {
                             // In place: the result is written back into the tensor's own storage.
@@ -1157,4 +1216,12 @@ fn edit_distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// Statements that bind a name in the enclosing block's scope.
+fn binds_a_name(stmt: &Expr) -> bool {
+    matches!(
+        stmt.kind,
+        ExprKind::Let { .. } | ExprKind::Fn { .. } | ExprKind::Import { .. } | ExprKind::Use { .. }
+    )
 }

@@ -111,7 +111,8 @@ impl Interp {
     }
 
     fn check_interrupt(&self, span: Span) -> Result<(), Flow> {
-        if self.interrupt.swap(false, Ordering::Relaxed) {
+        // A plain load first: an atomic swap on every node would cost more than the node.
+        if self.interrupt.load(Ordering::Relaxed) && self.interrupt.swap(false, Ordering::Relaxed) {
             return Err(Diagnostic::new(span, "interrupted").into());
         }
         Ok(())

@@ -77,7 +77,7 @@ pub fn run() -> u8 {
                         if let Some(text) = echo(&interp, &v) {
                             interp.write_out(&text);
                             // `_` is the last value shown, as in Python.
-                            interp.globals.define("_", v);
+                            interp.globals.define(&std::rc::Rc::from("_"), v);
                         }
                     }
                     Err(diags) => eprint!("{}", interp.render(&diags, color)),

@@ -1,6 +1,7 @@
 //! The syntax tree: data only. Every node carries the span it was parsed from.
 
 use super::span::Span;
+use std::rc::Rc;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
@@ -10,7 +11,8 @@ pub struct Program {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ident {
-    pub name: String,
+    // Rc: scopes keep the name without copying it on every binding.
+    pub name: Rc<str>,
     pub span: Span,
 }
 
@@ -142,10 +144,10 @@ pub enum ExprKind {
     Int(i64),
     Float(f64),
     Bool(bool),
-    Str(String),
+    Str(Rc<str>),
     FStr(Vec<FStrPart>),
     None,
-    Ident(String),
+    Ident(Rc<str>),
     /// `[a, b, ...]`: a tensor literal (nested lists make higher ranks).
     List(Vec<Expr>),
     /// `(a, b)`, `(a,)`, `()`

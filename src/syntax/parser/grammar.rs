@@ -491,7 +491,7 @@ impl Grammar {
             t = e if t.keyword().is_some() => (t.keyword().unwrap_or_default(), e.span()),
         }
         .map(move |(name, s)| Ident {
-            name: name.to_string(),
+            name: name.into(),
             span: self.span(s),
         })
         .labelled("attribute name")
@@ -502,7 +502,7 @@ impl Grammar {
     where
         I: ValueInput<'tok, Token = Token<'src>, Span = SimpleSpan>,
     {
-        select! { Token::Ident(name) = e => Ident { name: name.to_string(), span: self.span(e.span()) } }
+        select! { Token::Ident(name) = e => Ident { name: name.into(), span: self.span(e.span()) } }
             .labelled("name")
     }
 
@@ -522,11 +522,11 @@ impl Grammar {
         let literal = select! {
             Token::Int(raw) => ExprKind::Int(token::int_value(raw).unwrap_or_default()),
             Token::Float(raw) => ExprKind::Float(token::float_value(raw)),
-            Token::Str(raw) => ExprKind::Str(token::unescape(raw, false).0),
+            Token::Str(raw) => ExprKind::Str(token::unescape(raw, false).0.into()),
             Token::True => ExprKind::Bool(true),
             Token::False => ExprKind::Bool(false),
             Token::NoneLit => ExprKind::None,
-            Token::Ident(name) => ExprKind::Ident(name.to_string()),
+            Token::Ident(name) => ExprKind::Ident(name.into()),
             Token::Error => ExprKind::None,
         }
         .map_with(move |kind, e| self.expr_at(kind, e.span()));

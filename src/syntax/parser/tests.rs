@@ -65,7 +65,7 @@ fn show(e: &Expr) -> String {
             format!("(fstr {})", parts.join(" "))
         }
         ExprKind::None => "none".into(),
-        ExprKind::Ident(n) => n.clone(),
+        ExprKind::Ident(n) => n.to_string(),
         ExprKind::List(items) => format!("(list {})", list(items)),
         ExprKind::Tuple(items) => format!("(tuple {})", list(items)),
         ExprKind::Dict(entries) => {
@@ -167,7 +167,7 @@ fn show_params(params: &[Param]) -> String {
     let params: Vec<String> = params
         .iter()
         .map(|p| match &p.default {
-            None => p.name.name.clone(),
+            None => p.name.name.to_string(),
             Some(d) => format!("{}={}", p.name.name, show(d)),
         })
         .collect();
@@ -176,7 +176,7 @@ fn show_params(params: &[Param]) -> String {
 
 fn show_pattern(p: &Pattern) -> String {
     match p {
-        Pattern::Name(n) => n.name.clone(),
+        Pattern::Name(n) => n.name.to_string(),
         Pattern::Tuple(items, _) => {
             let items: Vec<String> = items.iter().map(show_pattern).collect();
             format!("({})", items.join(" "))
