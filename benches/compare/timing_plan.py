@@ -1,0 +1,40 @@
+"""How one side times one case in one round; tsr_script.py emits the same steps in tsr.
+
+Both sides: one warm-up call, one timed calibration call, then `inner` (a power of two)
+calls per sample so that a sample lasts at least `batch` seconds (tiny ops would
+otherwise measure the clock), and samples until `budget` seconds have passed and
+`min_reps` samples exist, at most `max_reps`. A sample is seconds per call.
+"""
+
+from dataclasses import dataclass
+from time import perf_counter
+
+MAX_INNER = 1 << 20
+
+
+@dataclass(frozen=True)
+class TimingPlan:
+    budget: float
+    min_reps: int
+    max_reps: int
+    batch: float = 0.002
+
+
+def measure(run, plan):
+    """Samples (seconds per call) of `run(n)`, which calls the workload n times."""
+    run(1)
+    t = perf_counter()
+    run(1)
+    once = perf_counter() - t
+    inner = 1
+    while inner * once < plan.batch and inner < MAX_INNER:
+        inner *= 2
+    samples = []
+    start = perf_counter()
+    while (len(samples) < plan.min_reps or perf_counter() - start < plan.budget) and len(
+        samples
+    ) < plan.max_reps:
+        t0 = perf_counter()
+        run(inner)
+        samples.append((perf_counter() - t0) / inner)
+    return samples
