@@ -76,14 +76,27 @@ def build_tsr():
     return target / "release" / "tsr"
 
 
+# --peer-isa avx2: the peers' kernels of the AVX2 reference machine (TARGETS.md's Zen 3)
+# on an AVX-512 machine, where NumPy would otherwise take AVX-512 loops for exp, tanh
+# etc. and OpenBLAS its SkylakeX kernels, which tsr (an AVX2 product) does not use.
+# ONNX Runtime has no such switch.
+AVX2_PEER_ENV = {
+    "OPENBLAS_CORETYPE": "Haswell",
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+}
+
+
 class PeerWorker:
     """peer_worker.py in its own process, with its thread count fixed by its environment."""
 
-    def __init__(self, threads):
+    def __init__(self, threads, peer_isa):
         env = dict(os.environ)
         # Set on some machines to steer OpenBLAS; they slow current NumPy, so drop them.
         env.pop("OPENBLAS_CORETYPE", None)
         env.pop("OPENBLAS_L2_SIZE", None)
+        env.pop("NPY_DISABLE_CPU_FEATURES", None)
+        if peer_isa == "avx2":
+            env.update(AVX2_PEER_ENV)
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env[var] = str(threads)
         self.proc = subprocess.Popen(
@@ -219,7 +232,7 @@ def run_case(tsr, worker, case, threads, settings, check):
     return Row(case.name, threads, peer, peer_ms, tsr_ms, target, status), problem
 
 
-def machine_header(tsr, hellos, settings, quick):
+def machine_header(tsr, hellos, settings, quick, peer_isa):
     cpu = "unknown CPU"
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.exists():
@@ -228,6 +241,7 @@ def machine_header(tsr, hellos, settings, quick):
                 cpu = line.split(":", 1)[1].strip()
                 break
     version = subprocess.run([str(tsr), "--version"], capture_output=True, text=True).stdout.strip()
+    avx2_env = ", ".join(f"{k}={v}" for k, v in AVX2_PEER_ENV.items())
     rev = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
@@ -237,6 +251,7 @@ def machine_header(tsr, hellos, settings, quick):
         f"tsr: {tsr} ({version}, checkout {rev or '?'})",
         f"mode: {'quick' if quick else 'full'}, up to {settings.rounds} interleaved rounds, "
         f"{settings.plan.budget:g} s per side per round; medians of all samples",
+        f"peer ISA: {peer_isa}" + (f" ({avx2_env})" if peer_isa == "avx2" else ""),
     ]
     for threads, hello in sorted(hellos.items()):
         blas = "; ".join(
@@ -245,7 +260,7 @@ def machine_header(tsr, hellos, settings, quick):
         )
         lines.append(
             f"peers at {threads} thread(s): Python {hello['python']}, NumPy {hello['numpy']} "
-            f"[{blas}], onnxruntime {hello['onnxruntime']}"
+            f"(SIMD {' '.join(hello['numpy_simd'])}) [{blas}], onnxruntime {hello['onnxruntime']}"
         )
     return lines
 
@@ -258,6 +273,12 @@ def parse_args():
     p.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default 1,2)")
     p.add_argument("--rounds", type=int, help="interleaved rounds per case (default 5, quick 2)")
     p.add_argument("--budget", type=float, help="seconds per side per round (default 0.25, quick 0.03)")
+    p.add_argument(
+        "--peer-isa",
+        choices=("native", "avx2"),
+        default="native",
+        help="native: the peers' best kernels here; avx2: NumPy/OpenBLAS limited to AVX2 (see README)",
+    )
     p.add_argument("--no-check", action="store_true", help="skip the same-inputs cross-check")
     p.add_argument("--out", default=str(HERE / "results.md"), help="markdown file for the table")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
@@ -284,7 +305,7 @@ def main():
     jobs = [(t, c) for t in thread_counts for c in cases if t in c.threads]
     started = time.perf_counter()
     for threads in thread_counts:
-        worker = PeerWorker(threads)
+        worker = PeerWorker(threads, args.peer_isa)
         hellos[threads] = worker.ask("hello")
         for case in (c for c in cases if threads in c.threads):
             row, note = run_case(tsr, worker, case, threads, settings, not args.no_check)
@@ -301,7 +322,7 @@ def main():
         worker.close()
 
     rows = [results[(c.name, t)] for c in cases for t in thread_counts if (c.name, t) in results]
-    header = machine_header(tsr, hellos, settings, args.quick)
+    header = machine_header(tsr, hellos, settings, args.quick, args.peer_isa)
     header.append(f"wall time: {time.perf_counter() - started:.0f} s")
     print("\n".join(header) + "\n\n" + text_table(rows))
     if notes:

@@ -60,6 +60,15 @@ def ort_session(case, arrays, threads):
     )
 
 
+def numpy_simd():
+    """The SIMD targets NumPy's dispatched loops (exp, tanh, ...) may use here."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # a private module: report rather than fail if it moves
+        return ["unknown"]
+    return [k for k in __cpu_dispatch__ if __cpu_features__.get(k)]
+
+
 class Worker:
     def __init__(self, threads):
         self.threads = threads
@@ -99,6 +108,7 @@ class Worker:
         return {
             "python": platform.python_version(),
             "numpy": np.__version__,
+            "numpy_simd": numpy_simd(),
             "onnxruntime": version("onnxruntime"),
             "blas": [
                 {k: info.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}

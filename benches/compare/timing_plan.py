@@ -1,7 +1,7 @@
 """How one side times one case in one round; tsr_script.py emits the same steps in tsr.
 
-Both sides: one warm-up call, one timed calibration call, then `inner` (a power of two)
-calls per sample so that a sample lasts at least `batch` seconds (tiny ops would
+Both sides: one timed warm-up call; unless it took 10 batches or more (then `inner` is 1),
+one timed calibration call; then `inner` (a power of two) calls per sample so that a sample lasts at least `batch` seconds (tiny ops would
 otherwise measure the clock), and samples until `budget` seconds have passed and
 `min_reps` samples exist, at most `max_reps`. A sample is seconds per call.
 """
@@ -22,10 +22,13 @@ class TimingPlan:
 
 def measure(run, plan):
     """Samples (seconds per call) of `run(n)`, which calls the workload n times."""
-    run(1)
     t = perf_counter()
     run(1)
     once = perf_counter() - t
+    if once < 10 * plan.batch:
+        t = perf_counter()
+        run(1)
+        once = perf_counter() - t
     inner = 1
     while inner * once < plan.batch and inner < MAX_INNER:
         inner *= 2
