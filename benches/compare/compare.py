@@ -61,7 +61,9 @@ class Settings:
         budget = budget or (0.03 if quick else 0.25)
         self.plan = TimingPlan(budget=budget, min_reps=1 if quick else 3, max_reps=20 if quick else 200)
         # tsr-only cases need no interleaving: one longer round.
-        self.solo_plan = TimingPlan(budget=budget * 3, min_reps=self.plan.min_reps * 2, max_reps=self.plan.max_reps)
+        self.solo_plan = TimingPlan(
+            budget=budget * 3, min_reps=self.plan.min_reps * 2, max_reps=self.plan.max_reps
+        )
         # A case whose first round is slow gets fewer rounds, keeping a full run bounded.
         self.case_seconds = 8 if quick else 40
         self.startup_runs = 3 if quick else 10

@@ -48,7 +48,8 @@ def text_table(rows):
 
     def line(row):
         return "  ".join(
-            c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))
+            c.rjust(w) if i in numeric else c.ljust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
         ).rstrip()
 
     rule = "  ".join("-" * w for w in widths)

@@ -1,9 +1,10 @@
 """How one side times one case in one round; tsr_script.py emits the same steps in tsr.
 
-Both sides: one timed warm-up call; unless it took 10 batches or more (then `inner` is 1),
-one timed calibration call; then `inner` (a power of two) calls per sample so that a sample lasts at least `batch` seconds (tiny ops would
-otherwise measure the clock), and samples until `budget` seconds have passed and
-`min_reps` samples exist, at most `max_reps`. A sample is seconds per call.
+Both sides: one timed warm-up call; unless it took 10 batches or more (then `inner` is
+1), one timed calibration call; then `inner` (a power of two) calls per sample so that
+a sample lasts at least `batch` seconds (tiny ops would otherwise measure the clock),
+and samples until `budget` seconds have passed and `min_reps` samples exist, at most
+`max_reps`. A sample is seconds per call.
 """
 
 from dataclasses import dataclass
