@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -49,7 +48,7 @@ if __name__ == "__main__":
     ensure_venv()
 from cases import CASES  # noqa: E402
 from table import Row, markdown_table, text_table  # noqa: E402
-from timing_plan import TimingPlan  # noqa: E402
+from timing_plan import TimingPlan, summarize  # noqa: E402
 from tsr_script import check_script, timing_script  # noqa: E402
 
 
@@ -169,7 +168,7 @@ def check_case(tsr, worker, case, threads):
 
 
 def time_pair(tsr, worker, case, threads, settings):
-    """Median seconds per call (peer, tsr), rounds alternating which side goes first."""
+    """summarize() of the seconds per call of (peer, tsr); rounds alternate who goes first."""
     peer, ours = [], []
     rounds = settings.rounds
     started = time.perf_counter()
@@ -184,7 +183,7 @@ def time_pair(tsr, worker, case, threads, settings):
         if r == 0:
             rounds = min(rounds, max(1, int(settings.case_seconds / (time.perf_counter() - started))))
         r += 1
-    return statistics.median(peer), statistics.median(ours)
+    return summarize(peer), summarize(ours)
 
 
 def time_startup(tsr, settings):
@@ -197,7 +196,7 @@ def time_startup(tsr, settings):
             t0 = time.perf_counter()
             subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
             times[side].append(time.perf_counter() - t0)
-    return statistics.median(times["python"]), statistics.median(times["tsr"])
+    return summarize(times["python"]), summarize(times["tsr"])
 
 
 def status_of(case, threads, peer_ms, tsr_ms):
@@ -209,29 +208,30 @@ def status_of(case, threads, peer_ms, tsr_ms):
 
 def run_case(tsr, worker, case, threads, settings, check):
     """One table row; failures become the row's status instead of stopping the run."""
-    peer_ms = tsr_ms = None
+    peer, ours = (None, 0.0), (None, 0.0)
     problem = None
     try:
         if case.peer == "process":
-            peer_s, tsr_s = time_startup(tsr, settings)
-            peer_ms, tsr_ms = peer_s * 1e3, tsr_s * 1e3
+            peer, ours = time_startup(tsr, settings)
         elif case.peer == "ggml":
-            tsr_ms = statistics.median(tsr_samples(tsr, case, threads, settings.solo_plan)) * 1e3
-            peer_ms = case.ggml_ms.get(threads)
+            ours = summarize(tsr_samples(tsr, case, threads, settings.solo_plan))
+            peer = (case.ggml_ms[threads] / 1e3 if threads in case.ggml_ms else None, 0.0)
         else:
             if check and case.checkable:
                 problem = check_case(tsr, worker, case, threads)
-            peer_s, tsr_s = time_pair(tsr, worker, case, threads, settings)
-            peer_ms, tsr_ms = peer_s * 1e3, tsr_s * 1e3
+            peer, ours = time_pair(tsr, worker, case, threads, settings)
     except TsrError as e:
-        return Row(case.name, threads, case.peer_label, peer_ms, None, "-", "tsr ERROR"), str(e)
+        return Row(case.name, threads, case.peer_label, None, None, None, "-", "tsr ERROR"), str(e)
     except RuntimeError as e:
-        return Row(case.name, threads, case.peer_label, None, tsr_ms, "-", "peer ERROR"), str(e)
+        return Row(case.name, threads, case.peer_label, None, None, None, "-", "peer ERROR"), str(e)
+    peer_ms = None if peer[0] is None else peer[0] * 1e3
+    tsr_ms = ours[0] * 1e3
     target, status = status_of(case, threads, peer_ms, tsr_ms)
     if problem:
         status = "MISMATCH"
-    peer = "python3 -c pass" if case.peer == "process" else case.peer_label
-    return Row(case.name, threads, peer, peer_ms, tsr_ms, target, status), problem
+    label = "python3 -c pass" if case.peer == "process" else case.peer_label
+    row = Row(case.name, threads, label, peer_ms, tsr_ms, max(peer[1], ours[1]), target, status)
+    return row, problem
 
 
 def machine_header(tsr, hellos, settings, quick, peer_isa):

@@ -2,7 +2,8 @@
 
 from dataclasses import dataclass
 
-COLUMNS = ("case", "threads", "peer", "peer ms", "tsr ms", "tsr/peer", "target", "met?")
+COLUMNS = ("case", "threads", "peer", "peer ms", "tsr ms", "tsr/peer", "noise", "target", "met?")
+NUMERIC = {1, 3, 4, 5, 6}
 
 
 @dataclass
@@ -12,6 +13,7 @@ class Row:
     peer: str
     peer_ms: float | None
     tsr_ms: float | None
+    noise: float | None
     target: str
     status: str
 
@@ -29,6 +31,7 @@ class Row:
             fmt_ms(self.peer_ms),
             fmt_ms(self.tsr_ms),
             "-" if self.ratio is None else f"{self.ratio:.2f}",
+            "-" if self.noise is None else f"{self.noise:.0%}",
             self.target,
             self.status,
         )
@@ -44,11 +47,10 @@ def fmt_ms(ms):
 def text_table(rows):
     cells = [COLUMNS] + [r.cells() for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(COLUMNS))]
-    numeric = {1, 3, 4, 5}
 
     def line(row):
         return "  ".join(
-            c.rjust(w) if i in numeric else c.ljust(w)
+            c.rjust(w) if i in NUMERIC else c.ljust(w)
             for i, (c, w) in enumerate(zip(row, widths, strict=True))
         ).rstrip()
 
@@ -60,5 +62,5 @@ def markdown_table(rows):
     def line(cells):
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
-    align = "|" + "|".join("---:" if i in (1, 3, 4, 5) else "---" for i in range(len(COLUMNS))) + "|"
+    align = "|" + "|".join("---:" if i in NUMERIC else "---" for i in range(len(COLUMNS))) + "|"
     return "\n".join([line(COLUMNS), align] + [line(r.cells()) for r in rows])

@@ -8,6 +8,7 @@ and samples until `budget` seconds have passed and `min_reps` samples exist, at 
 """
 
 from dataclasses import dataclass
+from statistics import median, quantiles
 from time import perf_counter
 
 MAX_INNER = 1 << 20
@@ -42,3 +43,13 @@ def measure(run, plan):
         run(inner)
         samples.append((perf_counter() - t0) / inner)
     return samples
+
+
+def summarize(samples):
+    """(median, spread): the spread is the interquartile range over the median, the
+    row's noise figure (0 with fewer than two samples)."""
+    mid = median(samples)
+    if len(samples) < 2 or mid == 0:
+        return mid, 0.0
+    q1, _, q3 = quantiles(samples, n=4)
+    return mid, (q3 - q1) / mid
