@@ -86,6 +86,9 @@ fn main() -> ExitCode {
         eprintln!("tsr: {msg}");
         return ExitCode::from(2);
     }
+    // A panic is a bug; the interpreter turns it into a diagnostic (and the REPL goes
+    // on), so Rust's own "panicked at" report would only repeat it.
+    std::panic::set_hook(Box::new(|_| {}));
     let worker = std::thread::Builder::new()
         .name("tsr".into())
         .stack_size(INTERPRETER_STACK)

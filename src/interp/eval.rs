@@ -621,7 +621,10 @@ impl Interp {
                     script_args: &self.script_args,
                     rng: &mut self.rng,
                 };
-                Ok(builtins::call(b, &mut ctx, args)?)
+                let value = builtins::call(b, &mut ctx, args)?;
+                // A kernel interrupted half-way returns an unfinished result: drop it.
+                self.check_interrupt(callee_span)?;
+                Ok(value)
             }
             Value::Func(c) => self.call_closure(c, args),
             Value::DType(d) if args.positional.len() == 1 && args.keyword.is_empty() => {

@@ -5,7 +5,7 @@ pub mod env;
 pub mod eval;
 mod format_spec;
 mod literal;
-mod modules;
+pub mod modules;
 pub mod output;
 pub mod value;
 
@@ -13,10 +13,10 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use crate::diag::{self, Diagnostic, SourceMap};
+use crate::kernels::interrupt;
+use crate::syntax::ast::Program;
 use crate::syntax::{parser, Span, SrcId};
 use crate::tensor::format::PrintOptions;
 use crate::tensor::random::RandomState;
@@ -39,7 +39,6 @@ pub struct Interp {
     modules: modules::Modules,
     /// Directory of each source that came from a file, for relative imports.
     file_dirs: HashMap<SrcId, PathBuf>,
-    interrupt: Arc<AtomicBool>,
 }
 
 impl Interp {
@@ -55,7 +54,6 @@ impl Interp {
             depth: 0,
             modules: modules::Modules::default(),
             file_dirs: HashMap::new(),
-            interrupt: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -68,36 +66,55 @@ impl Interp {
         text: &str,
         file: Option<&Path>,
     ) -> Result<Value, Vec<Diagnostic>> {
-        let globals = self.globals.clone();
-        let result = self.run_in(name, text, file, &globals);
-        let _ = self.out.flush();
-        result
+        let program = self.parse(name, text, file)?;
+        self.exec(&program)
     }
 
-    fn run_in(
+    /// Parses `text` as a new source of this session, to be run (any number of times)
+    /// with [`Interp::exec`].
+    pub fn parse(
         &mut self,
         name: &str,
         text: &str,
         file: Option<&Path>,
-        scope: &Rc<Scope>,
-    ) -> Result<Value, Vec<Diagnostic>> {
+    ) -> Result<Program, Vec<Diagnostic>> {
         let id = self.sources.add(name, text);
         if let Some(dir) = file.and_then(Path::parent) {
             self.file_dirs.insert(id, dir.to_path_buf());
         }
-        let program = parser::parse(text, id)?;
-        self.eval_stmts(&program.stmts, scope)
-            .map_err(|f| vec![f.into_diagnostic()])
+        parser::parse(text, id)
+    }
+
+    /// Runs a parsed program in the global scope. A panic (a bug in tsr) becomes a
+    /// diagnostic over the whole program, so a session survives it.
+    pub fn exec(&mut self, program: &Program) -> Result<Value, Vec<Diagnostic>> {
+        let globals = self.globals.clone();
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.eval_stmts(&program.stmts, &globals)
+        }));
+        let _ = self.out.flush();
+        match run {
+            Ok(result) => result.map_err(|f| vec![f.into_diagnostic()]),
+            Err(payload) => {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(vec![Diagnostic::new(
+                    program.span,
+                    format!("internal error: {what}"),
+                )
+                .with_note(
+                    "this is a bug in tsr; the session's variables are kept",
+                )])
+            }
+        }
     }
 
     /// Renders diagnostics against this session's sources.
     pub fn render(&self, diags: &[Diagnostic], color: bool) -> String {
         diag::render(diags, &self.sources, color)
-    }
-
-    /// Setting this flag makes the running evaluation stop with an "interrupted" error.
-    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
-        self.interrupt.clone()
     }
 
     pub fn flush(&mut self) {
@@ -110,9 +127,9 @@ impl Interp {
         let _ = self.out.flush();
     }
 
+    /// Ctrl-C: stops the evaluation with an "interrupted" error at `span`.
     fn check_interrupt(&self, span: Span) -> Result<(), Flow> {
-        // A plain load first: an atomic swap on every node would cost more than the node.
-        if self.interrupt.load(Ordering::Relaxed) && self.interrupt.swap(false, Ordering::Relaxed) {
+        if interrupt::take() {
             return Err(Diagnostic::new(span, "interrupted").into());
         }
         Ok(())

@@ -85,8 +85,11 @@ impl Interp {
         let scope = Scope::new(None);
         let imported_here =
             |d: Diagnostic| d.with_label(span, format!("while importing `{name}` here"));
-        self.run_in(display, text, file, &scope)
+        let program = self
+            .parse(display, text, file)
             .map_err(|mut errs| imported_here(errs.remove(0)))?;
+        self.eval_stmts(&program.stmts, &scope)
+            .map_err(|f| imported_here(f.into_diagnostic()))?;
         Ok(Rc::new(Module {
             name: name.to_string(),
             scope,

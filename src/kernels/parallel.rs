@@ -4,6 +4,7 @@
 //! `--threads 1` and `--threads 8` run exactly the same arithmetic, only on different
 //! cores, and give the same bits.
 
+use super::interrupt;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -11,9 +12,15 @@ use std::ops::Range;
 /// that scheduling costs nothing, small enough that 1M elements split 16 ways.
 pub const ELEMENTWISE_CHUNK: usize = 1 << 16;
 
+/// Threads that parallel kernels may use (set once per process by `--threads`).
+pub fn threads() -> usize {
+    rayon::current_num_threads()
+}
+
 /// Calls `f(start, chunk)` for consecutive chunks of `out` of `chunk` elements (the last
 /// may be shorter), where `start` is the chunk's offset in `out`. Runs in parallel when
-/// there is more than one chunk; a single chunk runs on the calling thread.
+/// there is more than one chunk; a single chunk runs on the calling thread. Chunks not
+/// yet started when Ctrl-C is pressed are skipped (see `interrupt`).
 pub fn for_each_chunk_mut<T: Send>(
     out: &mut [T],
     chunk: usize,
@@ -23,9 +30,11 @@ pub fn for_each_chunk_mut<T: Send>(
     if out.len() <= chunk {
         f(0, out);
     } else {
-        out.par_chunks_mut(chunk)
-            .enumerate()
-            .for_each(|(i, c)| f(i * chunk, c));
+        out.par_chunks_mut(chunk).enumerate().for_each(|(i, c)| {
+            if !interrupt::requested() {
+                f(i * chunk, c)
+            }
+        });
     }
 }
 

@@ -1,17 +1,26 @@
 //! The interactive loop: line editing and history (rustyline), multi-line input while
-//! brackets are open, an echo of each value with its dtype and shape.
+//! brackets are open, an echo of each value with its dtype and shape, `:` commands,
+//! and Ctrl-C that stops the running line but keeps the session.
 
+mod commands;
+mod complete;
 mod helper;
+mod highlight;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use rustyline::error::ReadlineError;
-use rustyline::{Config, Editor};
+use rustyline::history::FileHistory;
+use rustyline::{CompletionType, Config, Editor};
 
 use crate::interp::value::type_line;
 use crate::interp::{Interp, Value};
+use crate::kernels::interrupt;
 
+use commands::Outcome;
+use complete::Names;
 use helper::TsrHelper;
 
 /// `$XDG_STATE_HOME/tsr/history`, else `~/.local/state/tsr/history`.
@@ -37,27 +46,34 @@ pub fn echo(interp: &Interp, v: &Value) -> Option<String> {
     }
 }
 
-/// Runs the REPL until Ctrl-D; returns the process exit code.
+/// Runs the REPL until Ctrl-D or `:quit`; returns the process exit code.
 pub fn run() -> u8 {
-    let config = Config::builder().auto_add_history(true).build();
-    let mut editor: Editor<TsrHelper, rustyline::history::DefaultHistory> =
-        match Editor::with_config(config) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("tsr: cannot start the line editor: {e}");
-                return 1;
-            }
-        };
-    editor.set_helper(Some(TsrHelper));
+    let config = Config::builder()
+        .auto_add_history(true)
+        .completion_type(CompletionType::List)
+        .build();
+    let mut editor: Editor<TsrHelper, FileHistory> = match Editor::with_config(config) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("tsr: cannot start the line editor: {e}");
+            return 1;
+        }
+    };
+    let color = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    editor.set_helper(Some(TsrHelper::new(color)));
     let history = history_path();
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
+    // Ctrl-C while a line runs sets the interrupt flag instead of ending the process
+    // (at the prompt the line editor reads the key itself).
+    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGINT, interrupt::flag()) {
+        eprintln!("tsr: Ctrl-C will end the session: {e}");
+    }
     let mut interp = Interp::new(Box::new(std::io::stdout()));
-    let color = std::io::stderr().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     println!(
-        "tsr {} — :quit or Ctrl-D to leave",
+        "tsr {} — :help for help, :quit or Ctrl-D to leave",
         env!("CARGO_PKG_VERSION")
     );
     let mut entry = 0;
@@ -68,19 +84,33 @@ pub fn run() -> u8 {
                 if trimmed.is_empty() {
                     continue;
                 }
-                if trimmed == ":quit" || trimmed == ":q" {
-                    break;
-                }
-                entry += 1;
-                match interp.run(&format!("<repl:{entry}>"), &line, None) {
-                    Ok(v) => {
-                        if let Some(text) = echo(&interp, &v) {
-                            interp.write_out(&text);
-                            // `_` is the last value shown, as in Python.
-                            interp.globals.define(&std::rc::Rc::from("_"), v);
-                        }
+                // A Ctrl-C pressed between lines must not stop the next one.
+                interrupt::take();
+                if trimmed.starts_with(':') {
+                    match commands::run(trimmed, &mut interp, color) {
+                        Outcome::Show(text) => interp.write_out(&text),
+                        Outcome::Error(text) => eprint!("{text}"),
+                        Outcome::Reset => interp = Interp::new(Box::new(std::io::stdout())),
+                        Outcome::Quit => break,
                     }
-                    Err(diags) => eprint!("{}", interp.render(&diags, color)),
+                } else {
+                    entry += 1;
+                    match interp.run(&format!("<repl:{entry}>"), &line, None) {
+                        Ok(v) => {
+                            if let Some(text) = echo(&interp, &v) {
+                                interp.write_out(&text);
+                                // `_` is the last value shown, as in Python.
+                                interp.globals.define(&Rc::from("_"), v);
+                            }
+                        }
+                        Err(diags) => eprint!("{}", interp.render(&diags, color)),
+                    }
+                }
+                if let Some(helper) = editor.helper_mut() {
+                    helper.names = Names::of(&interp);
+                }
+                if let Some(h) = &history {
+                    save_history(&mut editor, h);
                 }
             }
             Err(ReadlineError::Interrupted) => continue,
@@ -91,11 +121,15 @@ pub fn run() -> u8 {
             }
         }
     }
-    if let Some(h) = &history {
-        if let Some(dir) = h.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        let _ = editor.append_history(h);
-    }
     0
+}
+
+/// Appends the new entries to the history file after every line, so a crash or a
+/// killed terminal loses nothing. rustyline's append locks the file and merges, so two
+/// sessions at once do not corrupt it.
+fn save_history(editor: &mut Editor<TsrHelper, FileHistory>, path: &std::path::Path) {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = editor.append_history(path);
 }

@@ -200,7 +200,7 @@ impl Token<'_> {
     }
 
     /// The fixed spelling of a punctuation token.
-    fn punct(&self) -> Option<&'static str> {
+    pub fn punct(&self) -> Option<&'static str> {
         Some(match self {
             Token::Plus => "+",
             Token::Minus => "-",
