@@ -84,7 +84,9 @@ fn help(name: &str, interp: &Interp) -> Outcome {
     Outcome::Error(msg + "\n")
 }
 
-/// `:vars`: one row per variable of the session, in definition order.
+/// `:vars`: one row per variable of the session, in definition order. The last column
+/// says whether a tensor owns its data or views another's; for other values it shows
+/// the value.
 pub fn vars(interp: &Interp) -> String {
     let entries = interp.globals.entries();
     if entries.is_empty() {
@@ -125,9 +127,9 @@ pub fn vars(interp: &Interp) -> String {
                 vec![
                     other.kind().to_string(),
                     String::new(),
+                    String::new(),
+                    String::new(),
                     short,
-                    String::new(),
-                    String::new(),
                 ]
             }
         };
@@ -293,6 +295,20 @@ mod tests {
         ));
         assert_eq!(run(":quit", &mut i, false), Outcome::Quit);
         assert_eq!(run(":reset", &mut i, false), Outcome::Reset);
+    }
+
+    #[test]
+    fn help_and_vars_snapshots() {
+        let mut i = session();
+        insta::assert_snapshot!("help_sum", shown(run(":help sum", &mut i, false)));
+        insta::assert_snapshot!("help_conv2d", shown(run(":help conv2d", &mut i, false)));
+        i.run(
+            "<t>",
+            "let x = arange(12).reshape(3, 4).to(f32)\nlet col = x[:, 1]\nlet q = quantize(zeros([2, 256]), \"q8_0\")\nlet name = \"run-7\"\nfn f(a) { a }",
+            None,
+        )
+        .unwrap();
+        insta::assert_snapshot!("vars", shown(run(":vars", &mut i, false)));
     }
 
     #[test]

@@ -1,0 +1,160 @@
+//! The REPL driven through a pseudo-terminal, as a person types: multi-line input,
+//! Tab completion, `:` commands, errors that keep the session, Ctrl-C, history.
+
+#![cfg(unix)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use rexpect::session::PtySession;
+
+const TIMEOUT_MS: u64 = 20_000;
+
+/// A REPL with its history in `state` (as `$XDG_STATE_HOME`), colour off.
+fn start(state: &Path) -> PtySession {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tsr"));
+    cmd.env("XDG_STATE_HOME", state)
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    let mut s = rexpect::session::spawn_command(cmd, Some(TIMEOUT_MS)).expect("spawn tsr");
+    until_ready(&mut s);
+    s
+}
+
+/// rustyline turns bracketed paste on when it starts reading a line, after it has put
+/// the terminal in raw mode. Keys must only be typed then: typed earlier, the terminal
+/// echoes them itself, and a Ctrl-C (which also flushes the typed-ahead input) would
+/// be the shell's.
+const READY: &str = "\x1b[?2004h";
+
+/// Everything the REPL writes until it is ready to read the next line.
+fn until_ready(s: &mut PtySession) -> String {
+    match s.exp_string(READY) {
+        Ok(text) => text,
+        Err(e) => panic!("waiting for the prompt: {e}"),
+    }
+}
+
+/// Types `keys` and Enter; returns what the line printed.
+fn enter(s: &mut PtySession, keys: &str) -> String {
+    send_line(s, keys);
+    until_ready(s)
+}
+
+/// Types `keys` and Enter without waiting: a continuation line, or a line that runs
+/// until interrupted.
+fn send_line(s: &mut PtySession, keys: &str) {
+    s.send(keys).unwrap();
+    s.send("\r").unwrap();
+    s.flush().unwrap();
+}
+
+fn expect(s: &mut PtySession, text: &str) {
+    if let Err(e) = s.exp_string(text) {
+        panic!("waiting for {text:?}: {e}");
+    }
+}
+
+fn leave_with_ctrl_d(mut s: PtySession) {
+    s.send_control('d').unwrap();
+    s.exp_eof().unwrap();
+}
+
+#[track_caller]
+fn assert_shows(out: &str, text: &str) {
+    assert!(out.contains(text), "expected {text:?} in {out:?}");
+}
+
+/// Runs `keys`, presses Ctrl-C after `wait`, and returns what was printed.
+fn interrupt(s: &mut PtySession, keys: &str, wait: Duration) -> String {
+    send_line(s, keys);
+    std::thread::sleep(wait);
+    s.send_control('c').unwrap();
+    until_ready(s)
+}
+
+#[test]
+fn a_session_of_definitions_completion_commands_and_errors() {
+    let state = common::temp_dir("repl_session");
+    let mut s = start(&state);
+    send_line(&mut s, "fn sq(x) {");
+    send_line(&mut s, "  x * x");
+    enter(&mut s, "}");
+    assert_shows(&enter(&mut s, "sq(7)"), "49");
+
+    enter(&mut s, "let weights = ones([2, 5])");
+    // Tab completes the variable, then the method after `.`.
+    s.send("wei\t").unwrap();
+    s.flush().unwrap();
+    expect(&mut s, "weights");
+    s.send(".sha\t").unwrap();
+    s.flush().unwrap();
+    expect(&mut s, "shape");
+    assert_shows(&enter(&mut s, ""), "(2, 5)");
+
+    let vars = enter(&mut s, ":vars");
+    let row = vars
+        .lines()
+        .find(|l| l.contains("| weights "))
+        .unwrap_or_default();
+    for cell in ["tensor", "f32", "[2, 5]", "40", "owner"] {
+        assert_shows(row, cell);
+    }
+    assert_shows(
+        &enter(&mut s, ":help sum"),
+        "sum(x, axis=none, keepdim=false)",
+    );
+    let err = enter(&mut s, "zeros([2]) + ones([3])");
+    assert_shows(&err, "cannot be broadcast together");
+    assert_shows(&enter(&mut s, "sq(9)"), "81");
+    leave_with_ctrl_d(s);
+}
+
+#[test]
+fn ctrl_c_stops_a_loop_and_a_kernel_and_keeps_the_variables() {
+    let state = common::temp_dir("repl_ctrl_c");
+    let mut s = start(&state);
+    enter(&mut s, "let kept = 41 + 1");
+    let out = interrupt(&mut s, "while true { }", Duration::from_millis(500));
+    assert_shows(&out, "interrupted");
+    assert_shows(&enter(&mut s, "kept"), "42");
+
+    enter(&mut s, "let a = ones([256, 256])");
+    let out = interrupt(
+        &mut s,
+        "while true { let b = exp(a @ a) }",
+        Duration::from_millis(800),
+    );
+    assert_shows(&out, "interrupted");
+    assert_shows(&enter(&mut s, "kept * 2"), "84");
+    // Ctrl-C at the prompt clears the line; the session goes on.
+    s.send("kept +").unwrap();
+    s.send_control('c').unwrap();
+    until_ready(&mut s);
+    assert_shows(&enter(&mut s, "kept - 2"), "40");
+    leave_with_ctrl_d(s);
+}
+
+#[test]
+fn history_survives_a_restart() {
+    let state = common::temp_dir("repl_history");
+    let _ = std::fs::remove_dir_all(state.join("tsr"));
+    let mut s = start(&state);
+    enter(&mut s, "let remembered = 123");
+    send_line(&mut s, ":quit");
+    s.exp_eof().unwrap();
+    let file = std::fs::read_to_string(state.join("tsr").join("history")).unwrap();
+    assert!(file.contains("let remembered = 123"), "{file}");
+
+    let mut s = start(&state);
+    // Up arrow recalls the previous session's line.
+    s.send("\x1b[A").unwrap();
+    s.flush().unwrap();
+    expect(&mut s, "let remembered = 123");
+    enter(&mut s, "");
+    assert_shows(&enter(&mut s, "remembered + 1"), "124");
+    leave_with_ctrl_d(s);
+}
