@@ -89,41 +89,34 @@ fn info_rejects_what_it_cannot_describe() {
     assert!(out.stderr.contains("not string"), "{}", out.stderr);
 }
 
+/// `tsr inspect PATH` fails with `code`, nothing on stdout, and stderr containing `want`.
+fn inspect_fails(path: &std::path::Path, code: i32, want: &str) {
+    let out = tsr(&["inspect", path.to_str().unwrap()], None);
+    assert_eq!(out.code, code, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(out.stderr.contains(want), "want {want:?} in {}", out.stderr);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+}
+
 #[test]
 fn inspect_exit_codes() {
     let dir = common::temp_dir("inspect-exit-codes");
     let unknown = dir.join("model.bin");
     std::fs::write(&unknown, b"x").unwrap();
-    let out = tsr(&["inspect", unknown.to_str().unwrap()], None);
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("expected a .gguf, .safetensors, .npz or .npy file"),
-        "{}",
-        out.stderr
+    inspect_fails(
+        &unknown,
+        2,
+        "expected a .gguf, .safetensors, .npz or .npy file",
     );
-    assert_eq!(out.stdout, "");
-
-    let missing = dir.join("missing.gguf");
-    let out = tsr(&["inspect", missing.to_str().unwrap()], None);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.starts_with("tsr inspect: gguf: "),
-        "{}",
-        out.stderr
-    );
-
+    inspect_fails(&dir.join("missing.gguf"), 1, "tsr inspect: gguf: ");
     let bad = dir.join("bad.safetensors");
     std::fs::write(&bad, b"\x08\0\0\0\0\0\0\0{broken}").unwrap();
-    let out = tsr(&["inspect", bad.to_str().unwrap()], None);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.starts_with("tsr inspect: safetensors: "),
-        "{}",
-        out.stderr
+    inspect_fails(&bad, 1, "tsr inspect: safetensors: ");
+    inspect_fails(
+        &fixture("safetensors/unsupported.safetensors"),
+        1,
+        "which tsr does not support",
     );
-    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
-
     assert_eq!(tsr(&["inspect"], None).code, 2);
     assert_eq!(tsr(&["inspect", "a.gguf", "b.gguf"], None).code, 2);
 }
