@@ -1,4 +1,5 @@
-//! The `tsr` command line: picks the REPL, a script, `-e` code or `tsr test`.
+//! The `tsr` command line: picks the REPL, a script, `-e` code, `tsr test` or
+//! `tsr inspect`.
 //! No language or tensor logic lives here.
 
 use std::io::{IsTerminal, Read, Write};
@@ -62,6 +63,9 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Print the tensors (name, type, shape, bytes) and metadata of a .gguf,
+    /// .safetensors, .npz or .npy file
+    Inspect { file: PathBuf },
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -168,6 +172,7 @@ fn run(cli: Cli) -> u8 {
                 }
             }
         }
+        Some(Command::Inspect { file }) => inspect(&file),
         None => match (cli.code, cli.file) {
             (Some(code), _) => run_code(&code, cli.args),
             (None, Some(file)) => run_file(&file, cli.args),
@@ -181,6 +186,30 @@ fn run(cli: Cli) -> u8 {
                 run_script(&text, "<stdin>", None, cli.args, false)
             }
         },
+    }
+}
+
+fn inspect(path: &Path) -> u8 {
+    use tsr::builtins::inspect::InspectError;
+    match tsr::builtins::inspect::inspect(path) {
+        Ok(text) => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("tsr inspect: cannot write output: {e}");
+                    1
+                }
+            }
+        }
+        Err(InspectError::Unsupported(msg)) => {
+            eprintln!("tsr inspect: {msg}");
+            2
+        }
+        Err(InspectError::File(msg)) => {
+            eprintln!("tsr inspect: {msg}");
+            1
+        }
     }
 }
 

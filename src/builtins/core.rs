@@ -2,13 +2,10 @@
 
 use std::rc::Rc;
 
-use comfy_table::Table;
-
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
 use crate::interp::value::Value;
 use crate::tensor::format::PrintOptions;
-use crate::tensor::shape::shape_str;
 
 pub const BUILTINS: &[Builtin] = &[
     Builtin {
@@ -67,12 +64,6 @@ pub const BUILTINS: &[Builtin] = &[
         params: &["x"],
         doc: "The text `print` would write for x.",
         func: to_str,
-    },
-    Builtin {
-        name: "info",
-        params: &["x"],
-        doc: "Prints a table of a tensor's dtype, shape, strides, bytes and whether it is a view.",
-        func: info,
     },
 ];
 
@@ -173,20 +164,4 @@ fn perf_counter(_: &mut Ctx, _: Bound) -> Result<Value, Diagnostic> {
 
 fn to_str(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     Ok(Value::str(&a.req(0)?.value.display(ctx.print)))
-}
-
-fn info(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let t = a.tensor(0)?;
-    let strides: Vec<String> = t.strides().iter().map(|s| s.to_string()).collect();
-    let mut table = Table::new();
-    table.set_header(vec!["dtype", "shape", "strides", "bytes", "data"]);
-    table.add_row(vec![
-        t.dtype().to_string(),
-        shape_str(t.shape()),
-        format!("[{}]", strides.join(", ")),
-        t.nbytes().to_string(),
-        if t.owns_data() { "owner" } else { "view" }.to_string(),
-    ]);
-    writeln!(ctx.out, "{table}").map_err(|e| a.err(format!("info: cannot write output: {e}")))?;
-    Ok(Value::None)
 }

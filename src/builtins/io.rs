@@ -63,7 +63,7 @@ fn save(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
 }
 
 /// A dict of tensors, in file order.
-fn tensor_dict(items: Vec<(String, Tensor)>) -> Value {
+pub(super) fn tensor_dict(items: Vec<(String, Tensor)>) -> Value {
     let mut d = Dict::default();
     for (name, t) in items {
         d.insert(Key::Str(Rc::from(name.as_str())), Value::Tensor(t));

@@ -6,7 +6,10 @@ mod args;
 mod conv;
 mod core;
 mod create;
+mod gguf_meta;
+mod info;
 pub mod inplace;
+pub mod inspect;
 mod io;
 mod linalg;
 mod math;
@@ -85,6 +88,7 @@ const DOMAINS: &[&[Builtin]] = &[
     random::BUILTINS,
     quant::BUILTINS,
     model::BUILTINS,
+    info::BUILTINS,
 ];
 
 fn registry() -> &'static HashMap<&'static str, &'static Builtin> {

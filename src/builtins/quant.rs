@@ -5,6 +5,7 @@ use std::rc::Rc;
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
 use crate::interp::value::{QuantValue, Value};
+use crate::progress::Progress;
 use crate::quant::{matmul_f32_q, QTensor, QType, QUANTIZABLE};
 use crate::tensor::{DType, Tensor};
 
@@ -45,7 +46,9 @@ fn quantize(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
                 format!("cannot quantize to \"{name}\"; types: {}", names.join(", ")),
             )
         })?;
-    let q = QTensor::quantize(&x, qtype).map_err(|e| a.arg_err(0, e))?;
+    let progress = Progress::new("quantize");
+    let q = QTensor::quantize_reporting(&x, qtype, &|done, total| progress.update(done, total))
+        .map_err(|e| a.arg_err(0, e))?;
     Ok(Value::Quant(QuantValue {
         q: Rc::new(q),
         transposed: false,

@@ -8,6 +8,7 @@ use crate::ops::Operand;
 use crate::quant::QTensor;
 use crate::syntax::ast::{Block, Expr};
 use crate::tensor::format::{format_float_repr, format_tensor, PrintOptions};
+use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Scalar, Tensor};
 
 use super::env::Scope;
@@ -35,21 +36,37 @@ pub enum Value {
     Lazy(Rc<Lazy>),
 }
 
-/// A value produced on first use (and then kept), e.g. a dense tensor of a GGUF file.
+/// A tensor produced on first use (and then kept), e.g. a dense tensor of a GGUF
+/// file. What it will be is known without loading it, so `info` never forces it.
 pub struct Lazy {
-    /// Shown until the value is loaded: `f32[4096, 4096]`.
-    pub summary: String,
+    /// The element type: a dtype (`f32`) or a quantized type (`q4_k`).
+    pub type_name: &'static str,
+    pub shape: Vec<usize>,
+    /// Bytes of data the tensor holds once loaded.
+    pub nbytes: usize,
     load: Box<dyn Fn() -> Result<Value, String>>,
     cache: std::cell::OnceCell<Value>,
 }
 
 impl Lazy {
-    pub fn new(summary: String, load: Box<dyn Fn() -> Result<Value, String>>) -> Lazy {
+    pub fn new(
+        type_name: &'static str,
+        shape: Vec<usize>,
+        nbytes: usize,
+        load: Box<dyn Fn() -> Result<Value, String>>,
+    ) -> Lazy {
         Lazy {
-            summary,
+            type_name,
+            shape,
+            nbytes,
             load,
             cache: std::cell::OnceCell::new(),
         }
+    }
+
+    /// `f32[4096, 4096]`, shown until the value is loaded.
+    pub fn type_line(&self) -> String {
+        format!("{}{}", self.type_name, shape_str(&self.shape))
     }
 
     pub fn force(&self) -> Result<Value, String> {
@@ -63,7 +80,7 @@ impl Lazy {
 
 impl std::fmt::Debug for Lazy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "<mapped {}>", self.summary)
+        write!(f, "<mapped {}>", self.type_line())
     }
 }
 
@@ -345,7 +362,7 @@ impl Value {
             Value::Builtin(b) => format!("<builtin {}>", b.name),
             Value::Module(m) => format!("<module {}>", m.name),
             Value::Quant(q) => format!("<quantized {}, {} bytes>", q.type_line(), q.q.nbytes()),
-            Value::Lazy(l) => format!("<mapped {}>", l.summary),
+            Value::Lazy(l) => format!("<mapped {}>", l.type_line()),
         }
     }
 }

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::dequant::{check_len, dequantize, dequantize_blocks};
-use super::quantize::quantize;
+use super::quantize::quantize_reporting;
 use super::{QBytes, QTensor, QType};
 use crate::kernels::isa::Isa;
 use crate::tensor::Tensor;
@@ -55,6 +55,15 @@ impl QTensor {
     /// `t` (any dtype, converted to f32) quantized to `qtype` row by row; the last
     /// dimension must be a whole number of blocks.
     pub fn quantize(t: &Tensor, qtype: QType) -> Result<QTensor, String> {
+        QTensor::quantize_reporting(t, qtype, &|_, _| {})
+    }
+
+    /// [`QTensor::quantize`], reporting progress as [`quantize_reporting`] does.
+    pub fn quantize_reporting(
+        t: &Tensor,
+        qtype: QType,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<QTensor, String> {
         let row = t.shape().last().copied().unwrap_or(1);
         if !row.is_multiple_of(qtype.block_len()) {
             return Err(format!(
@@ -63,7 +72,7 @@ impl QTensor {
                 qtype.block_len()
             ));
         }
-        let bytes = quantize(&t.to_vec::<f32>(), qtype)?;
+        let bytes = quantize_reporting(&t.to_vec::<f32>(), qtype, progress)?;
         Ok(QTensor {
             qtype,
             shape: t.shape().to_vec(),

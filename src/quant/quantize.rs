@@ -4,6 +4,8 @@
 //! x86-64 the same code is also compiled for AVX2 (no fused multiply-adds, so the
 //! vectorized searches give the same bits).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use rayon::prelude::*;
 
 use super::dequant::each;
@@ -33,10 +35,25 @@ pub const QUANTIZABLE: [QType; 13] = [
 /// `x` quantized to `qtype`: whole blocks, in order. Errors name an unsupported type or
 /// a length that is not a whole number of blocks.
 pub fn quantize(x: &[f32], qtype: QType) -> Result<Vec<u8>, String> {
-    quantize_with(Isa::detect(), x, qtype)
+    quantize_reporting(x, qtype, &|_, _| {})
 }
 
-pub(crate) fn quantize_with(isa: Isa, x: &[f32], qtype: QType) -> Result<Vec<u8>, String> {
+/// [`quantize`], calling `progress(done, total)` (values quantized so far, of all)
+/// from the worker threads as each fixed chunk is finished. The bytes are the same.
+pub fn quantize_reporting(
+    x: &[f32],
+    qtype: QType,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<u8>, String> {
+    quantize_with(Isa::detect(), x, qtype, progress)
+}
+
+pub(crate) fn quantize_with(
+    isa: Isa,
+    x: &[f32],
+    qtype: QType,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<u8>, String> {
     if !QUANTIZABLE.contains(&qtype) {
         let names: Vec<&str> = QUANTIZABLE.iter().map(|t| t.name()).collect();
         return Err(format!(
@@ -55,9 +72,14 @@ pub(crate) fn quantize_with(isa: Isa, x: &[f32], qtype: QType) -> Result<Vec<u8>
     })?;
     let mut out = vec![0u8; nbytes];
     let chunk_bytes = CHUNK / qtype.block_len() * qtype.block_bytes();
+    let done = AtomicUsize::new(0);
     x.par_chunks(CHUNK)
         .zip(out.par_chunks_mut(chunk_bytes))
-        .for_each(|(x, o)| quantize_blocks(isa, qtype, x, o));
+        .for_each(|(chunk, o)| {
+            quantize_blocks(isa, qtype, chunk, o);
+            let d = done.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
+            progress(d, x.len());
+        });
     Ok(out)
 }
 

@@ -58,11 +58,26 @@ fn simd_quantizers_match_scalar_bytes() {
     inputs.push(edge);
     for x in &inputs {
         for qtype in QUANTIZABLE {
-            let a = quantize_with(Isa::SCALAR, x, qtype).unwrap();
-            let b = quantize_with(Isa::detect(), x, qtype).unwrap();
+            let a = quantize_with(Isa::SCALAR, x, qtype, &|_, _| {}).unwrap();
+            let b = quantize_with(Isa::detect(), x, qtype, &|_, _| {}).unwrap();
             assert!(a == b, "{qtype:?}");
         }
     }
+}
+
+#[test]
+fn progress_is_reported_per_chunk_and_changes_no_byte() {
+    let x = normal(3 * 4096 + 256, 7);
+    let seen = std::sync::Mutex::new(Vec::new());
+    let report = |done, total| seen.lock().unwrap().push((done, total));
+    let bytes = quantize_with(Isa::detect(), &x, QType::Q4K, &report).unwrap();
+    assert!(bytes == quantize(&x, QType::Q4K).unwrap());
+    // One report per chunk; the counts add up in whatever order chunks finish.
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort();
+    assert_eq!(seen.len(), 4);
+    assert!(seen.iter().all(|&(_, total)| total == x.len()));
+    assert_eq!(seen.last(), Some(&(x.len(), x.len())));
 }
 
 #[test]
@@ -484,7 +499,7 @@ fn scalar_quantizers_reproduce_the_ggml_fixtures() {
     ] {
         let want = std::fs::read(dir.join(format!("{name}.quant.bin"))).unwrap();
         assert!(
-            quantize_with(Isa::SCALAR, &input, qtype).unwrap() == want,
+            quantize_with(Isa::SCALAR, &input, qtype, &|_, _| {}).unwrap() == want,
             "{name}"
         );
     }

@@ -34,7 +34,7 @@ use crate::tensor::shape::{checked_numel, shape_str};
 use crate::tensor::{DType, Tensor};
 
 pub use value::{GgufArray, GgufType, GgufValue};
-pub use write::save_gguf;
+pub use write::{save_gguf, save_gguf_reporting};
 
 /// An open GGUF file: its metadata and tensor infos, over a shared memory map.
 #[derive(Debug)]

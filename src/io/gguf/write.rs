@@ -19,6 +19,9 @@ const VERSION: u32 = 3;
 /// GGML_MAX_NAME: ggml rejects tensor names of this many bytes or more.
 const MAX_NAME_LEN: usize = 64;
 
+/// Bytes of tensor data written between two progress reports.
+const REPORT_EVERY: usize = 4 << 20;
+
 /// Writes `tensors` and `metadata` to `path` as a GGUF version 3 file, atomically
 /// (a temp file renamed over `path`). Tensors and keys are written in the given
 /// order; the data alignment is `general.alignment` when the metadata sets it
@@ -29,6 +32,17 @@ pub fn save_gguf(
     tensors: &[(String, GgufTensor)],
     metadata: &[(String, GgufValue)],
 ) -> Result<(), String> {
+    save_gguf_reporting(path, tensors, metadata, &|_, _| {})
+}
+
+/// [`save_gguf`], calling `progress(done, total)` with the bytes of tensor data
+/// written so far as the data is written.
+pub fn save_gguf_reporting(
+    path: &Path,
+    tensors: &[(String, GgufTensor)],
+    metadata: &[(String, GgufValue)],
+    progress: &dyn Fn(usize, usize),
+) -> Result<(), String> {
     let align = alignment(metadata)?;
     let mut header = Vec::new();
     header.extend_from_slice(MAGIC);
@@ -38,15 +52,21 @@ pub fn save_gguf(
     put_metadata(&mut header, metadata)?;
     let sizes = put_tensor_infos(&mut header, tensors, align)?;
     pad(&mut header, align);
+    let total = sizes.iter().sum();
     write_atomically(path, |w| {
         w.write_all(&header)?;
         let zeros = vec![0u8; align];
+        let mut done = 0;
         for ((_, tensor), nbytes) in tensors.iter().zip(sizes) {
             let data = match tensor {
                 GgufTensor::Dense(t) => Cow::Owned(tensor_to_le(t)),
                 GgufTensor::Quantized(q) => Cow::Borrowed(q.data.as_slice()),
             };
-            w.write_all(&data)?;
+            for part in data.chunks(REPORT_EVERY) {
+                w.write_all(part)?;
+                done += part.len();
+                progress(done, total);
+            }
             w.write_all(zeros.get(..padding(nbytes, align)).unwrap_or(&[]))?;
         }
         Ok(())
