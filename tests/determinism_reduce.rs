@@ -135,6 +135,9 @@ fn every_layout_of_a_sum_uses_the_lane_tree() {
     assert_eq!(bits(&down), bits(&along));
 }
 
+/// One pooling call on the fixed input.
+type Pool<'a> = Box<dyn Fn() -> Tensor + Sync + 'a>;
+
 #[test]
 fn pooling_is_thread_count_independent() {
     let x = Tensor::from_vec(values(4 * 16 * 30 * 30, true), &[4, 16, 30, 30]).unwrap();
@@ -145,7 +148,7 @@ fn pooling_is_thread_count_independent() {
         dilation: vec![1, 1],
         ceil_mode: false,
     };
-    let pools: [(&str, Box<dyn Fn() -> Tensor + Sync>); 5] = [
+    let pools: [(&str, Pool); 5] = [
         ("max", Box::new(|| max_pool2d(&x, &p).unwrap())),
         ("avg", Box::new(|| avg_pool2d(&x, &p, true).unwrap())),
         (
