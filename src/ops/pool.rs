@@ -8,9 +8,9 @@
 use super::conv::{batched, check_lists, dilated_span, positive, unbatch};
 use super::nn::compute;
 use super::{elems, output_buffer, reduce, ReduceOp};
-use crate::kernels::arith::Arith;
 use crate::kernels::conv::Dim;
-use crate::kernels::pool::pool2d;
+use crate::kernels::isa::Isa;
+use crate::kernels::pool::{for_each_plane, max_pool_plane, pool2d, ColumnTaps};
 use crate::kernels::reduce::pairwise_sum;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
@@ -39,10 +39,43 @@ pub fn max_pool2d(x: &Tensor, p: &PoolParams) -> Result<Tensor> {
     let (x, unbatched) = planes(op, x)?;
     let [rows, cols] = pool_axes(op, &x, p, false)?;
     let size = [rows.taps.len(), cols.taps.len()];
-    let out = crate::dispatch!(x.dtype(), T => {
-        pool_as::<T, T>(op, &x, size, || [rows, cols], window_max)
-    })?;
+    // Column windows are regular: tap k of output o reads o * stride + k * dilation - pad.
+    let cols = ColumnTaps {
+        stride: p.stride[1],
+        offsets: (0..p.kernel_size[1])
+            .map(|k| (k * p.dilation[1]) as isize - p.padding[1] as isize)
+            .collect(),
+    };
+    let out = crate::dispatch!(x.dtype(), T => max_pool_as::<T>(&x, size, &rows.taps, &cols))?;
     unbatch(out, unbatched)
+}
+
+/// Max pooling of every plane with the vectorized kernel.
+fn max_pool_as<T: Elem>(
+    x: &Tensor,
+    size: [usize; 2],
+    rows: &[Vec<usize>],
+    cols: &ColumnTaps,
+) -> Result<Tensor> {
+    let op = "max_pool2d";
+    let xs = x.shape();
+    let shape = [xs[0], xs[1], size[0], size[1]];
+    let mut out = output_buffer(op, &shape, T::default())?;
+    if out.is_empty() {
+        return Tensor::from_vec(out, &shape);
+    }
+    let x = x.contiguous();
+    let data = elems::<T>(op, &x)?;
+    let (isa, lowest) = (Isa::detect(), T::from_f64(lowest(T::DTYPE)));
+    let width = xs[3];
+    for_each_plane(
+        &mut out,
+        size[0] * size[1],
+        data,
+        xs[2] * width,
+        |src, dst| max_pool_plane(isa, dst, src, width, rows, cols, lowest),
+    );
+    Tensor::from_vec(out, &shape)
 }
 
 /// `avg_pool2d`: the mean of each window. With `count_include_pad` the divisor counts
@@ -124,7 +157,7 @@ fn pool_as<T: Elem, O: Elem>(
     x: &Tensor,
     size: [usize; 2],
     axes: impl FnOnce() -> [Axis; 2],
-    mut f: impl FnMut(&[T], usize) -> O,
+    f: impl Fn(&[T], usize) -> O + Sync,
 ) -> Result<Tensor> {
     let xs = x.shape();
     let shape = [xs[0], xs[1], size[0], size[1]];
@@ -133,17 +166,14 @@ fn pool_as<T: Elem, O: Elem>(
         return Tensor::from_vec(out, &shape);
     }
     let [rows, cols] = axes();
-    let mut reduce = |w: &[T], oh: usize, ow: usize| f(w, rows.divisors[oh] * cols.divisors[ow]);
+    let reduce = |w: &[T], oh: usize, ow: usize| f(w, rows.divisors[oh] * cols.divisors[ow]);
     let x = x.contiguous();
     let data = elems::<T>(op, &x)?;
     // The output is not empty and the input plane never is.
     let (plane, out_plane) = (xs[2] * xs[3], shape[2] * shape[3]);
-    for (dst, src) in out
-        .chunks_exact_mut(out_plane)
-        .zip(data.chunks_exact(plane))
-    {
-        pool2d(dst, src, xs[3], &rows.taps, &cols.taps, &mut reduce);
-    }
+    for_each_plane(&mut out, out_plane, data, plane, |src, dst| {
+        pool2d(dst, src, xs[3], &rows.taps, &cols.taps, &reduce)
+    });
     Tensor::from_vec(out, &shape)
 }
 
@@ -216,12 +246,6 @@ fn pool_out(size: usize, span: usize, stride: usize, pad: usize, ceil_mode: bool
         out -= 1;
     }
     out
-}
-
-/// The largest element of a window, NaN-propagating; the lowest value when empty.
-fn window_max<T: Arith>(window: &[T], _divisor: usize) -> T {
-    let max = window.iter().copied().reduce(Arith::maximum);
-    max.unwrap_or_else(|| T::from_f64(lowest(T::DTYPE)))
 }
 
 /// The lowest value of a dtype as f64: -inf for floats, the minimum for integers.

@@ -4,8 +4,9 @@
 use super::binary::binary;
 use super::{elems, output_buffer, BinaryOp, Operand};
 use crate::kernels::arith::{is_nan, truth, Arith};
+use crate::kernels::isa::Isa;
 use crate::kernels::reduce::{
-    argmax, argmin, nanargmax, nanargmin, pairwise_sum, reduce_lanes, scan_axis,
+    arg_extreme, extreme, pairwise_sum, reduce_lanes, scan_axis, sum_lanes,
 };
 use crate::tensor::shape::normalize_axis;
 use crate::tensor::{Elem, Result, Scalar, Tensor, TensorError};
@@ -138,15 +139,11 @@ fn reduce_as<T: Arith>(op: ReduceOp, a: &Tensor, plan: &Plan) -> Result<Tensor> 
     let one = T::Acc::from_i64(1);
     // NaN replaced by the identity of the `nan` forms (0 for sums, 1 for products).
     let or_nan = |identity: T::Acc| move |x: T| if is_nan(x) { identity } else { x.to_acc() };
+    let isa = Isa::detect();
     match op {
-        Sum => totals::<T>(
-            reduce_lanes(data, layout, reduced, |xs| pairwise_sum(xs, T::to_acc)),
-            shape,
-        ),
+        Sum => totals::<T>(sum_lanes(data, layout, reduced, T::to_acc), shape),
         NanSum => totals::<T>(
-            reduce_lanes(data, layout, reduced, |xs| {
-                pairwise_sum(xs, or_nan(T::Acc::default()))
-            }),
+            sum_lanes(data, layout, reduced, or_nan(T::Acc::default())),
             shape,
         ),
         Prod => totals::<T>(
@@ -157,19 +154,25 @@ fn reduce_as<T: Arith>(op: ReduceOp, a: &Tensor, plan: &Plan) -> Result<Tensor> 
             reduce_lanes(data, layout, reduced, |xs| product(xs, or_nan(one))),
             shape,
         ),
-        Mean => floats::<T>(
-            reduce_lanes(data, layout, reduced, |xs| {
-                pairwise_sum(xs, T::to_acc).to_f64() / xs.len() as f64
-            }),
-            shape,
-        ),
-        NanMean => floats::<T>(
-            reduce_lanes(data, layout, reduced, |xs| {
-                let count = xs.iter().filter(|&&x| !is_nan(x)).count();
-                pairwise_sum(xs, or_nan(T::Acc::default())).to_f64() / count as f64
-            }),
-            shape,
-        ),
+        Mean => {
+            let n = plan.lane_len as f64;
+            floats::<T>(
+                sum_lanes(data, layout, reduced, T::to_acc)
+                    .into_iter()
+                    .map(|s| s.to_f64() / n)
+                    .collect(),
+                shape,
+            )
+        }
+        NanMean => {
+            let totals = sum_lanes(data, layout, reduced, or_nan(T::Acc::default()));
+            // Counting by a pairwise sum of ones in f64 is exact (lanes hold < 2^53).
+            let counts = sum_lanes(data, layout, reduced, |x: T| {
+                f64::from(u8::from(!is_nan(x)))
+            });
+            let means = totals.into_iter().zip(counts).map(|(s, c)| s.to_f64() / c);
+            floats::<T>(means.collect(), shape)
+        }
         Var { ddof } => floats::<T>(
             reduce_lanes(data, layout, reduced, |xs| variance(xs, ddof)),
             shape,
@@ -179,28 +182,25 @@ fn reduce_as<T: Arith>(op: ReduceOp, a: &Tensor, plan: &Plan) -> Result<Tensor> 
             shape,
         ),
         Max | Min | NanMax | NanMin => {
-            let pick = if matches!(op, Max | NanMax) {
-                T::maximum
-            } else {
-                T::minimum
+            let find: fn(Isa, &[T]) -> Option<T> = match op {
+                Max => extreme::<T, true, false>,
+                Min => extreme::<T, false, false>,
+                NanMax => extreme::<T, true, true>,
+                _ => extreme::<T, false, true>,
             };
-            let skip_nan = matches!(op, NanMax | NanMin);
-            let values = reduce_lanes(data, layout, reduced, |xs| {
-                let kept = xs.iter().copied().filter(|&x| !(skip_nan && is_nan(x)));
-                // An all-NaN lane of a nan form gives NaN (NumPy warns and does the same).
-                kept.reduce(pick).or_else(|| xs.first().copied())
-            });
+            // An all-NaN lane of a nan form gives NaN (NumPy warns and does the same).
+            let values = reduce_lanes(data, layout, reduced, |xs| find(isa, xs));
             Tensor::from_vec(non_empty(name, values)?, shape)
         }
         ArgMax | ArgMin | NanArgMax | NanArgMin => {
-            let find: fn(&[T]) -> Option<usize> = match op {
-                ArgMax => argmax,
-                ArgMin => argmin,
-                NanArgMax => nanargmax,
-                _ => nanargmin,
+            let find: fn(Isa, &[T]) -> Option<usize> = match op {
+                ArgMax => arg_extreme::<T, true, false>,
+                ArgMin => arg_extreme::<T, false, false>,
+                NanArgMax => arg_extreme::<T, true, true>,
+                _ => arg_extreme::<T, false, true>,
             };
             // A lane index fits in i64: lanes index memory.
-            let index = reduce_lanes(data, layout, reduced, |xs| find(xs).map(|i| i as i64));
+            let index = reduce_lanes(data, layout, reduced, |xs| find(isa, xs).map(|i| i as i64));
             if plan.lane_len > 0 && index.contains(&None) {
                 return Err(TensorError::value(name, "all-NaN slice encountered"));
             }

@@ -1,0 +1,267 @@
+//! Largest and smallest elements of a contiguous lane and their first positions, with
+//! NumPy's NaN rules, vectorized: 32 running partials per lane, each updated with a
+//! compare and a select, which LLVM turns into vector max/min (or compare + blend)
+//! in the AVX2 build. The result does not depend on the build: the extreme of a set of
+//! numbers is one value, NaN handling is exact, and the positions are found by a
+//! second, scalar search for the first element equal to it (the lane is in cache by
+//! then). Only the sign of a zero extreme may depend on the lane length (like NumPy's
+//! own SIMD loops, which zero of `max([-0.0, 0.0])` comes back is unspecified).
+//!
+//! On aarch64 the plain build is the NEON build (untested here: no such machine).
+
+use super::super::arith::is_nan;
+use super::super::isa::Isa;
+
+/// Running partials per lane: 4 AVX2 registers of f32, enough to hide the latency.
+const PARTIALS: usize = 32;
+
+/// The largest (`MAX`) or smallest element of a non-empty lane. With `SKIP_NAN` false
+/// a NaN anywhere makes the result NaN (`max`); with it true NaN is ignored (`nanmax`)
+/// and an all-NaN lane gives NaN. `None` for an empty lane.
+pub fn extreme<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
+    isa: Isa,
+    xs: &[T],
+) -> Option<T> {
+    let first = *xs.first()?;
+    let Some(start) = xs.iter().position(|&x| !is_nan(x)) else {
+        return Some(first);
+    };
+    if start > 0 && !SKIP_NAN {
+        return Some(first);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx2() {
+        // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
+        return Some(unsafe { scan_avx2::<T, MAX, SKIP_NAN>(&xs[start..]) });
+    }
+    let _ = isa;
+    Some(scan::<T, MAX, SKIP_NAN>(&xs[start..]))
+}
+
+/// `argmax` (`MAX`) or `argmin` of a lane: the first position of the extreme, where a
+/// NaN counts as the extreme (the first NaN wins) unless `SKIP_NAN`, which ignores NaN
+/// and gives `None` for an all-NaN lane. `None` for an empty lane.
+pub fn arg_extreme<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
+    isa: Isa,
+    xs: &[T],
+) -> Option<usize> {
+    let best = extreme::<T, MAX, SKIP_NAN>(isa, xs)?;
+    // NaN wins (or, skipping NaN, the lane held nothing else).
+    let nan = is_nan(best);
+    if nan && SKIP_NAN {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx2() {
+        // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
+        return unsafe { position_avx2(xs, best, nan) };
+    }
+    position(xs, best, nan)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn position_avx2<T: Copy + PartialOrd>(xs: &[T], best: T, nan: bool) -> Option<usize> {
+    position(xs, best, nan)
+}
+
+/// The first position holding `best` (a NaN when `nan`): whole chunks are tested
+/// without branches first (vectorized), then the chunk that holds it element by element.
+#[inline(always)]
+fn position<T: Copy + PartialOrd>(xs: &[T], best: T, nan: bool) -> Option<usize> {
+    let hit = |x: T| if nan { is_nan(x) } else { x == best };
+    let mut chunks = xs.chunks_exact(PARTIALS);
+    for (i, chunk) in (&mut chunks).enumerate() {
+        if chunk.iter().fold(false, |found, &x| found | hit(x)) {
+            return chunk.iter().position(|&x| hit(x)).map(|j| i * PARTIALS + j);
+        }
+    }
+    let rest = chunks.remainder();
+    let start = xs.len() - rest.len();
+    rest.iter().position(|&x| hit(x)).map(|j| start + j)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn scan_avx2<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(xs: &[T]) -> T {
+    scan::<T, MAX, SKIP_NAN>(xs)
+}
+
+/// The extreme of a lane whose first element is not NaN.
+#[inline(always)]
+fn scan<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(xs: &[T]) -> T {
+    // `beats(x, m)`: x replaces the running extreme m. Without SKIP_NAN a NaN x always
+    // replaces, and nothing replaces a NaN m (every comparison with it is false).
+    let beats = |x: T, m: T| {
+        let better = if MAX { x > m } else { x < m };
+        better || (!SKIP_NAN && is_nan(x))
+    };
+    let mut m = [xs[0]; PARTIALS];
+    let mut chunks = xs.chunks_exact(PARTIALS);
+    for chunk in &mut chunks {
+        for (mj, &x) in m.iter_mut().zip(chunk) {
+            *mj = if beats(x, *mj) { x } else { *mj };
+        }
+    }
+    for (mj, &x) in m.iter_mut().zip(chunks.remainder()) {
+        *mj = if beats(x, *mj) { x } else { *mj };
+    }
+    m.into_iter()
+        .reduce(|a, b| if beats(b, a) && !is_nan(a) { b } else { a })
+        .unwrap_or(xs[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::arith::Arith;
+
+    // The sequential definitions, the reference for the vectorized search.
+    /// Index of the first maximum of a lane, where NaN counts as the maximum (the first
+    /// NaN wins); `None` for an empty lane.
+    pub fn argmax<T: Copy + PartialOrd>(xs: &[T]) -> Option<usize> {
+        first_best(xs, |x, best| x > best)
+    }
+
+    /// Index of the first minimum of a lane, where NaN counts as the minimum (NumPy).
+    pub fn argmin<T: Copy + PartialOrd>(xs: &[T]) -> Option<usize> {
+        first_best(xs, |x, best| x < best)
+    }
+
+    /// Index of the first maximum among the elements that are not NaN; `None` when there
+    /// are none (an empty or all-NaN lane).
+    pub fn nanargmax<T: Copy + PartialOrd>(xs: &[T]) -> Option<usize> {
+        first_best_not_nan(xs, |x, best| x > best)
+    }
+
+    /// Index of the first minimum among the elements that are not NaN (see `nanargmax`).
+    pub fn nanargmin<T: Copy + PartialOrd>(xs: &[T]) -> Option<usize> {
+        first_best_not_nan(xs, |x, best| x < best)
+    }
+
+    /// The first element that no later one `beats`, where a NaN beats everything and
+    /// ends the search.
+    fn first_best<T: Copy + PartialOrd>(xs: &[T], beats: impl Fn(T, T) -> bool) -> Option<usize> {
+        let mut best = 0;
+        let mut best_value = *xs.first()?;
+        for (i, &x) in xs.iter().enumerate().skip(1) {
+            if is_nan(best_value) {
+                break;
+            }
+            if is_nan(x) || beats(x, best_value) {
+                best = i;
+                best_value = x;
+            }
+        }
+        Some(best)
+    }
+
+    fn first_best_not_nan<T: Copy + PartialOrd>(
+        xs: &[T],
+        beats: impl Fn(T, T) -> bool,
+    ) -> Option<usize> {
+        let candidates = xs.iter().copied().enumerate().filter(|&(_, x)| !is_nan(x));
+        let best = candidates.reduce(|best, x| if beats(x.1, best.1) { x } else { best });
+        best.map(|(i, _)| i)
+    }
+
+    fn lanes() -> Vec<Vec<f32>> {
+        let nan = f32::NAN;
+        let base: Vec<f32> = (0..203).map(|i| ((i * 37) % 101) as f32 - 50.0).collect();
+        let mut out = vec![vec![], vec![nan], vec![nan, nan], vec![1.0, nan, 3.0]];
+        for at in [0, 1, 31, 32, 33, 100, 202] {
+            let mut v = base.clone();
+            v[at] = nan;
+            out.push(v.clone());
+            v[(at + 50) % 203] = f32::INFINITY;
+            out.push(v);
+        }
+        for n in [1, 5, 31, 32, 33, 64, 65, 203] {
+            out.push(base[..n].to_vec());
+            let mut leading = base[..n].to_vec();
+            leading[0] = nan;
+            out.push(leading);
+        }
+        out.push(vec![f32::NEG_INFINITY, nan, f32::NEG_INFINITY]);
+        out
+    }
+
+    /// Against the plain sequential definitions, on both builds.
+    #[test]
+    fn extremes_and_positions_match_the_sequential_definitions() {
+        for lane in lanes() {
+            for isa in [Isa::SCALAR, Isa::detect()] {
+                let plain = lane.iter().copied().reduce(Arith::maximum);
+                let got = extreme::<f32, true, false>(isa, &lane);
+                assert_eq!(got.map(f32::to_bits), plain.map(f32::to_bits), "{lane:?}");
+                let plain = lane.iter().copied().reduce(Arith::minimum);
+                let got = extreme::<f32, false, false>(isa, &lane);
+                assert_eq!(got.map(f32::to_bits), plain.map(f32::to_bits), "{lane:?}");
+                let kept = lane.iter().copied().filter(|x| !x.is_nan());
+                let want = kept.reduce(f32::max).or(lane.first().copied());
+                let got = extreme::<f32, true, true>(isa, &lane);
+                assert_eq!(got.map(f32::to_bits), want.map(f32::to_bits), "{lane:?}");
+                assert_eq!(arg_extreme::<f32, true, false>(isa, &lane), argmax(&lane));
+                assert_eq!(arg_extreme::<f32, false, false>(isa, &lane), argmin(&lane));
+                assert_eq!(arg_extreme::<f32, true, true>(isa, &lane), nanargmax(&lane));
+                assert_eq!(
+                    arg_extreme::<f32, false, true>(isa, &lane),
+                    nanargmin(&lane)
+                );
+            }
+        }
+        let ints: Vec<i64> = (0..100).map(|i| (i * 7919) % 113 - 56).collect();
+        for isa in [Isa::SCALAR, Isa::detect()] {
+            assert_eq!(
+                extreme::<i64, true, false>(isa, &ints),
+                ints.iter().max().copied()
+            );
+            assert_eq!(arg_extreme::<i64, false, false>(isa, &ints), argmin(&ints));
+        }
+    }
+
+    /// `arg_extreme` on both builds, which must agree.
+    fn arg<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(xs: &[T]) -> Option<usize> {
+        let scalar = arg_extreme::<T, MAX, SKIP_NAN>(Isa::SCALAR, xs);
+        assert_eq!(scalar, arg_extreme::<T, MAX, SKIP_NAN>(Isa::detect(), xs));
+        scalar
+    }
+
+    #[test]
+    fn arg_extremes_first_occurrence_and_nan() {
+        let nan = f64::NAN;
+        assert_eq!(arg::<_, true, false>(&[1, 3, 3, 2]), Some(1));
+        assert_eq!(arg::<_, true, false>(&[1.0, nan, 5.0, nan]), Some(1));
+        assert_eq!(arg::<_, true, false>(&[f32::NAN, 1.0]), Some(0));
+        assert_eq!(arg::<_, true, false>(&[false, true, true]), Some(1));
+        assert_eq!(arg::<i8, true, false>(&[]), None);
+        assert_eq!(arg::<_, false, false>(&[4, 1, 3, 1]), Some(1));
+        assert_eq!(arg::<_, false, false>(&[1.0, nan, 0.0]), Some(1));
+        assert_eq!(arg::<f32, false, false>(&[]), None);
+        assert_eq!(arg::<_, true, true>(&[nan, 1.0, 5.0, nan, 5.0]), Some(2));
+        assert_eq!(arg::<_, false, true>(&[nan, 1.0, 0.5, nan, 0.5]), Some(2));
+        assert_eq!(arg::<_, true, true>(&[nan, nan]), None);
+        assert_eq!(arg::<f64, false, true>(&[]), None);
+        assert_eq!(arg::<_, true, true>(&[2i32, 7, 7]), Some(1));
+    }
+
+    /// A naive reference for one lane: the position of the first best non-NaN value.
+    #[test]
+    fn nan_arg_extremes_match_a_naive_search() {
+        let vals = [3.0, f64::NAN, -1.0, 3.0, f64::NAN, -1.0, 2.0];
+        for start in 0..vals.len() {
+            let lane = &vals[start..];
+            let finite: Vec<(usize, f64)> = lane
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|(_, x)| !x.is_nan())
+                .collect();
+            let max = finite.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+            let min = finite.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+            let first = |v: f64| finite.iter().find(|p| p.1 == v).map(|p| p.0);
+            assert_eq!(arg::<_, true, true>(lane), first(max), "{lane:?}");
+            assert_eq!(arg::<_, false, true>(lane), first(min), "{lane:?}");
+        }
+    }
+}

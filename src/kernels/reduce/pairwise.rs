@@ -1,0 +1,397 @@
+//! NumPy's pairwise summation tree, over one contiguous lane or down the columns of
+//! many rows at once, with the same tree in every layout.
+//!
+//! The tree of a lane of `n` elements: `n < 8` is a plain running sum from zero; `n <= 128`
+//! is a block summed with 8 interleaved partials `r[j] += x[8i + j]`, combined as
+//! `((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))`, then the `n % 8` leftovers added in
+//! order; longer lanes split at `half - half % 8` (`half = n / 2`) and add left + right.
+//! It depends only on `n`, so:
+//! - the AVX2 build (the same code compiled with `#[target_feature]`, where the 8
+//!   partials become one f32 register) gives the scalar twin's bits;
+//! - the top levels may run on several threads (`rayon::join` above
+//!   [`PARALLEL_MIN`]) without changing a bit;
+//! - [`column_sums`] runs the tree over *rows*, with a vector of column accumulators in
+//!   place of each scalar, so summing axis 0 of a matrix gives the bits of summing each
+//!   column as a contiguous lane.
+//!
+//! On aarch64 the plain build is the NEON build (untested here: no such machine).
+
+use super::super::arith::Arith;
+use super::super::isa::Isa;
+
+/// Lanes of at most this many elements are one block of 8 partials; longer ones split.
+const PAIRWISE_BLOCK: usize = 128;
+
+/// Lanes longer than this run their two halves with `rayon::join`: big enough that the
+/// join costs nothing next to the sum, small enough that 16M elements give 256 tasks.
+pub const PARALLEL_MIN: usize = 1 << 16;
+
+/// Columns summed together by one task of [`column_sums`]: 8 partial rows of them stay
+/// in L1 while the rows stream past.
+const COLUMN_TILE: usize = 512;
+
+/// Where the tree splits a lane of `n > PAIRWISE_BLOCK` elements.
+#[inline(always)]
+fn split(n: usize) -> usize {
+    let half = n / 2;
+    half - half % 8
+}
+
+/// Sums `xs` converted by `to_acc` with NumPy's pairwise tree (see the module doc),
+/// vectorized where the CPU allows and on several threads for long lanes.
+pub fn pairwise_sum<T, A, F>(xs: &[T], to_acc: F) -> A
+where
+    T: Copy + Sync,
+    A: Arith,
+    F: Fn(T) -> A + Copy + Sync + Send,
+{
+    pairwise_sum_with(Isa::detect(), xs, to_acc)
+}
+
+/// [`pairwise_sum`] with the kernels of `isa` (`Isa::SCALAR` for the scalar twin).
+pub fn pairwise_sum_with<T, A, F>(isa: Isa, xs: &[T], to_acc: F) -> A
+where
+    T: Copy + Sync,
+    A: Arith,
+    F: Fn(T) -> A + Copy + Sync + Send,
+{
+    if xs.len() > PARALLEL_MIN {
+        let (left, right) = xs.split_at(split(xs.len()));
+        let (l, r) = rayon::join(
+            || pairwise_sum_with(isa, left, to_acc),
+            || pairwise_sum_with(isa, right, to_acc),
+        );
+        return l.add(r);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx2() {
+        // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
+        return unsafe { tree_avx2(xs, to_acc) };
+    }
+    let _ = isa;
+    tree(xs, to_acc)
+}
+
+/// The tree, compiled for AVX2: the blocks' partials become vector registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn tree_avx2<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(xs: &[T], to_acc: F) -> A {
+    if xs.len() <= PAIRWISE_BLOCK {
+        return block(xs, to_acc);
+    }
+    let (left, right) = xs.split_at(split(xs.len()));
+    tree_avx2(left, to_acc).add(tree_avx2(right, to_acc))
+}
+
+/// The scalar twin of `tree_avx2`.
+fn tree<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(xs: &[T], to_acc: F) -> A {
+    if xs.len() <= PAIRWISE_BLOCK {
+        return block(xs, to_acc);
+    }
+    let (left, right) = xs.split_at(split(xs.len()));
+    tree(left, to_acc).add(tree(right, to_acc))
+}
+
+/// A leaf of the tree: at most `PAIRWISE_BLOCK` elements.
+#[inline(always)]
+fn block<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(xs: &[T], to_acc: F) -> A {
+    let n = xs.len();
+    if n < 8 {
+        return xs.iter().fold(A::default(), |s, &x| s.add(to_acc(x)));
+    }
+    let eight = |i: usize| -> &[T; 8] { xs[i..i + 8].try_into().expect("8 elements") };
+    let first = eight(0);
+    let mut r: [A; 8] = std::array::from_fn(|j| to_acc(first[j]));
+    let full = n - n % 8;
+    // Whole arrays of 8 per step: the AVX2 build turns the partials into one register
+    // of f32 (two of f64) instead of interleaving them across loop iterations.
+    for i in (8..full).step_by(8) {
+        let x = eight(i);
+        r = std::array::from_fn(|j| r[j].add(to_acc(x[j])));
+    }
+    let mut s = combine(&r);
+    for &x in &xs[full..] {
+        s = s.add(to_acc(x));
+    }
+    s
+}
+
+/// `((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))`. Not inlined: seeing this tree,
+/// LLVM's SLP vectorizer would permute the partials into even/odd halves and shuffle
+/// every loaded vector to match, instead of one plain vector add per 8 elements.
+#[inline(never)]
+fn combine<A: Arith>(r: &[A; 8]) -> A {
+    (r[0].add(r[1]).add(r[2].add(r[3]))).add(r[4].add(r[5]).add(r[6].add(r[7])))
+}
+
+/// Column sums of a stack of rows: for every base `b` in `bases` and column
+/// `c < cols`, `out[k * cols + c]` is the pairwise sum over `r` (in order) of
+/// `to_acc(data[bases[k] + rows[r] + c])`: the tree of a lane of `rows.len()` elements.
+/// Every addressed element must lie in `data`. Runs in parallel over fixed tiles of
+/// columns; each output element's arithmetic is the same on any number of threads.
+pub fn column_sums<T, A, F>(
+    isa: Isa,
+    out: &mut [A],
+    data: &[T],
+    bases: &[usize],
+    rows: &[isize],
+    cols: usize,
+    to_acc: F,
+) where
+    T: Copy + Sync,
+    A: Arith,
+    F: Fn(T) -> A + Copy + Sync + Send,
+{
+    use rayon::prelude::*;
+    if cols == 0 {
+        return;
+    }
+    let tiles_per_row = cols.div_ceil(COLUMN_TILE);
+    let work = bases.len() * cols * rows.len();
+    let job = |(t, dst): (usize, &mut [A])| {
+        let (k, tile) = (t / tiles_per_row, t % tiles_per_row);
+        let start = bases[k] as isize + (tile * COLUMN_TILE) as isize;
+        column_tile(isa, dst, data, start, rows, to_acc);
+    };
+    // Tiles never straddle two bases: split `out` per base, then per tile.
+    let tiles = out
+        .chunks_mut(cols)
+        .flat_map(|per_base| per_base.chunks_mut(COLUMN_TILE));
+    if work <= PARALLEL_MIN {
+        tiles.enumerate().for_each(job);
+    } else {
+        tiles
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .enumerate()
+            .for_each(job);
+    }
+}
+
+/// One tile: `dst[c]` = the tree over rows of `data[start + rows[r] + c]`.
+fn column_tile<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
+    isa: Isa,
+    dst: &mut [A],
+    data: &[T],
+    start: isize,
+    rows: &[isize],
+    to_acc: F,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx2() {
+        // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
+        return unsafe { column_tree_avx2(dst, data, start, rows, to_acc) };
+    }
+    let _ = isa;
+    column_tree(dst, data, start, rows, to_acc)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn column_tree_avx2<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
+    dst: &mut [A],
+    data: &[T],
+    start: isize,
+    rows: &[isize],
+    to_acc: F,
+) {
+    if rows.len() <= PAIRWISE_BLOCK {
+        return column_block(dst, data, start, rows, to_acc);
+    }
+    let (top, bottom) = rows.split_at(split(rows.len()));
+    let mut right = vec![A::default(); dst.len()];
+    column_tree_avx2(dst, data, start, top, to_acc);
+    column_tree_avx2(&mut right, data, start, bottom, to_acc);
+    add_into(dst, &right);
+}
+
+/// The scalar twin of `column_tree_avx2`.
+fn column_tree<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
+    dst: &mut [A],
+    data: &[T],
+    start: isize,
+    rows: &[isize],
+    to_acc: F,
+) {
+    if rows.len() <= PAIRWISE_BLOCK {
+        return column_block(dst, data, start, rows, to_acc);
+    }
+    let (top, bottom) = rows.split_at(split(rows.len()));
+    let mut right = vec![A::default(); dst.len()];
+    column_tree(dst, data, start, top, to_acc);
+    column_tree(&mut right, data, start, bottom, to_acc);
+    add_into(dst, &right);
+}
+
+#[inline(always)]
+fn add_into<A: Arith>(dst: &mut [A], src: &[A]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = d.add(s);
+    }
+}
+
+/// A leaf of the column tree: `block` with each scalar replaced by a row of the tile.
+#[inline(always)]
+fn column_block<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
+    dst: &mut [A],
+    data: &[T],
+    start: isize,
+    rows: &[isize],
+    to_acc: F,
+) {
+    let w = dst.len();
+    // The caller guarantees every addressed element is in `data`.
+    let row = |r: usize| &data[(start + rows[r]) as usize..][..w];
+    let add_row = |acc: &mut [A], r: usize| {
+        for (a, &x) in acc.iter_mut().zip(row(r)) {
+            *a = a.add(to_acc(x));
+        }
+    };
+    let n = rows.len();
+    if n < 8 {
+        dst.fill(A::default());
+        (0..n).for_each(|r| add_row(dst, r));
+        return;
+    }
+    let mut partials = vec![A::default(); 8 * w];
+    for (j, p) in partials.chunks_exact_mut(w).enumerate() {
+        for (a, &x) in p.iter_mut().zip(row(j)) {
+            *a = to_acc(x);
+        }
+    }
+    let full = n - n % 8;
+    for group in (8..full).step_by(8) {
+        for (j, p) in partials.chunks_exact_mut(w).enumerate() {
+            add_row(p, group + j);
+        }
+    }
+    let r: [&[A]; 8] = std::array::from_fn(|j| &partials[j * w..(j + 1) * w]);
+    for (c, d) in dst.iter_mut().enumerate() {
+        let pair = |a: usize| r[a][c].add(r[a + 1][c]);
+        *d = (pair(0).add(pair(2))).add(pair(4).add(pair(6)));
+    }
+    (full..n).for_each(|r| add_row(dst, r));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NumPy's pairwise_sum, transcribed literally, as the reference.
+    fn numpy_pairwise(a: &[f32]) -> f32 {
+        let n = a.len();
+        if n < 8 {
+            let mut res = 0.0f32;
+            for &x in a {
+                res += x;
+            }
+            res
+        } else if n <= 128 {
+            let mut r = [0f32; 8];
+            r.copy_from_slice(&a[..8]);
+            let mut i = 8;
+            while i < n - (n % 8) {
+                for j in 0..8 {
+                    r[j] += a[i + j];
+                }
+                i += 8;
+            }
+            let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+            while i < n {
+                res += a[i];
+                i += 1;
+            }
+            res
+        } else {
+            let mut n2 = n / 2;
+            n2 -= n2 % 8;
+            numpy_pairwise(&a[..n2]) + numpy_pairwise(&a[n2..])
+        }
+    }
+
+    /// Values whose sums round differently in almost any other order.
+    fn awkward(n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|i| ((i * 7919) % 1013) as f32 * 0.1 - 40.0 + (i % 3) as f32 * 1e-4)
+            .collect()
+    }
+
+    #[test]
+    fn pairwise_matches_numpy_bitwise() {
+        for n in [
+            0,
+            1,
+            7,
+            8,
+            9,
+            16,
+            127,
+            128,
+            129,
+            1000,
+            4099,
+            PARALLEL_MIN + 77,
+        ] {
+            let xs = awkward(n);
+            let want = numpy_pairwise(&xs).to_bits();
+            for isa in [Isa::SCALAR, Isa::detect()] {
+                let got = pairwise_sum_with(isa, &xs, |x| x);
+                assert_eq!(got.to_bits(), want, "n = {n}, {isa:?}");
+            }
+        }
+        let ints: Vec<u8> = (0..=255).collect();
+        assert_eq!(pairwise_sum(&ints, Arith::to_acc), 255 * 128);
+    }
+
+    /// The AVX2 build and the scalar twin agree bitwise for f64, widened f32 and halves.
+    #[test]
+    fn simd_equals_scalar_for_every_accumulator() {
+        let xs = awkward(10_007);
+        let wide = |x: f32| f64::from(x) * 1.1;
+        let (s, v) = (Isa::SCALAR, Isa::detect());
+        let f64s = |isa| pairwise_sum_with(isa, &xs, wide).to_bits();
+        assert_eq!(f64s(s), f64s(v));
+        let halves: Vec<half::f16> = xs.iter().map(|&x| half::f16::from_f32(x)).collect();
+        let h = |isa| pairwise_sum_with(isa, &halves, Arith::to_acc).to_bits();
+        assert_eq!(h(s), h(v));
+        let nan_to_zero = |x: f32| if x.is_nan() { 0.0 } else { x };
+        let mut holes = xs.clone();
+        holes.iter_mut().step_by(13).for_each(|x| *x = f32::NAN);
+        let nansum = |isa| pairwise_sum_with(isa, &holes, nan_to_zero).to_bits();
+        assert_eq!(nansum(s), nansum(v));
+    }
+
+    /// Column sums equal the pairwise sum of each column as a lane, bitwise, for row
+    /// counts around every branch of the tree, several tiles and reversed row order.
+    #[test]
+    fn columns_are_summed_with_the_lane_tree() {
+        let cols = COLUMN_TILE + 37;
+        for n_rows in [0, 1, 5, 8, 13, 128, 129, 300, 1031] {
+            let data = awkward(n_rows * cols + 3);
+            let forward: Vec<isize> = (0..n_rows).map(|r| (r * cols) as isize).collect();
+            let backward: Vec<isize> = forward
+                .iter()
+                .rev()
+                .map(|&o| o - forward[n_rows.saturating_sub(1)].max(0))
+                .collect();
+            for (rows, base) in [
+                (&forward, 3usize),
+                (&backward, 3 + (n_rows.max(1) - 1) * cols),
+            ] {
+                for isa in [Isa::SCALAR, Isa::detect()] {
+                    let mut out = vec![f32::NAN; 2 * cols];
+                    column_sums(isa, &mut out, &data, &[base, base], rows, cols, |x| x);
+                    for c in 0..cols {
+                        let lane: Vec<f32> = rows
+                            .iter()
+                            .map(|&r| data[(base as isize + r) as usize + c])
+                            .collect();
+                        let want = numpy_pairwise(&lane).to_bits();
+                        assert_eq!(out[c].to_bits(), want, "{n_rows} rows, col {c}");
+                        assert_eq!(out[cols + c].to_bits(), want);
+                    }
+                }
+            }
+        }
+    }
+}
