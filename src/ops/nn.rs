@@ -4,10 +4,13 @@
 //! Dtypes: bool and integer inputs give f32 (except `relu`, which keeps integer
 //! dtypes); f16/bf16 compute in f32 and round once at the end; f64 computes in f64.
 
-use super::{binary, elems, output_buffer, BinaryOp, Operand};
-use crate::kernels::arith::Arith;
-use crate::kernels::map::unary_map;
+use super::binary::zeroed_output;
+use super::{binary, elems, BinaryOp, Operand};
+use crate::kernels::arith::{Arith, Float};
+use crate::kernels::isa::Isa;
+use crate::kernels::map::unary_map_then;
 use crate::kernels::nn::{self as kernel, NnFloat};
+use crate::kernels::simd::math::MathFn;
 use crate::tensor::shape::{normalize_axis, shape_str};
 use crate::tensor::{DType, Elem, Result, Scalar, Tensor, TensorError};
 
@@ -31,12 +34,12 @@ impl Activation {
         }
     }
 
-    fn func<F: NnFloat>(self) -> fn(F) -> F {
+    fn math_fn(self) -> MathFn {
         match self {
-            Activation::Sigmoid => kernel::sigmoid,
-            Activation::Silu => kernel::silu,
-            Activation::Gelu => kernel::gelu,
-            Activation::GeluTanh => kernel::gelu_tanh,
+            Activation::Sigmoid => MathFn::Sigmoid,
+            Activation::Silu => MathFn::Silu,
+            Activation::Gelu => MathFn::Gelu,
+            Activation::GeluTanh => MathFn::GeluTanh,
         }
     }
 }
@@ -76,15 +79,16 @@ pub fn relu(x: &Tensor) -> Result<Tensor> {
 
 /// An activation elementwise; the result has the float result dtype of `x`.
 pub fn activation(act: Activation, x: &Tensor) -> Result<Tensor> {
-    crate::dispatch!(x.dtype(), T => compute!(x.dtype(), C => activate::<T, C>(act, x)))
+    crate::dispatch!(x.dtype(), T => activate::<T>(act, x))
 }
 
-/// Applies `act` in `C` to every element of `x` (of type `T`), rounding once to `T::Real`.
-fn activate<T: Arith, C: NnFloat>(act: Activation, x: &Tensor) -> Result<Tensor> {
-    let f = act.func::<C>();
-    let mut out = output_buffer(act.name(), x.shape(), T::Real::default())?;
-    unary_map(&mut out, elems::<T>(act.name(), x)?, x.layout(), |v: T| {
-        f(v.cast::<C>()).cast::<T::Real>()
+/// Applies `act` to every element of `x` (of type `T`) with the vector math of
+/// `T::Real` (f16/bf16 through f32 blocks, rounding once).
+fn activate<T: Arith>(act: Activation, x: &Tensor) -> Result<Tensor> {
+    let (op, isa, f) = (act.name(), Isa::detect(), act.math_fn());
+    let mut out = zeroed_output(op, x.shape())?;
+    unary_map_then(isa, &mut out, elems::<T>(op, x)?, x.layout(), T::to_real, |c| {
+        T::Real::math_in_place(isa, f, c)
     });
     Tensor::from_vec(out, x.shape())
 }
@@ -93,13 +97,17 @@ fn activate<T: Arith, C: NnFloat>(act: Activation, x: &Tensor) -> Result<Tensor>
 /// maximum is subtracted first). A 0-d tensor is one lane of one element (axis 0 or
 /// -1). A lane holding NaN, +inf, or only -inf gives NaN, as in PyTorch.
 pub fn softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
-    compute!(x.dtype(), C => softmax_like::<C>("softmax", x, axis, kernel::softmax))
+    let isa = Isa::detect();
+    compute!(x.dtype(), C => softmax_like::<C>("softmax", x, axis, |o, i| kernel::softmax(isa, o, i)))
 }
 
 /// `log_softmax(x, axis)`: (x - max) - log(sum(exp(x - max))) along `axis`, the stable
 /// form of log(softmax(x)); same rules as `softmax`.
 pub fn log_softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
-    compute!(x.dtype(), C => softmax_like::<C>("log_softmax", x, axis, kernel::log_softmax))
+    let isa = Isa::detect();
+    compute!(x.dtype(), C => {
+        softmax_like::<C>("log_softmax", x, axis, |o, i| kernel::log_softmax(isa, o, i))
+    })
 }
 
 /// Runs a softmax kernel along `axis`; a 0-d `x` is one lane of one element.
@@ -107,7 +115,7 @@ fn softmax_like<C: NnFloat>(
     op: &str,
     x: &Tensor,
     axis: i64,
-    f: fn(&mut [C], &[C]),
+    f: impl Fn(&mut [C], &[C]) + Sync + Send,
 ) -> Result<Tensor> {
     let out = x.dtype().float_result();
     if x.ndim() == 0 {
@@ -185,7 +193,7 @@ fn along_axis<C: NnFloat>(
     x: &Tensor,
     axis: i64,
     out: DType,
-    mut f: impl FnMut(&mut [C], &[C]),
+    f: impl Fn(&mut [C], &[C]) + Sync + Send,
 ) -> Result<Tensor> {
     if x.ndim() == 0 {
         let msg = "x must have at least one dimension, got a 0-d tensor";
@@ -195,13 +203,9 @@ fn along_axis<C: NnFloat>(
     // Move the axis last, so that every lane is a contiguous run.
     let moved = x.to_dtype(C::DTYPE).transpose(axis, -1)?.contiguous();
     let src = elems::<C>(op, &moved)?;
-    let mut dst = output_buffer(op, moved.shape(), C::default())?;
+    let mut dst = zeroed_output(op, moved.shape())?;
     let lane = moved.shape().last().copied().unwrap_or(1);
-    if lane > 0 {
-        for (o, i) in dst.chunks_exact_mut(lane).zip(src.chunks_exact(lane)) {
-            f(o, i);
-        }
-    }
+    kernel::for_each_lane(&mut dst, src, lane, f);
     let result = Tensor::from_vec(dst, moved.shape())?.transpose(axis, -1)?;
     Ok(result.contiguous().to_dtype(out))
 }
