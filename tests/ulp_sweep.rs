@@ -17,15 +17,38 @@ fn inputs() -> Vec<f32> {
         .filter(|x| x.is_finite())
         .collect();
     let centers = [
-        0.0f32, 1.0, -1.0, 88.72, -87.33, -103.97, 0.5, 2.0, 10.0, -10.0, 0.01, 3.0e-5,
-        std::f32::consts::FRAC_PI_2, std::f32::consts::PI, 100.0 * std::f32::consts::PI,
-        20000.0, 1e-38, 5.0, -5.0,
+        0.0f32,
+        1.0,
+        -1.0,
+        88.72,
+        -87.33,
+        -103.97,
+        0.5,
+        2.0,
+        10.0,
+        -10.0,
+        0.01,
+        3.0e-5,
+        std::f32::consts::FRAC_PI_2,
+        std::f32::consts::PI,
+        100.0 * std::f32::consts::PI,
+        20000.0,
+        1e-38,
+        5.0,
+        -5.0,
     ];
     for c in centers {
         let b = c.to_bits() as i64;
         xs.extend((b - 8192..b + 8192).map(|i| f32::from_bits(i as u32)));
     }
-    xs.extend([f32::INFINITY, -f32::INFINITY, f32::NAN, -0.0, f32::MAX, f32::MIN]);
+    xs.extend([
+        f32::INFINITY,
+        -f32::INFINITY,
+        f32::NAN,
+        -0.0,
+        f32::MAX,
+        f32::MIN,
+    ]);
     xs
 }
 
@@ -53,8 +76,10 @@ fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// (function, f64 reference, max ulp asserted)
-fn cases() -> Vec<(MathFn, fn(f64) -> f64, f64)> {
+/// A function, its f64 reference, and the max ulp error asserted.
+type Case = (MathFn, fn(f64) -> f64, f64);
+
+fn cases() -> Vec<Case> {
     vec![
         (MathFn::Exp, f64::exp, 1.0),
         (MathFn::Exp2, f64::exp2, 1.0),
@@ -67,10 +92,14 @@ fn cases() -> Vec<(MathFn, fn(f64) -> f64, f64)> {
         (MathFn::Tanh, f64::tanh, 1.0),
         (MathFn::Sigmoid, sigmoid, 1.0),
         (MathFn::Silu, |x| x * sigmoid(x), 1.0),
-        (MathFn::GeluTanh, |x| {
-            let y = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
-            x * sigmoid(2.0 * y)
-        }, 1.0),
+        (
+            MathFn::GeluTanh,
+            |x| {
+                let y = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
+                x * sigmoid(2.0 * y)
+            },
+            1.0,
+        ),
         (MathFn::Gelu, gelu, 1.0),
     ]
 }
@@ -86,16 +115,24 @@ fn vector_math_is_within_its_ulp_bound_and_simd_equals_scalar() {
         apply_f32(Isa::SCALAR, f, &mut plain);
         let mut worst = (0.0f64, 0.0f32);
         for ((&x, &g), &p) in xs.iter().zip(&fast).zip(&plain) {
-            assert_eq!(g.to_bits(), p.to_bits(), "{f:?}({x:e}): AVX2 {g:e} vs scalar {p:e}");
+            assert_eq!(
+                g.to_bits(),
+                p.to_bits(),
+                "{f:?}({x:e}): AVX2 {g:e} vs scalar {p:e}"
+            );
             let want = reference(f64::from(x));
-            // silu and gelu: x · (≈0) is NaN for x = -inf in PyTorch as in the reference.
             let e = ulp_error(g, want);
             if e > worst.0 {
                 worst = (e, x);
             }
         }
         report.push(format!("{f:?}: max {:.3} ulp at {:e}", worst.0, worst.1));
-        assert!(worst.0 <= bound, "{f:?}: {:.3} ulp at x = {:e}", worst.0, worst.1);
+        assert!(
+            worst.0 <= bound,
+            "{f:?}: {:.3} ulp at x = {:e}",
+            worst.0,
+            worst.1
+        );
     }
     println!("{}", report.join("\n"));
 }

@@ -238,7 +238,9 @@ mod tests {
         for la in views() {
             for lb in views() {
                 let mut out = vec![0i64; 12];
-                binary_map(Isa::detect(), &mut out, &a, &la, &b, &lb, |x, y| x * 1000 + y);
+                binary_map(Isa::detect(), &mut out, &a, &la, &b, &lb, |x, y| {
+                    x * 1000 + y
+                });
                 let want: Vec<i64> = gather(&a, &la)
                     .iter()
                     .zip(gather(&b, &lb))
@@ -266,7 +268,13 @@ mod tests {
             }
         }
         let mut one = [5i64];
-        unary_map_in_place(Isa::SCALAR, &mut one, &Layout::contiguous(&[]), |x| -x, |_| {});
+        unary_map_in_place(
+            Isa::SCALAR,
+            &mut one,
+            &Layout::contiguous(&[]),
+            |x| -x,
+            |_| {},
+        );
         assert_eq!(one, [-5]);
     }
 
@@ -284,7 +292,13 @@ mod tests {
         );
         assert_eq!(out, [7]);
         let mut none: [u8; 0] = [];
-        unary_map(Isa::SCALAR, &mut none, &[] as &[u8], &Layout::contiguous(&[2, 0]), |x| x);
+        unary_map(
+            Isa::SCALAR,
+            &mut none,
+            &[] as &[u8],
+            &Layout::contiguous(&[2, 0]),
+            |x| x,
+        );
     }
 
     fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
@@ -297,11 +311,19 @@ mod tests {
 
     /// Values with NaN, ±inf, ±0, subnormals and ordinary numbers.
     fn awkward(n: usize, seed: u32) -> Vec<f32> {
-        let special = [f32::NAN, f32::INFINITY, -f32::INFINITY, 0.0, -0.0, 1e-40, -3e-39];
+        let special = [
+            f32::NAN,
+            f32::INFINITY,
+            -f32::INFINITY,
+            0.0,
+            -0.0,
+            1e-40,
+            -3e-39,
+        ];
         (0..n as u32)
             .map(|i| {
                 let h = (i ^ seed).wrapping_mul(0x9e37_79b9).rotate_left(13);
-                if h % 97 == 0 {
+                if h.is_multiple_of(97) {
                     special[(h / 97) as usize % special.len()]
                 } else {
                     (h % 20001) as f32 * 0.01 - 100.0
@@ -317,8 +339,12 @@ mod tests {
         let a = awkward(rows * cols, 1);
         let b = awkward(rows * cols, 2);
         let full = Layout::contiguous(&[rows, cols]);
-        let row = Layout::contiguous(&[cols]).broadcast_to(&[rows, cols]).unwrap();
-        let col = Layout::contiguous(&[rows, 1]).broadcast_to(&[rows, cols]).unwrap();
+        let row = Layout::contiguous(&[cols])
+            .broadcast_to(&[rows, cols])
+            .unwrap();
+        let col = Layout::contiguous(&[rows, 1])
+            .broadcast_to(&[rows, cols])
+            .unwrap();
         let scalar = Layout::contiguous(&[]).broadcast_to(&[rows, cols]).unwrap();
         let transposed = Layout::contiguous(&[cols, rows]).transpose(0, 1);
         let ops: [fn(f32, f32) -> f32; 6] = [
@@ -347,10 +373,19 @@ mod tests {
                 // Integers too (wrapping), scalar on the left.
                 let ia: Vec<i32> = a.iter().map(|&v| v as i32).collect();
                 let mut got = vec![0i32; rows * cols];
-                binary_map(Isa::detect(), &mut got, &ia, &scalar, &ia, &full, |x: i32, y| {
-                    x.wrapping_mul(y).wrapping_add(1)
-                });
-                let naive: Vec<i32> = ia.iter().map(|&y| ia[0].wrapping_mul(y).wrapping_add(1)).collect();
+                binary_map(
+                    Isa::detect(),
+                    &mut got,
+                    &ia,
+                    &scalar,
+                    &ia,
+                    &full,
+                    |x: i32, y| x.wrapping_mul(y).wrapping_add(1),
+                );
+                let naive: Vec<i32> = ia
+                    .iter()
+                    .map(|&y| ia[0].wrapping_mul(y).wrapping_add(1))
+                    .collect();
                 assert_eq!(got, naive);
             }
         }

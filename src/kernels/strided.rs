@@ -27,7 +27,14 @@ pub fn at(offset: isize, stride: isize, j: usize) -> usize {
 /// All layouts must have the same shape.
 pub fn for_each_run<const N: usize>(layouts: [&Layout; N], f: impl FnMut(Run<N>)) {
     let numel = layouts[0].shape.iter().product();
-    for_each_run_in(layouts, Span { start: 0, count: numel }, f);
+    for_each_run_in(
+        layouts,
+        Span {
+            start: 0,
+            count: numel,
+        },
+        f,
+    );
 }
 
 /// A range of logical (row-major) element positions.
@@ -268,28 +275,43 @@ mod tests {
     fn ranged_walks_concatenate_to_the_full_walk() {
         let base = Layout::contiguous(&[3, 4, 5]);
         let t = base.permute(&[2, 0, 1]).unwrap();
-        let row = Layout::contiguous(&[1, 5]).broadcast_to(&[4, 3, 5]).unwrap();
+        let row = Layout::contiguous(&[1, 5])
+            .broadcast_to(&[4, 3, 5])
+            .unwrap();
         let t2 = Layout::contiguous(&[4, 3, 5]);
         // Ten dims of size 2: more than the inline capacity of the merged lists.
         let deep = Layout::contiguous(&[2; 10]).permute(&[9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
         let deep = deep.unwrap();
-        let cases: [[&Layout; 2]; 3] = [[&t, &base.permute(&[2, 0, 1]).unwrap()], [&row, &t2], [&deep, &deep]];
+        let cases: [[&Layout; 2]; 3] = [
+            [&t, &base.permute(&[2, 0, 1]).unwrap()],
+            [&row, &t2],
+            [&deep, &deep],
+        ];
         for layouts in cases {
             let n: usize = layouts[0].shape.iter().product();
             let mut want = vec![];
             for_each_run(layouts, |r| {
                 for j in 0..r.len {
-                    want.push([at(r.offsets[0], r.strides[0], j), at(r.offsets[1], r.strides[1], j)]);
+                    want.push([
+                        at(r.offsets[0], r.strides[0], j),
+                        at(r.offsets[1], r.strides[1], j),
+                    ]);
                 }
             });
             assert_eq!(want.len(), n);
             for chunk in [1, 3, 7, 16, n] {
                 let mut got = vec![];
                 for start in (0..n).step_by(chunk) {
-                    let span = Span { start, count: chunk.min(n - start) };
+                    let span = Span {
+                        start,
+                        count: chunk.min(n - start),
+                    };
                     for_each_run_in(layouts, span, |r| {
                         for j in 0..r.len {
-                            got.push([at(r.offsets[0], r.strides[0], j), at(r.offsets[1], r.strides[1], j)]);
+                            got.push([
+                                at(r.offsets[0], r.strides[0], j),
+                                at(r.offsets[1], r.strides[1], j),
+                            ]);
                         }
                     });
                 }

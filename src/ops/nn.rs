@@ -87,9 +87,14 @@ pub fn activation(act: Activation, x: &Tensor) -> Result<Tensor> {
 fn activate<T: Arith>(act: Activation, x: &Tensor) -> Result<Tensor> {
     let (op, isa, f) = (act.name(), Isa::detect(), act.math_fn());
     let mut out = zeroed_output(op, x.shape())?;
-    unary_map_then(isa, &mut out, elems::<T>(op, x)?, x.layout(), T::to_real, |c| {
-        T::Real::math_in_place(isa, f, c)
-    });
+    unary_map_then(
+        isa,
+        &mut out,
+        elems::<T>(op, x)?,
+        x.layout(),
+        T::to_real,
+        |c| T::Real::math_in_place(isa, f, c),
+    );
     Tensor::from_vec(out, x.shape())
 }
 
@@ -458,5 +463,47 @@ mod tests {
         assert!(err.contains("at least one dimension"), "{err}");
         let e = layer_norm(&tensor(&[], &[0, 4], F32), Some(&w), None, 1e-5).unwrap();
         assert_eq!((e.dtype(), e.shape()), (F64, &[0, 4][..]));
+    }
+
+    #[test]
+    fn softmax_gives_the_same_bits_for_any_thread_count() {
+        // 300 lanes of 1000: several lane groups, so the work is split across threads.
+        let vals: Vec<f64> = (0..300_000)
+            .map(|i| ((i * 7919) % 2003) as f64 * 0.01 - 10.0)
+            .collect();
+        let x = tensor(&vals, &[300, 1000], F32);
+        let run = |n: usize, f: fn(&Tensor, i64) -> Result<Tensor>, axis: i64| {
+            let t = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap();
+            let out = t.install(|| f(&x, axis).unwrap());
+            out.to_vec::<f32>()
+                .iter()
+                .map(|v| v.to_bits())
+                .collect::<Vec<_>>()
+        };
+        for f in [softmax, log_softmax] {
+            for axis in [-1, 0] {
+                let one = run(1, f, axis);
+                assert_eq!(run(2, f, axis), one);
+                assert_eq!(run(3, f, axis), one);
+            }
+        }
+        // And the vector path equals the f64 reference within f32 rounding.
+        let got = softmax(&x, -1).unwrap();
+        let want = reference_rows(&vals, 1000);
+        assert_close(&got, F32, &[300, 1000], &want, 1e-5, "softmax rows");
+    }
+
+    fn reference_rows(x: &[f64], lane: usize) -> Vec<f64> {
+        x.chunks(lane)
+            .flat_map(|row| {
+                let xs: Vec<f64> = row.iter().map(|&v| f64::from(v as f32)).collect();
+                let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let sum: f64 = xs.iter().map(|v| (v - max).exp()).sum();
+                xs.into_iter().map(move |v| (v - max).exp() / sum)
+            })
+            .collect()
     }
 }

@@ -228,9 +228,14 @@ impl<T: Arith> Apply<T> for NewTensor<'_> {
         let (op, a) = (self.op, self.a);
         let isa = Isa::detect();
         let mut out = zeroed_output(op, a.shape())?;
-        unary_map_then(isa, &mut out, elems(op, a)?, a.layout(), T::to_real, |chunk| {
-            T::Real::math_in_place(isa, f, chunk)
-        });
+        unary_map_then(
+            isa,
+            &mut out,
+            elems(op, a)?,
+            a.layout(),
+            T::to_real,
+            |chunk| T::Real::math_in_place(isa, f, chunk),
+        );
         Tensor::from_vec(out, a.shape())
     }
     fn test(self, f: impl Fn(T) -> bool + Sync + Send) -> Result<Tensor> {

@@ -38,7 +38,8 @@ pub enum MathFn {
 
 /// 1.5·2⁵²: `z + ROUNDER` rounds `z` to an integer held in the low mantissa bits.
 const ROUNDER: f64 = 6755399441055744.0;
-const LN2_HI: f64 = 6.931_471_803_691_238_2e-1; // 32 significant bits: n·LN2_HI is exact
+// fdlibm's ln2_hi has 32 significant bits, so n·LN2_HI is exact.
+const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
 const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 /// fdlibm's three-part π/2: the first two have 33 significant bits, so for |n| < 2¹⁹
 /// `x - n·PIO2_1 - n·PIO2_2` is exact and r keeps full relative precision.
@@ -136,8 +137,7 @@ fn ln_parts(x: f64) -> (f64, f64) {
     let s = f / (2.0 + f);
     let z = s * s;
     let p = 1.0
-        + z * (1.0 / 3.0
-            + z * (1.0 / 5.0 + z * (1.0 / 7.0 + z * (1.0 / 9.0 + z * (1.0 / 11.0)))));
+        + z * (1.0 / 3.0 + z * (1.0 / 5.0 + z * (1.0 / 7.0 + z * (1.0 / 9.0 + z * (1.0 / 11.0)))));
     (int_to_f64(k), 2.0 * s * p)
 }
 
@@ -400,7 +400,10 @@ mod tests {
         assert!(ln(-1.0).is_nan() && ln(nan).is_nan() && ln(-inf).is_nan());
         assert_eq!(ln(inf), inf);
         assert_eq!(ln(1.0), 0.0);
-        assert_eq!(ln(f32::from_bits(1)), (f64::from(f32::from_bits(1))).ln() as f32);
+        assert_eq!(
+            ln(f32::from_bits(1)),
+            (f64::from(f32::from_bits(1))).ln() as f32
+        );
         assert_eq!(log2(8.0), 3.0);
         assert_eq!(log2(f32::from_bits(1)), -149.0);
         assert_eq!(log10(1000.0), 3.0);
@@ -422,7 +425,9 @@ mod tests {
 
     #[test]
     fn halves_round_once_from_the_f32_function() {
-        let xs: Vec<f16> = (0..600).map(|i| f16::from_f32(i as f32 * 0.03 - 9.0)).collect();
+        let xs: Vec<f16> = (0..600)
+            .map(|i| f16::from_f32(i as f32 * 0.03 - 9.0))
+            .collect();
         let mut got = xs.clone();
         apply_half(Isa::detect(), MathFn::Tanh, &mut got);
         for (g, x) in got.iter().zip(&xs) {
