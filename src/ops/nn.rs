@@ -468,7 +468,7 @@ mod tests {
     #[test]
     fn softmax_gives_the_same_bits_for_any_thread_count() {
         // 300 lanes of 1000: several lane groups, so the work is split across threads.
-        let vals: Vec<f64> = (0..300_000)
+        let vals: Vec<f64> = (0..300_000u64)
             .map(|i| ((i * 7919) % 2003) as f64 * 0.01 - 10.0)
             .collect();
         let x = tensor(&vals, &[300, 1000], F32);
