@@ -5,6 +5,8 @@
 
 use half::{bf16, f16};
 
+use crate::kernels::isa::Isa;
+use crate::kernels::simd::math::{self, MathFn};
 use crate::tensor::Elem;
 
 pub trait Arith: Elem {
@@ -85,6 +87,9 @@ pub trait Float: Arith<Real = Self> {
     /// True division (IEEE: x/0 is ±inf or NaN).
     fn div(self, rhs: Self) -> Self;
     float_functions!(declare_unary);
+    /// `xs[i] = f(xs[i])` over a slice: vectorized for f32 (and f16/bf16 through f32
+    /// blocks), std's functions element by element for f64.
+    fn math_in_place(isa: Isa, f: MathFn, xs: &mut [Self]);
 }
 
 /// NaN test for any element type (only floats are ever unordered with themselves).
@@ -292,7 +297,7 @@ macro_rules! divmod {
 }
 
 macro_rules! impl_float {
-    ($($t:ty),*) => {$(
+    ($($t:ty: $apply:path),*) => {$(
         impl Arith for $t {
             type Real = $t;
             type Acc = $t;
@@ -379,6 +384,9 @@ macro_rules! impl_float {
                 self / rhs
             }
             float_functions!(impl_float @std $t,);
+            fn math_in_place(isa: Isa, f: MathFn, xs: &mut [Self]) {
+                $apply(isa, f, xs)
+            }
         }
     )*};
     (@std $t:ty, $($f:ident),*) => {$(
@@ -389,7 +397,7 @@ macro_rules! impl_float {
     )*};
 }
 
-impl_float!(f32, f64);
+impl_float!(f32: math::apply_f32, f64: math::apply_f64);
 
 /// Half-precision types: widen to f32 (exact), compute, round once.
 macro_rules! impl_half {
@@ -419,6 +427,9 @@ macro_rules! impl_half {
         impl Float for $t {
             impl_half!(@binary Float: div);
             float_functions!(impl_half @unary Float:);
+            fn math_in_place(isa: Isa, f: MathFn, xs: &mut [Self]) {
+                math::apply_half(isa, f, xs)
+            }
         }
     )*};
     (@binary $tr:ident: $($f:ident),*) => {$(

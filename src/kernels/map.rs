@@ -1,93 +1,187 @@
-//! Elementwise maps from strided inputs into a contiguous row-major output. The inner
+//! Elementwise maps from strided inputs into a contiguous row-major output. The output
+//! is cut into fixed chunks (`ELEMENTWISE_CHUNK`, never a function of the thread count)
+//! computed in parallel, each by a ranged walk from its first logical element; the inner
 //! loop is picked by the run's strides: contiguous, a broadcast scalar (stride 0), or
-//! general index arithmetic.
+//! general index arithmetic. The contiguous loops are `twin!` kernels, so per-element
+//! functions written branch-free (arithmetic, comparisons, `simd::math`) run as AVX2.
+//! A tensor at most one chunk long runs on the calling thread without allocating.
 
-use super::strided::{at, for_each_run};
+use super::isa::Isa;
+use super::parallel::{for_each_chunk_mut, ELEMENTWISE_CHUNK};
+use super::simd::twin;
+use super::strided::{at, for_each_run, for_each_run_in, Span};
 use crate::tensor::Layout;
 
+twin! {
+    fn map1[A: Copy, O, F: Fn(A) -> O](dst: &mut [O], src: &[A], f: &F) {
+        for (d, &x) in dst.iter_mut().zip(src) {
+            *d = f(x);
+        }
+    }
+}
+
+twin! {
+    fn map1_in_place[T: Copy, F: Fn(T) -> T](xs: &mut [T], f: &F) {
+        for x in xs.iter_mut() {
+            *x = f(*x);
+        }
+    }
+}
+
+twin! {
+    fn map2[A: Copy, B: Copy, O, F: Fn(A, B) -> O](dst: &mut [O], a: &[A], b: &[B], f: &F) {
+        for (d, (&x, &y)) in dst.iter_mut().zip(a.iter().zip(b)) {
+            *d = f(x, y);
+        }
+    }
+}
+
+twin! {
+    fn map2_left_scalar[A: Copy, B: Copy, O, F: Fn(A, B) -> O](dst: &mut [O], x: A, b: &[B], f: &F) {
+        for (d, &y) in dst.iter_mut().zip(b) {
+            *d = f(x, y);
+        }
+    }
+}
+
+twin! {
+    fn map2_right_scalar[A: Copy, B: Copy, O, F: Fn(A, B) -> O](dst: &mut [O], a: &[A], y: B, f: &F) {
+        for (d, &x) in dst.iter_mut().zip(a) {
+            *d = f(x, y);
+        }
+    }
+}
+
 /// `out[i] = f(a[i])` over the logical elements of `layout`; `out.len()` is its numel.
-pub fn unary_map<A: Copy, O>(out: &mut [O], a: &[A], layout: &Layout, f: impl Fn(A) -> O) {
-    let mut pos = 0;
-    for_each_run([layout], |run| {
-        let dst = &mut out[pos..pos + run.len];
-        pos += run.len;
-        let ([o], [s]) = (run.offsets, run.strides);
-        match s {
-            1 => {
-                let src = &a[o as usize..o as usize + run.len];
-                dst.iter_mut().zip(src).for_each(|(d, &x)| *d = f(x));
-            }
-            0 => {
-                let x = a[o as usize];
-                dst.iter_mut().for_each(|d| *d = f(x));
-            }
-            _ => {
-                for (j, d) in dst.iter_mut().enumerate() {
-                    *d = f(a[at(o, s, j)]);
+pub fn unary_map<A, O>(
+    isa: Isa,
+    out: &mut [O],
+    a: &[A],
+    layout: &Layout,
+    f: impl Fn(A) -> O + Sync + Send,
+) where
+    A: Copy + Sync,
+    O: Copy + Send,
+{
+    unary_map_then(isa, out, a, layout, f, |_: &mut [O]| {});
+}
+
+/// `unary_map`, then `post` on each finished chunk of the output while it is still in
+/// cache (the vector math of `simd::math` runs as such a pass over converted inputs).
+pub fn unary_map_then<A, O>(
+    isa: Isa,
+    out: &mut [O],
+    a: &[A],
+    layout: &Layout,
+    f: impl Fn(A) -> O + Sync + Send,
+    post: impl Fn(&mut [O]) + Sync + Send,
+) where
+    A: Copy + Sync,
+    O: Copy + Send,
+{
+    for_each_chunk_mut(out, ELEMENTWISE_CHUNK, |start, chunk| {
+        let span = Span {
+            start,
+            count: chunk.len(),
+        };
+        let mut pos = 0;
+        for_each_run_in([layout], span, |run| {
+            let dst = &mut chunk[pos..pos + run.len];
+            pos += run.len;
+            let ([o], [s]) = (run.offsets, run.strides);
+            match s {
+                1 => map1(isa, dst, &a[o as usize..o as usize + run.len], &f),
+                0 => dst.fill(f(a[o as usize])),
+                _ => {
+                    for (j, d) in dst.iter_mut().enumerate() {
+                        *d = f(a[at(o, s, j)]);
+                    }
                 }
             }
-        }
+        });
+        post(chunk);
     });
 }
 
-/// `data[o] = f(data[o])` for every storage index `o` that `layout` addresses, in place.
+/// `data[o] = f(data[o])` for every storage index `o` that `layout` addresses, in place,
+/// then `post` over the results. A dense layout is mapped in parallel chunks; others
+/// run by runs (`post` then sees each run, or each element of a strided run).
 /// The layout must not repeat elements (no stride-0 dim longer than 1), or an element
 /// would be mapped twice: ops makes the tensor writable first, which rules that out.
-pub fn unary_map_in_place<T: Copy>(data: &mut [T], layout: &Layout, f: impl Fn(T) -> T) {
+pub fn unary_map_in_place<T>(
+    isa: Isa,
+    data: &mut [T],
+    layout: &Layout,
+    f: impl Fn(T) -> T + Sync + Send,
+    post: impl Fn(&mut [T]) + Sync + Send,
+) where
+    T: Copy + Send + Sync,
+{
+    if layout.is_contiguous() {
+        let n = layout.numel();
+        let dense = &mut data[layout.offset..layout.offset + n];
+        for_each_chunk_mut(dense, ELEMENTWISE_CHUNK, |_, chunk| {
+            map1_in_place(isa, chunk, &f);
+            post(chunk);
+        });
+        return;
+    }
     for_each_run([layout], |run| {
         let ([o], [s]) = (run.offsets, run.strides);
         if s == 1 {
             let run = &mut data[o as usize..o as usize + run.len];
-            run.iter_mut().for_each(|x| *x = f(*x));
+            map1_in_place(isa, run, &f);
+            post(run);
         } else {
             for j in 0..run.len {
-                let i = at(o, s, j);
-                data[i] = f(data[i]);
+                let x = &mut data[at(o, s, j)];
+                *x = f(*x);
+                post(std::slice::from_mut(x));
             }
         }
     });
 }
 
 /// `out[i] = f(a[i], b[i])` over two layouts of the same (already broadcast) shape;
-/// `out.len()` is their numel.
-pub fn binary_map<A: Copy, B: Copy, O>(
+/// `out.len()` is their numel. Row broadcasting (`[m, n] + [n]`) is a contiguous pair
+/// of runs per row; scalar and column broadcasting are the stride-0 loops.
+pub fn binary_map<A, B, O>(
+    isa: Isa,
     out: &mut [O],
     a: &[A],
     a_layout: &Layout,
     b: &[B],
     b_layout: &Layout,
-    f: impl Fn(A, B) -> O,
-) {
-    let mut pos = 0;
-    for_each_run([a_layout, b_layout], |run| {
-        let len = run.len;
-        let dst = &mut out[pos..pos + len];
-        pos += len;
-        let ([oa, ob], [sa, sb]) = (run.offsets, run.strides);
-        let (ua, ub) = (oa as usize, ob as usize);
-        match (sa, sb) {
-            (1, 1) => {
-                let pairs = a[ua..ua + len].iter().zip(&b[ub..ub + len]);
-                dst.iter_mut()
-                    .zip(pairs)
-                    .for_each(|(d, (&x, &y))| *d = f(x, y));
-            }
-            (0, 1) => {
-                let x = a[ua];
-                let src = &b[ub..ub + len];
-                dst.iter_mut().zip(src).for_each(|(d, &y)| *d = f(x, y));
-            }
-            (1, 0) => {
-                let y = b[ub];
-                let src = &a[ua..ua + len];
-                dst.iter_mut().zip(src).for_each(|(d, &x)| *d = f(x, y));
-            }
-            _ => {
-                for (j, d) in dst.iter_mut().enumerate() {
-                    *d = f(a[at(oa, sa, j)], b[at(ob, sb, j)]);
+    f: impl Fn(A, B) -> O + Sync + Send,
+) where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    O: Copy + Send,
+{
+    for_each_chunk_mut(out, ELEMENTWISE_CHUNK, |start, chunk| {
+        let span = Span {
+            start,
+            count: chunk.len(),
+        };
+        let mut pos = 0;
+        for_each_run_in([a_layout, b_layout], span, |run| {
+            let len = run.len;
+            let dst = &mut chunk[pos..pos + len];
+            pos += len;
+            let ([oa, ob], [sa, sb]) = (run.offsets, run.strides);
+            let (ua, ub) = (oa as usize, ob as usize);
+            match (sa, sb) {
+                (1, 1) => map2(isa, dst, &a[ua..ua + len], &b[ub..ub + len], &f),
+                (0, 1) => map2_left_scalar(isa, dst, a[ua], &b[ub..ub + len], &f),
+                (1, 0) => map2_right_scalar(isa, dst, &a[ua..ua + len], b[ub], &f),
+                (0, 0) => dst.fill(f(a[ua], b[ub])),
+                _ => {
+                    for (j, d) in dst.iter_mut().enumerate() {
+                        *d = f(a[at(oa, sa, j)], b[at(ob, sb, j)]);
+                    }
                 }
             }
-        }
+        });
     });
 }
 
@@ -115,6 +209,10 @@ mod tests {
         ]
     }
 
+    fn isas() -> [Isa; 2] {
+        [Isa::SCALAR, Isa::detect()]
+    }
+
     fn gather(data: &[i64], l: &Layout) -> Vec<i64> {
         StridedIter::new(l).map(|o| data[o]).collect()
     }
@@ -124,10 +222,12 @@ mod tests {
         let data: Vec<i64> = (0..24).collect();
         for l in views() {
             assert_eq!(l.shape, vec![3, 4]);
-            let mut out = vec![0i64; 12];
-            unary_map(&mut out, &data, &l, |x| x * 10 + 1);
-            let want: Vec<i64> = gather(&data, &l).iter().map(|x| x * 10 + 1).collect();
-            assert_eq!(out, want, "{l:?}");
+            for isa in isas() {
+                let mut out = vec![0i64; 12];
+                unary_map(isa, &mut out, &data, &l, |x| x * 10 + 1);
+                let want: Vec<i64> = gather(&data, &l).iter().map(|x| x * 10 + 1).collect();
+                assert_eq!(out, want, "{l:?}");
+            }
         }
     }
 
@@ -138,7 +238,9 @@ mod tests {
         for la in views() {
             for lb in views() {
                 let mut out = vec![0i64; 12];
-                binary_map(&mut out, &a, &la, &b, &lb, |x, y| x * 1000 + y);
+                binary_map(Isa::detect(), &mut out, &a, &la, &b, &lb, |x, y| {
+                    x * 1000 + y
+                });
                 let want: Vec<i64> = gather(&a, &la)
                     .iter()
                     .zip(gather(&b, &lb))
@@ -154,7 +256,7 @@ mod tests {
         // The non-broadcast views: each maps its 12 elements and leaves the rest alone.
         for l in views().into_iter().take(3) {
             let mut data: Vec<i64> = (0..24).collect();
-            unary_map_in_place(&mut data, &l, |x| x + 1000);
+            unary_map_in_place(Isa::detect(), &mut data, &l, |x| x + 1000, |_| {});
             let touched: Vec<usize> = StridedIter::new(&l).collect();
             for (i, &x) in data.iter().enumerate() {
                 let want = if touched.contains(&i) {
@@ -166,7 +268,13 @@ mod tests {
             }
         }
         let mut one = [5i64];
-        unary_map_in_place(&mut one, &Layout::contiguous(&[]), |x| -x);
+        unary_map_in_place(
+            Isa::SCALAR,
+            &mut one,
+            &Layout::contiguous(&[]),
+            |x| -x,
+            |_| {},
+        );
         assert_eq!(one, [-5]);
     }
 
@@ -174,6 +282,7 @@ mod tests {
     fn zero_d_and_empty() {
         let mut out = [0u8; 1];
         binary_map(
+            Isa::SCALAR,
             &mut out,
             &[3u8],
             &Layout::contiguous(&[]),
@@ -183,6 +292,111 @@ mod tests {
         );
         assert_eq!(out, [7]);
         let mut none: [u8; 0] = [];
-        unary_map(&mut none, &[] as &[u8], &Layout::contiguous(&[2, 0]), |x| x);
+        unary_map(
+            Isa::SCALAR,
+            &mut none,
+            &[] as &[u8],
+            &Layout::contiguous(&[2, 0]),
+            |x| x,
+        );
+    }
+
+    fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+            .install(f)
+    }
+
+    /// Values with NaN, ±inf, ±0, subnormals and ordinary numbers.
+    fn awkward(n: usize, seed: u32) -> Vec<f32> {
+        let special = [
+            f32::NAN,
+            f32::INFINITY,
+            -f32::INFINITY,
+            0.0,
+            -0.0,
+            1e-40,
+            -3e-39,
+        ];
+        (0..n as u32)
+            .map(|i| {
+                let h = (i ^ seed).wrapping_mul(0x9e37_79b9).rotate_left(13);
+                if h.is_multiple_of(97) {
+                    special[(h / 97) as usize % special.len()]
+                } else {
+                    (h % 20001) as f32 * 0.01 - 100.0
+                }
+            })
+            .collect()
+    }
+
+    /// Big enough to split into chunks; shapes that hit every inner loop.
+    #[test]
+    fn simd_scalar_and_any_thread_count_give_the_same_bits() {
+        let (rows, cols) = (300, 1000);
+        let a = awkward(rows * cols, 1);
+        let b = awkward(rows * cols, 2);
+        let full = Layout::contiguous(&[rows, cols]);
+        let row = Layout::contiguous(&[cols])
+            .broadcast_to(&[rows, cols])
+            .unwrap();
+        let col = Layout::contiguous(&[rows, 1])
+            .broadcast_to(&[rows, cols])
+            .unwrap();
+        let scalar = Layout::contiguous(&[]).broadcast_to(&[rows, cols]).unwrap();
+        let transposed = Layout::contiguous(&[cols, rows]).transpose(0, 1);
+        let ops: [fn(f32, f32) -> f32; 6] = [
+            |x, y| x + y,
+            |x, y| x - y,
+            |x, y| x * y,
+            |x, y| x / y,
+            crate::kernels::arith::Arith::maximum,
+            crate::kernels::arith::Arith::minimum,
+        ];
+        for lb in [&full, &row, &col, &scalar, &transposed] {
+            for f in ops {
+                let run = |isa: Isa| {
+                    let mut out = vec![0f32; rows * cols];
+                    binary_map(isa, &mut out, &a, &full, &b, lb, f);
+                    out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+                };
+                let want = with_threads(1, || run(Isa::SCALAR));
+                let naive: Vec<u32> = StridedIter::new(&full)
+                    .zip(StridedIter::new(lb))
+                    .map(|(i, j)| f(a[i], b[j]).to_bits())
+                    .collect();
+                assert_eq!(want, naive);
+                assert_eq!(with_threads(2, || run(Isa::detect())), want);
+                assert_eq!(with_threads(3, || run(Isa::detect())), want);
+                // Integers too (wrapping), scalar on the left.
+                let ia: Vec<i32> = a.iter().map(|&v| v as i32).collect();
+                let mut got = vec![0i32; rows * cols];
+                binary_map(
+                    Isa::detect(),
+                    &mut got,
+                    &ia,
+                    &scalar,
+                    &ia,
+                    &full,
+                    |x: i32, y| x.wrapping_mul(y).wrapping_add(1),
+                );
+                let naive: Vec<i32> = ia
+                    .iter()
+                    .map(|&y| ia[0].wrapping_mul(y).wrapping_add(1))
+                    .collect();
+                assert_eq!(got, naive);
+            }
+        }
+        let unary = |isa: Isa, l: &Layout| {
+            let mut out = vec![0f32; rows * cols];
+            unary_map(isa, &mut out, &a, l, |x: f32| x * x - 1.0);
+            out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        };
+        for l in [&full, &transposed] {
+            let want = with_threads(1, || unary(Isa::SCALAR, l));
+            assert_eq!(with_threads(3, || unary(Isa::detect(), l)), want);
+        }
     }
 }

@@ -13,4 +13,5 @@ pub mod nn;
 pub mod parallel;
 pub mod pool;
 pub mod reduce;
+pub mod simd;
 pub mod strided;

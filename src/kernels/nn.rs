@@ -6,7 +6,10 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 
 use super::arith::Float;
 use super::erf::erfc;
+use super::isa::Isa;
+use super::parallel::{for_each_chunk_mut, ELEMENTWISE_CHUNK};
 use super::reduce::pairwise_sum;
+use super::simd::math::MathFn;
 
 /// The types nn functions compute in: f32 and f64, with operators.
 pub trait NnFloat:
@@ -58,20 +61,57 @@ pub fn gelu_tanh<F: NnFloat>(x: F) -> F {
     F::from_f64(x * sigmoid(2.0 * y))
 }
 
-/// The largest element of a non-empty lane, NaN if any is NaN.
+/// Calls `f(out_lane, in_lane)` for consecutive lanes of `lane` elements, in parallel
+/// over groups of whole lanes whose size depends only on `lane` (so any thread count
+/// runs the same per-lane arithmetic).
+pub fn for_each_lane<F: Send + Sync>(
+    out: &mut [F],
+    src: &[F],
+    lane: usize,
+    f: impl Fn(&mut [F], &[F]) + Sync + Send,
+) {
+    if lane == 0 {
+        return;
+    }
+    let group = (ELEMENTWISE_CHUNK / lane).max(1) * lane;
+    for_each_chunk_mut(out, group, |start, chunk| {
+        let src = &src[start..start + chunk.len()];
+        for (o, i) in chunk.chunks_exact_mut(lane).zip(src.chunks_exact(lane)) {
+            f(o, i);
+        }
+    });
+}
+
+/// The largest element of a non-empty lane, ignoring NaN (a NaN makes every
+/// e^(x - max) it meets NaN anyway). Eight running maxima, so the loop vectorizes.
 fn lane_max<F: NnFloat>(x: &[F]) -> F {
-    x.iter()
-        .copied()
-        .fold(F::from_f64(f64::NEG_INFINITY), F::maximum)
+    let pick = |m: F, v: F| if v > m { v } else { m };
+    let mut acc = [F::from_f64(f64::NEG_INFINITY); 8];
+    let mut blocks = x.chunks_exact(8);
+    for b in &mut blocks {
+        for (a, &v) in acc.iter_mut().zip(b) {
+            *a = pick(*a, v);
+        }
+    }
+    let tail = blocks.remainder().iter().copied();
+    acc.into_iter().chain(tail).fold(acc[0], pick)
+}
+
+/// `out = e^(x - max)` with the vector exp; returns the lane's max.
+fn shifted_exp<F: NnFloat>(isa: Isa, out: &mut [F], x: &[F]) -> F {
+    let max = lane_max(x);
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = v - max;
+    }
+    F::math_in_place(isa, MathFn::Exp, out);
+    max
 }
 
 /// e^(x - max) / Σ e^(x - max): subtracting the lane's maximum keeps every power
-/// at most 1, so large inputs do not overflow.
-pub fn softmax<F: NnFloat>(out: &mut [F], x: &[F]) {
-    let max = lane_max(x);
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = (v - max).exp();
-    }
+/// at most 1, so large inputs do not overflow. A lane with NaN, +inf, or only -inf
+/// gives NaN (inf - inf).
+pub fn softmax<F: NnFloat>(isa: Isa, out: &mut [F], x: &[F]) {
+    shifted_exp(isa, out, x);
     let sum = pairwise_sum(out, |e| e);
     for o in out.iter_mut() {
         *o = *o / sum;
@@ -79,11 +119,8 @@ pub fn softmax<F: NnFloat>(out: &mut [F], x: &[F]) {
 }
 
 /// (x - max) - ln Σ e^(x - max), the stable form of ln(softmax(x)).
-pub fn log_softmax<F: NnFloat>(out: &mut [F], x: &[F]) {
-    let max = lane_max(x);
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = (v - max).exp();
-    }
+pub fn log_softmax<F: NnFloat>(isa: Isa, out: &mut [F], x: &[F]) {
+    let max = shifted_exp(isa, out, x);
     let log_sum = pairwise_sum(out, |e| e).ln();
     for (o, &v) in out.iter_mut().zip(x) {
         *o = (v - max) - log_sum;
@@ -197,14 +234,14 @@ mod tests {
     fn softmax_is_stable_and_normalized() {
         let x = [1000.0f32, 1001.0, 999.0, -inf32()];
         let mut out = [0.0f32; 4];
-        softmax(&mut out, &x);
+        softmax(Isa::detect(), &mut out, &x);
         let e: Vec<f64> = [1.0f64, 0.0, 2.0].iter().map(|d| (-d).exp()).collect();
         let sum: f64 = e.iter().sum();
         for (o, w) in out.iter().zip([e[0] / sum, e[1] / sum, e[2] / sum, 0.0]) {
             assert!(close(f64::from(*o), w, 1e-6), "{out:?}");
         }
         let mut logs = [0.0f32; 4];
-        log_softmax(&mut logs, &x);
+        log_softmax(Isa::detect(), &mut logs, &x);
         assert!(
             close(f64::from(logs[1]), (e[1] / sum).ln(), 1e-6),
             "{logs:?}"
@@ -213,7 +250,7 @@ mod tests {
         // A NaN, or nothing but -inf, gives NaN everywhere (as PyTorch).
         for bad in [[1.0, f32::NAN], [-inf32(), -inf32()]] {
             let mut out = [0.0f32; 2];
-            softmax(&mut out, &bad);
+            softmax(Isa::detect(), &mut out, &bad);
             assert!(out.iter().all(|v| v.is_nan()), "{bad:?} -> {out:?}");
         }
     }

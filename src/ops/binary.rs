@@ -1,10 +1,13 @@
 //! Elementwise binary ops with NumPy broadcasting and PyTorch promotion.
 
-use super::{elems, output_buffer, scalar_as, Operand};
+use std::borrow::Cow;
+
+use super::{elems, scalar_as, Operand};
 use crate::kernels::arith::{truth, Arith, Float};
+use crate::kernels::isa::Isa;
 use crate::kernels::map::binary_map;
 use crate::kernels::reduce::any;
-use crate::tensor::shape::{broadcast_shapes, shape_str};
+use crate::tensor::shape::{broadcast_shapes, checked_numel, shape_str};
 use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +97,7 @@ fn binary_as<T: Arith>(op: BinaryOp, a: Operand, b: Operand, shape: &[usize]) ->
     if shape.iter().all(|&d| d > 0) {
         check_divisor::<T>(op, &b)?;
     }
-    let (a, b) = (&a.broadcast_to(shape)?, &b.broadcast_to(shape)?);
+    let (a, b) = (&broadcast(a, shape)?, &broadcast(b, shape)?);
     let name = op.name();
     match op {
         BinaryOp::Add => map(name, a, b, T::add),
@@ -148,11 +151,22 @@ pub fn clip(x: &Tensor, min: Option<Operand>, max: Option<Operand>) -> Result<Te
     }
 }
 
-/// An operand as a tensor of `T` (a weak scalar becomes a 0-d tensor).
-fn converted<T: Elem>(x: Operand) -> Tensor {
+/// An operand as a tensor of `T` (a weak scalar becomes a 0-d tensor), borrowed when
+/// it already is one: small ops should not pay for copies of the layout.
+fn converted<T: Elem>(x: Operand<'_>) -> Cow<'_, Tensor> {
     match x {
-        Operand::Tensor(t) => t.to_dtype(T::DTYPE),
-        Operand::Scalar(s) => Tensor::scalar(scalar_as::<T>(s)),
+        Operand::Tensor(t) if t.dtype() == T::DTYPE => Cow::Borrowed(t),
+        Operand::Tensor(t) => Cow::Owned(t.to_dtype(T::DTYPE)),
+        Operand::Scalar(s) => Cow::Owned(Tensor::scalar(scalar_as::<T>(s))),
+    }
+}
+
+/// `t` viewed with `shape` (unchanged, and not copied, when it already has it).
+fn broadcast<'a>(t: Cow<'a, Tensor>, shape: &[usize]) -> Result<Cow<'a, Tensor>> {
+    if t.shape() == shape {
+        Ok(t)
+    } else {
+        Ok(Cow::Owned(t.broadcast_to(shape)?))
     }
 }
 
@@ -182,10 +196,11 @@ fn map<T: Elem, O: Elem>(
     op: &str,
     a: &Tensor,
     b: &Tensor,
-    f: impl Fn(T, T) -> O,
+    f: impl Fn(T, T) -> O + Sync + Send,
 ) -> Result<Tensor> {
-    let mut out = output_buffer(op, a.shape(), O::default())?;
+    let mut out = zeroed_output(op, a.shape())?;
     binary_map(
+        Isa::detect(),
         &mut out,
         elems(op, a)?,
         a.layout(),
@@ -194,6 +209,29 @@ fn map<T: Elem, O: Elem>(
         f,
     );
     Tensor::from_vec(out, a.shape())
+}
+
+/// A zero-filled result buffer for `shape`, from the allocator's zeroed memory: large
+/// buffers come as fresh pages that are faulted in by the kernel's own writes (as
+/// NumPy's are), rather than written twice. Too many elements, or an allocation the
+/// system refuses, is an error rather than an abort.
+pub(super) fn zeroed_output<T: Elem>(op: &str, shape: &[usize]) -> Result<Vec<T>> {
+    let n = checked_numel(shape)
+        .ok_or_else(|| TensorError::shape(op, "shape has too many elements"))?;
+    let refused = || TensorError::value(op, format!("cannot allocate a tensor of {n} elements"));
+    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| refused())?;
+    if layout.size() == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: the layout has a nonzero size.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        return Err(refused());
+    }
+    // SAFETY: `ptr` comes from the global allocator with the layout of `n` values of `T`,
+    // and all-zero bytes are a valid value of every element type (bool, integers,
+    // f16, bf16, f32, f64: false or zero).
+    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
 #[cfg(test)]

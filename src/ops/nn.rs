@@ -4,10 +4,13 @@
 //! Dtypes: bool and integer inputs give f32 (except `relu`, which keeps integer
 //! dtypes); f16/bf16 compute in f32 and round once at the end; f64 computes in f64.
 
-use super::{binary, elems, output_buffer, BinaryOp, Operand};
-use crate::kernels::arith::Arith;
-use crate::kernels::map::unary_map;
+use super::binary::zeroed_output;
+use super::{binary, elems, BinaryOp, Operand};
+use crate::kernels::arith::{Arith, Float};
+use crate::kernels::isa::Isa;
+use crate::kernels::map::unary_map_then;
 use crate::kernels::nn::{self as kernel, NnFloat};
+use crate::kernels::simd::math::MathFn;
 use crate::tensor::shape::{normalize_axis, shape_str};
 use crate::tensor::{DType, Elem, Result, Scalar, Tensor, TensorError};
 
@@ -31,12 +34,12 @@ impl Activation {
         }
     }
 
-    fn func<F: NnFloat>(self) -> fn(F) -> F {
+    fn math_fn(self) -> MathFn {
         match self {
-            Activation::Sigmoid => kernel::sigmoid,
-            Activation::Silu => kernel::silu,
-            Activation::Gelu => kernel::gelu,
-            Activation::GeluTanh => kernel::gelu_tanh,
+            Activation::Sigmoid => MathFn::Sigmoid,
+            Activation::Silu => MathFn::Silu,
+            Activation::Gelu => MathFn::Gelu,
+            Activation::GeluTanh => MathFn::GeluTanh,
         }
     }
 }
@@ -76,16 +79,22 @@ pub fn relu(x: &Tensor) -> Result<Tensor> {
 
 /// An activation elementwise; the result has the float result dtype of `x`.
 pub fn activation(act: Activation, x: &Tensor) -> Result<Tensor> {
-    crate::dispatch!(x.dtype(), T => compute!(x.dtype(), C => activate::<T, C>(act, x)))
+    crate::dispatch!(x.dtype(), T => activate::<T>(act, x))
 }
 
-/// Applies `act` in `C` to every element of `x` (of type `T`), rounding once to `T::Real`.
-fn activate<T: Arith, C: NnFloat>(act: Activation, x: &Tensor) -> Result<Tensor> {
-    let f = act.func::<C>();
-    let mut out = output_buffer(act.name(), x.shape(), T::Real::default())?;
-    unary_map(&mut out, elems::<T>(act.name(), x)?, x.layout(), |v: T| {
-        f(v.cast::<C>()).cast::<T::Real>()
-    });
+/// Applies `act` to every element of `x` (of type `T`) with the vector math of
+/// `T::Real` (f16/bf16 through f32 blocks, rounding once).
+fn activate<T: Arith>(act: Activation, x: &Tensor) -> Result<Tensor> {
+    let (op, isa, f) = (act.name(), Isa::detect(), act.math_fn());
+    let mut out = zeroed_output(op, x.shape())?;
+    unary_map_then(
+        isa,
+        &mut out,
+        elems::<T>(op, x)?,
+        x.layout(),
+        T::to_real,
+        |c| T::Real::math_in_place(isa, f, c),
+    );
     Tensor::from_vec(out, x.shape())
 }
 
@@ -93,13 +102,17 @@ fn activate<T: Arith, C: NnFloat>(act: Activation, x: &Tensor) -> Result<Tensor>
 /// maximum is subtracted first). A 0-d tensor is one lane of one element (axis 0 or
 /// -1). A lane holding NaN, +inf, or only -inf gives NaN, as in PyTorch.
 pub fn softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
-    compute!(x.dtype(), C => softmax_like::<C>("softmax", x, axis, kernel::softmax))
+    let isa = Isa::detect();
+    compute!(x.dtype(), C => softmax_like::<C>("softmax", x, axis, |o, i| kernel::softmax(isa, o, i)))
 }
 
 /// `log_softmax(x, axis)`: (x - max) - log(sum(exp(x - max))) along `axis`, the stable
 /// form of log(softmax(x)); same rules as `softmax`.
 pub fn log_softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
-    compute!(x.dtype(), C => softmax_like::<C>("log_softmax", x, axis, kernel::log_softmax))
+    let isa = Isa::detect();
+    compute!(x.dtype(), C => {
+        softmax_like::<C>("log_softmax", x, axis, |o, i| kernel::log_softmax(isa, o, i))
+    })
 }
 
 /// Runs a softmax kernel along `axis`; a 0-d `x` is one lane of one element.
@@ -107,7 +120,7 @@ fn softmax_like<C: NnFloat>(
     op: &str,
     x: &Tensor,
     axis: i64,
-    f: fn(&mut [C], &[C]),
+    f: impl Fn(&mut [C], &[C]) + Sync + Send,
 ) -> Result<Tensor> {
     let out = x.dtype().float_result();
     if x.ndim() == 0 {
@@ -185,7 +198,7 @@ fn along_axis<C: NnFloat>(
     x: &Tensor,
     axis: i64,
     out: DType,
-    mut f: impl FnMut(&mut [C], &[C]),
+    f: impl Fn(&mut [C], &[C]) + Sync + Send,
 ) -> Result<Tensor> {
     if x.ndim() == 0 {
         let msg = "x must have at least one dimension, got a 0-d tensor";
@@ -195,13 +208,9 @@ fn along_axis<C: NnFloat>(
     // Move the axis last, so that every lane is a contiguous run.
     let moved = x.to_dtype(C::DTYPE).transpose(axis, -1)?.contiguous();
     let src = elems::<C>(op, &moved)?;
-    let mut dst = output_buffer(op, moved.shape(), C::default())?;
+    let mut dst = zeroed_output(op, moved.shape())?;
     let lane = moved.shape().last().copied().unwrap_or(1);
-    if lane > 0 {
-        for (o, i) in dst.chunks_exact_mut(lane).zip(src.chunks_exact(lane)) {
-            f(o, i);
-        }
-    }
+    kernel::for_each_lane(&mut dst, src, lane, f);
     let result = Tensor::from_vec(dst, moved.shape())?.transpose(axis, -1)?;
     Ok(result.contiguous().to_dtype(out))
 }
@@ -454,5 +463,47 @@ mod tests {
         assert!(err.contains("at least one dimension"), "{err}");
         let e = layer_norm(&tensor(&[], &[0, 4], F32), Some(&w), None, 1e-5).unwrap();
         assert_eq!((e.dtype(), e.shape()), (F64, &[0, 4][..]));
+    }
+
+    #[test]
+    fn softmax_gives_the_same_bits_for_any_thread_count() {
+        // 300 lanes of 1000: several lane groups, so the work is split across threads.
+        let vals: Vec<f64> = (0..300_000u64)
+            .map(|i| ((i * 7919) % 2003) as f64 * 0.01 - 10.0)
+            .collect();
+        let x = tensor(&vals, &[300, 1000], F32);
+        let run = |n: usize, f: fn(&Tensor, i64) -> Result<Tensor>, axis: i64| {
+            let t = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap();
+            let out = t.install(|| f(&x, axis).unwrap());
+            out.to_vec::<f32>()
+                .iter()
+                .map(|v| v.to_bits())
+                .collect::<Vec<_>>()
+        };
+        for f in [softmax, log_softmax] {
+            for axis in [-1, 0] {
+                let one = run(1, f, axis);
+                assert_eq!(run(2, f, axis), one);
+                assert_eq!(run(3, f, axis), one);
+            }
+        }
+        // And the vector path equals the f64 reference within f32 rounding.
+        let got = softmax(&x, -1).unwrap();
+        let want = reference_rows(&vals, 1000);
+        assert_close(&got, F32, &[300, 1000], &want, 1e-5, "softmax rows");
+    }
+
+    fn reference_rows(x: &[f64], lane: usize) -> Vec<f64> {
+        x.chunks(lane)
+            .flat_map(|row| {
+                let xs: Vec<f64> = row.iter().map(|&v| f64::from(v as f32)).collect();
+                let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let sum: f64 = xs.iter().map(|v| (v - max).exp()).sum();
+                xs.into_iter().map(move |v| (v - max).exp() / sum)
+            })
+            .collect()
     }
 }

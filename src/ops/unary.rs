@@ -1,8 +1,11 @@
 //! Elementwise unary ops, into a new tensor or in place.
 
-use super::{elems, output_buffer};
+use super::binary::zeroed_output;
+use super::elems;
 use crate::kernels::arith::{is_nan, truth, Arith, Float};
-use crate::kernels::map::{unary_map, unary_map_in_place};
+use crate::kernels::isa::Isa;
+use crate::kernels::map::{unary_map, unary_map_in_place, unary_map_then};
+use crate::kernels::simd::math::MathFn;
 use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,11 +163,13 @@ fn check_dtype(op: UnaryOp, dtype: DType) -> Result<()> {
 trait Apply<T: Arith> {
     type Out;
     /// A result of the input's dtype.
-    fn same(self, f: impl Fn(T) -> T) -> Self::Out;
+    fn same(self, f: impl Fn(T) -> T + Sync + Send) -> Self::Out;
     /// A float function, computed on `T::Real` (f32 for bool and integers).
-    fn real(self, f: impl Fn(T::Real) -> T::Real) -> Self::Out;
+    fn real(self, f: impl Fn(T::Real) -> T::Real + Sync + Send) -> Self::Out;
+    /// A float function with a vectorized slice form, computed on `T::Real`.
+    fn math(self, f: MathFn) -> Self::Out;
     /// A bool result.
-    fn test(self, f: impl Fn(T) -> bool) -> Self::Out;
+    fn test(self, f: impl Fn(T) -> bool + Sync + Send) -> Self::Out;
 }
 
 /// The one table of per-element functions, shared by the new-tensor and in-place forms.
@@ -181,20 +186,20 @@ fn apply<T: Arith, A: Apply<T>>(op: UnaryOp, a: A) -> A::Out {
         Round(decimals) => a.same(move |x: T| x.round_to(decimals)),
         Sqrt => a.real(Float::sqrt),
         Reciprocal => a.real(Float::recip),
-        Exp => a.real(Float::exp),
-        Exp2 => a.real(Float::exp2),
-        Log => a.real(Float::ln),
-        Log2 => a.real(Float::log2),
-        Log10 => a.real(Float::log10),
-        Sin => a.real(Float::sin),
-        Cos => a.real(Float::cos),
-        Tan => a.real(Float::tan),
+        Exp => a.math(MathFn::Exp),
+        Exp2 => a.math(MathFn::Exp2),
+        Log => a.math(MathFn::Ln),
+        Log2 => a.math(MathFn::Log2),
+        Log10 => a.math(MathFn::Log10),
+        Sin => a.math(MathFn::Sin),
+        Cos => a.math(MathFn::Cos),
+        Tan => a.math(MathFn::Tan),
         Asin => a.real(Float::asin),
         Acos => a.real(Float::acos),
         Atan => a.real(Float::atan),
         Sinh => a.real(Float::sinh),
         Cosh => a.real(Float::cosh),
-        Tanh => a.real(Float::tanh),
+        Tanh => a.math(MathFn::Tanh),
         Asinh => a.real(Float::asinh),
         Acosh => a.real(Float::acosh),
         Atanh => a.real(Float::atanh),
@@ -213,20 +218,34 @@ struct NewTensor<'a> {
 
 impl<T: Arith> Apply<T> for NewTensor<'_> {
     type Out = Result<Tensor>;
-    fn same(self, f: impl Fn(T) -> T) -> Result<Tensor> {
+    fn same(self, f: impl Fn(T) -> T + Sync + Send) -> Result<Tensor> {
         map(self.op, self.a, f)
     }
-    fn real(self, f: impl Fn(T::Real) -> T::Real) -> Result<Tensor> {
+    fn real(self, f: impl Fn(T::Real) -> T::Real + Sync + Send) -> Result<Tensor> {
         map(self.op, self.a, |x: T| f(x.to_real()))
     }
-    fn test(self, f: impl Fn(T) -> bool) -> Result<Tensor> {
+    fn math(self, f: MathFn) -> Result<Tensor> {
+        let (op, a) = (self.op, self.a);
+        let isa = Isa::detect();
+        let mut out = zeroed_output(op, a.shape())?;
+        unary_map_then(
+            isa,
+            &mut out,
+            elems(op, a)?,
+            a.layout(),
+            T::to_real,
+            |chunk| T::Real::math_in_place(isa, f, chunk),
+        );
+        Tensor::from_vec(out, a.shape())
+    }
+    fn test(self, f: impl Fn(T) -> bool + Sync + Send) -> Result<Tensor> {
         map(self.op, self.a, f)
     }
 }
 
-fn map<T: Elem, O: Elem>(op: &str, a: &Tensor, f: impl Fn(T) -> O) -> Result<Tensor> {
-    let mut out = output_buffer(op, a.shape(), O::default())?;
-    unary_map(&mut out, elems(op, a)?, a.layout(), f);
+fn map<T: Elem, O: Elem>(op: &str, a: &Tensor, f: impl Fn(T) -> O + Sync + Send) -> Result<Tensor> {
+    let mut out = zeroed_output(op, a.shape())?;
+    unary_map(Isa::detect(), &mut out, elems(op, a)?, a.layout(), f);
     Tensor::from_vec(out, a.shape())
 }
 
@@ -238,22 +257,32 @@ struct InPlace<'a> {
 
 impl<T: Arith> Apply<T> for InPlace<'_> {
     type Out = Result<()>;
-    fn same(self, f: impl Fn(T) -> T) -> Result<()> {
-        map_in_place(self.op, self.t, f)
+    fn same(self, f: impl Fn(T) -> T + Sync + Send) -> Result<()> {
+        map_in_place(self.op, self.t, f, |_| {})
     }
     // The element types below equal `T` whenever the dtype check in `map_in_place`
     // passes (a float `T` is its own `Real`; a bool result needs a bool tensor).
-    fn real(self, f: impl Fn(T::Real) -> T::Real) -> Result<()> {
-        map_in_place(self.op, self.t, f)
+    fn real(self, f: impl Fn(T::Real) -> T::Real + Sync + Send) -> Result<()> {
+        map_in_place(self.op, self.t, f, |_| {})
     }
-    fn test(self, f: impl Fn(T) -> bool) -> Result<()> {
-        map_in_place(self.op, self.t, |x: bool| f(x.cast()))
+    fn math(self, f: MathFn) -> Result<()> {
+        let isa = Isa::detect();
+        let post = move |xs: &mut [T::Real]| T::Real::math_in_place(isa, f, xs);
+        map_in_place(self.op, self.t, |x: T::Real| x, post)
+    }
+    fn test(self, f: impl Fn(T) -> bool + Sync + Send) -> Result<()> {
+        map_in_place(self.op, self.t, |x: bool| f(x.cast()), |_| {})
     }
 }
 
-/// Applies `f` to the elements of `t` in its own storage; `E`, the function's element
-/// type, must be `t`'s.
-fn map_in_place<E: Elem>(op: &str, t: &mut Tensor, f: impl Fn(E) -> E) -> Result<()> {
+/// Applies `f`, then the slice pass `post`, to the elements of `t` in its own storage;
+/// `E`, the function's element type, must be `t`'s.
+fn map_in_place<E: Elem>(
+    op: &str,
+    t: &mut Tensor,
+    f: impl Fn(E) -> E + Sync + Send,
+    post: impl Fn(&mut [E]) + Sync + Send,
+) -> Result<()> {
     if E::DTYPE != t.dtype() {
         let msg = format!(
             "the result would be {}, which does not fit in place; use {op}(x) for a new tensor",
@@ -266,7 +295,7 @@ fn map_in_place<E: Elem>(op: &str, t: &mut Tensor, f: impl Fn(E) -> E) -> Result
     let data = E::vec_mut(t.storage_mut()).ok_or_else(|| {
         TensorError::dtype(op, E::DTYPE, "internal error: storage of another dtype")
     })?;
-    unary_map_in_place(data, &layout, f);
+    unary_map_in_place(Isa::detect(), data, &layout, f, post);
     Ok(())
 }
 
