@@ -5,6 +5,7 @@
 pub mod arith;
 pub mod conv;
 pub mod erf;
+pub mod gemm;
 pub mod isa;
 pub mod map;
 pub mod matmul;
