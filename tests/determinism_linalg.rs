@@ -127,7 +127,7 @@ fn batched_and_broadcast_matmul_are_thread_count_independent() {
         let got = same_bits_for_any_thread_count("batched", || matmul(&a, &b).unwrap());
         for i in 0..6 {
             let (ai, bi) = (a.select(0, i).unwrap(), b.select(0, i).unwrap());
-            let gi = got.select(0, i as i64).unwrap();
+            let gi = got.select(0, i).unwrap();
             assert_close(&gi, &naive_2d(&ai, &bi), tol, "batched");
         }
         // Right operand shared by every batch index: merged into one product.

@@ -126,7 +126,7 @@ impl<'a, T: Copy> Mat<'a, T> {
     }
 
     /// The elements converted to `U`, row-major and contiguous.
-    fn to_row_major<U>(&self, f: impl Fn(T) -> U) -> Vec<U> {
+    fn collect_row_major<U>(&self, f: impl Fn(T) -> U) -> Vec<U> {
         (0..self.rows)
             .flat_map(|i| (0..self.cols).map(move |j| (i, j)))
             .map(|(i, j)| f(self.at(i, j)))
@@ -154,7 +154,7 @@ impl MatMul for f64 {
 
 /// f16/bf16: both operands converted to f32 once, multiplied in f32, rounded once.
 fn via_f32<T: Copy>(out: &mut [T], a: Mat<T>, b: Mat<T>, up: fn(T) -> f32, down: fn(f32) -> T) {
-    let (a32, b32) = (a.to_row_major(up), b.to_row_major(up));
+    let (a32, b32) = (a.collect_row_major(up), b.collect_row_major(up));
     let mut wide = vec![0.0f32; out.len()];
     gemm(
         &mut wide,
@@ -319,8 +319,8 @@ mod tests {
         assert_eq!(rev.block(1..3, 2..4).at(1, 1), 3);
         let mut out = vec![0i64; 4 * 4];
         i64::matmul(&mut out, rev.t(), rev);
-        let a: Vec<f64> = rev.t().to_row_major(|x| x as f64);
-        let b: Vec<f64> = rev.to_row_major(|x| x as f64);
+        let a: Vec<f64> = rev.t().collect_row_major(|x| x as f64);
+        let b: Vec<f64> = rev.collect_row_major(|x| x as f64);
         let want: Vec<i64> = naive(&a, &b, 4, 3, 4).iter().map(|&x| x as i64).collect();
         assert_eq!(out, want);
     }
