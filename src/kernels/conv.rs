@@ -1,7 +1,9 @@
 //! Sliding windows over the spatial dims of an image, the machinery of convolution,
 //! unfold and fold: `im2col` copies every window into the columns of a matrix (so a
 //! convolution is one matrix product), `col2im` adds columns back into an image (its
-//! adjoint, for transposed convolution and fold).
+//! adjoint, for transposed convolution and fold); `conv` and `conv_transpose` run them
+//! with the GEMM, and depthwise convolution runs directly. All walk the window in runs
+//! along the last dim, the same code for 1, 2 and 3 spatial dims.
 
 use std::ops::Range;
 
@@ -96,7 +98,7 @@ impl Window {
             f(0, 0, 0, 1);
             return;
         };
-        let (inner, outer_len) = (last.out, outer.iter().map(|d| d.out).product::<usize>());
+        let inner = last.out;
         // Row-major strides of the image over the outer dims.
         let mut image_strides = vec![last.image; outer.len()];
         for d in (1..outer.len()).rev() {
@@ -115,17 +117,32 @@ impl Window {
             let Some(first) = last.tap(k_last, run.start).filter(|_| !run.is_empty()) else {
                 continue;
             };
-            for p in 0..outer_len {
-                // The image offset of the window position's outer coordinates.
-                let mut rest = p;
+            let Some((mid, rest)) = outer.split_last() else {
+                f(k, run.start, first, run.len());
+                continue;
+            };
+            // The innermost outer dim steps incrementally over the positions where the
+            // tap is inside; the dims before it are decoded once per row of those.
+            let (k_mid, mid_stride) = (k_outer[rest.len()], image_strides[rest.len()]);
+            let rows = mid.inside(k_mid);
+            let Some(mid_first) = mid.tap(k_mid, rows.start).filter(|_| !rows.is_empty()) else {
+                continue;
+            };
+            let rest_len: usize = rest.iter().map(|d| d.out).product();
+            for q in 0..rest_len {
+                // The image offset of the position's coordinates along the rest dims.
+                let mut left = q;
                 let mut base = Some(0);
-                for (d, dim) in outer.iter().enumerate().rev() {
-                    let tap = dim.tap(k_outer[d], rest % dim.out);
-                    rest /= dim.out;
+                for (d, dim) in rest.iter().enumerate().rev() {
+                    let tap = dim.tap(k_outer[d], left % dim.out);
+                    left /= dim.out;
                     base = base.zip(tap).map(|(b, i)| b + i * image_strides[d]);
                 }
-                if let Some(base) = base {
-                    f(k, p * inner + run.start, base + first, run.len());
+                let Some(base) = base else { continue };
+                let mut i = base + mid_first * mid_stride + first;
+                for pm in rows.clone() {
+                    f(k, (q * mid.out + pm) * inner + run.start, i, run.len());
+                    i += mid.stride * mid_stride;
                 }
             }
         }
@@ -469,5 +486,33 @@ mod tests {
         assert_eq!(d.tap(0, 0), None);
         let mut image: Vec<f32> = vec![];
         col2im(&mut image, &[1.0; 6], &win);
+    }
+
+    #[test]
+    fn depthwise_is_the_same_with_and_without_avx2() {
+        for dims in cases() {
+            let win = Window::new(&dims);
+            let x: Vec<f32> = (0..win.image_len())
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.013)
+                .collect();
+            let w: Vec<f32> = (0..win.kernel_len())
+                .map(|i| 0.7 - i as f32 * 0.11)
+                .collect();
+            let mut simd = vec![f32::NAN; win.out_len()];
+            let mut scalar = simd.clone();
+            depthwise_channel(&mut simd, &x, &w, &win, Isa::detect());
+            depthwise_channel(&mut scalar, &x, &w, &win, Isa::SCALAR);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&simd), bits(&scalar), "{dims:?}");
+            // And it is the convolution: im2col columns weighted by the taps.
+            let mut cols = vec![0.0; win.kernel_len() * win.out_len()];
+            im2col(&mut cols, &x, &win);
+            for (o, &got) in scalar.iter().enumerate() {
+                let want: f32 = (0..win.kernel_len())
+                    .map(|k| w[k] * cols[k * win.out_len() + o])
+                    .sum();
+                assert!((got - want).abs() < 1e-5, "{dims:?} at {o}");
+            }
+        }
     }
 }
