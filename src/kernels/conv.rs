@@ -1,9 +1,16 @@
 //! Sliding windows over the spatial dims of an image, the machinery of convolution,
 //! unfold and fold: `im2col` copies every window into the columns of a matrix (so a
 //! convolution is one matrix product), `col2im` adds columns back into an image (its
-//! adjoint, for transposed convolution and fold).
+//! adjoint, for transposed convolution and fold); `conv` and `conv_transpose` run them
+//! with the GEMM, and depthwise convolution runs directly. All walk the window in runs
+//! along the last dim, the same code for 1, 2 and 3 spatial dims.
+
+use std::ops::Range;
 
 use super::arith::Arith;
+use super::isa::Isa;
+use super::matmul::{Mat, MatMul};
+use super::parallel::{for_each_chunk_mut, ELEMENTWISE_CHUNK};
 
 /// One spatial dim of a sliding window: the image size, the kernel size, the number of
 /// window positions, and stride, padding (before the first element) and dilation.
@@ -52,6 +59,11 @@ impl Window {
         }
     }
 
+    /// The stride of the last spatial dim (1 without spatial dims).
+    fn last_stride(&self) -> usize {
+        self.dims.last().map_or(1, |d| d.stride)
+    }
+
     /// Elements of one channel of the image.
     pub fn image_len(&self) -> usize {
         self.dims.iter().map(|d| d.image).product()
@@ -67,16 +79,26 @@ impl Window {
         self.dims.iter().map(|d| d.out).product()
     }
 
-    /// Calls `f(k, o, i)` for every kernel tap `k` and window position `o` (flat,
-    /// row-major) whose tap reads image element `i` (flat) rather than padding, in
-    /// order of `k`, then `o`.
-    fn for_each_tap(&self, mut f: impl FnMut(usize, usize, usize)) {
+    /// True when every window is a single element of the image, in order (1×1 kernel,
+    /// stride 1, no padding): then im2col is the image itself.
+    pub fn is_identity(&self) -> bool {
+        self.dims
+            .iter()
+            .all(|d| d.kernel == 1 && d.stride == 1 && d.pad == 0 && d.out == d.image)
+    }
+
+    /// Calls `f(k, o, i, len)` for every kernel tap `k` and every run of `len` window
+    /// positions `o..o + len` (flat, row-major, consecutive along the last dim) whose
+    /// tap `k` reads image elements `i, i + s, ..., i + (len - 1)·s` (flat; `s` is the
+    /// last dim's stride) rather than padding; in order of `k`, then `o`.
+    #[inline(always)]
+    fn for_each_run(&self, mut f: impl FnMut(usize, usize, usize, usize)) {
         let Some((last, outer)) = self.dims.split_last() else {
             // No spatial dims: one tap at one position.
-            f(0, 0, 0);
+            f(0, 0, 0, 1);
             return;
         };
-        let (inner, outer_len) = (last.out, outer.iter().map(|d| d.out).product::<usize>());
+        let inner = last.out;
         // Row-major strides of the image over the outer dims.
         let mut image_strides = vec![last.image; outer.len()];
         for d in (1..outer.len()).rev() {
@@ -91,59 +113,246 @@ impl Window {
                 *kd = rest % dim.kernel;
                 rest /= dim.kernel;
             }
-            for p in 0..outer_len {
-                // The image offset of the window position's outer coordinates.
-                let mut rest = p;
+            let run = last.inside(k_last);
+            let Some(first) = last.tap(k_last, run.start).filter(|_| !run.is_empty()) else {
+                continue;
+            };
+            let Some((mid, rest)) = outer.split_last() else {
+                f(k, run.start, first, run.len());
+                continue;
+            };
+            // The innermost outer dim steps incrementally over the positions where the
+            // tap is inside; the dims before it are decoded once per row of those.
+            let (k_mid, mid_stride) = (k_outer[rest.len()], image_strides[rest.len()]);
+            let rows = mid.inside(k_mid);
+            let Some(mid_first) = mid.tap(k_mid, rows.start).filter(|_| !rows.is_empty()) else {
+                continue;
+            };
+            let rest_len: usize = rest.iter().map(|d| d.out).product();
+            for q in 0..rest_len {
+                // The image offset of the position's coordinates along the rest dims.
+                let mut left = q;
                 let mut base = Some(0);
-                for (d, dim) in outer.iter().enumerate().rev() {
-                    let tap = dim.tap(k_outer[d], rest % dim.out);
-                    rest /= dim.out;
+                for (d, dim) in rest.iter().enumerate().rev() {
+                    let tap = dim.tap(k_outer[d], left % dim.out);
+                    left /= dim.out;
                     base = base.zip(tap).map(|(b, i)| b + i * image_strides[d]);
                 }
                 let Some(base) = base else { continue };
-                for j in 0..inner {
-                    if let Some(i) = last.tap(k_last, j) {
-                        f(k, p * inner + j, base + i);
-                    }
+                let mut i = base + mid_first * mid_stride + first;
+                for pm in rows.clone() {
+                    f(k, (q * mid.out + pm) * inner + run.start, i, run.len());
+                    i += mid.stride * mid_stride;
                 }
             }
         }
     }
 }
 
-/// Copies every window of `image` ([channels, spatial...], row-major) into `cols`
-/// ([channels × kernel_len, out_len], row-major); taps in the padding are zero.
-pub fn im2col<T: Copy + Default>(cols: &mut [T], image: &[T], win: &Window) {
-    cols.fill(T::default());
-    let (image_len, rows) = (win.image_len(), win.kernel_len() * win.out_len());
-    if image_len == 0 || rows == 0 {
-        return;
-    }
-    let out_len = win.out_len();
-    for (channel, dst) in image
-        .chunks_exact(image_len)
-        .zip(cols.chunks_exact_mut(rows))
-    {
-        win.for_each_tap(|k, o, i| dst[k * out_len + o] = channel[i]);
+impl Dim {
+    /// The window positions whose tap `k` reads the image rather than padding.
+    fn inside(&self, k: usize) -> Range<usize> {
+        let reach = k * self.dilation; // o·stride + reach - pad must be in 0..image
+        let start = self.pad.saturating_sub(reach).div_ceil(self.stride);
+        let end = (self.pad + self.image)
+            .saturating_sub(reach)
+            .div_ceil(self.stride)
+            .min(self.out);
+        start..end.max(start)
     }
 }
 
-/// The adjoint of `im2col`: adds every column entry into the image element it was
-/// copied from (overlapping windows sum; taps in the padding are dropped). `image`
-/// is zeroed first.
-pub fn col2im<T: Arith>(image: &mut [T], cols: &[T], win: &Window) {
-    image.fill(T::default());
+/// Channels per parallel chunk of a per-channel loop over `len`-element channels.
+fn channels_per_chunk(len: usize) -> usize {
+    (ELEMENTWISE_CHUNK / len.max(1)).max(1)
+}
+
+/// Copies every window of `image` ([channels, spatial...], row-major) into `cols`
+/// ([channels × kernel_len, out_len], row-major); taps in the padding are zero.
+/// Parallel over fixed groups of channels (a copy: the same for any thread count).
+pub fn im2col<T: Copy + Default + Send + Sync>(cols: &mut [T], image: &[T], win: &Window) {
     let (image_len, rows) = (win.image_len(), win.kernel_len() * win.out_len());
+    if image_len == 0 || rows == 0 {
+        cols.fill(T::default());
+        return;
+    }
+    let (out_len, step) = (win.out_len(), win.last_stride());
+    let chunk = channels_per_chunk(rows) * rows;
+    for_each_chunk_mut(cols, chunk, |start, cols| {
+        let first = start / rows;
+        cols.fill(T::default());
+        for (c, dst) in cols.chunks_exact_mut(rows).enumerate() {
+            let channel = &image[(first + c) * image_len..(first + c + 1) * image_len];
+            win.for_each_run(|k, o, i, len| {
+                let dst = &mut dst[k * out_len + o..k * out_len + o + len];
+                if step == 1 {
+                    dst.copy_from_slice(&channel[i..i + len]);
+                } else {
+                    for (d, &v) in dst.iter_mut().zip(channel[i..].iter().step_by(step)) {
+                        *d = v;
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// The adjoint of `im2col`: adds every column entry into the image element it was
+/// copied from (overlapping windows sum, in the order of the taps; taps in the padding
+/// are dropped). `image` is zeroed first. Parallel over fixed groups of channels.
+pub fn col2im<T: Arith>(image: &mut [T], cols: &[T], win: &Window) {
+    let (image_len, rows) = (win.image_len(), win.kernel_len() * win.out_len());
+    image.fill(T::default());
     if image_len == 0 || rows == 0 {
         return;
     }
-    let out_len = win.out_len();
-    for (channel, src) in image
-        .chunks_exact_mut(image_len)
-        .zip(cols.chunks_exact(rows))
-    {
-        win.for_each_tap(|k, o, i| channel[i] = channel[i].add(src[k * out_len + o]));
+    let (out_len, step) = (win.out_len(), win.last_stride());
+    let chunk = channels_per_chunk(rows) * image_len;
+    for_each_chunk_mut(image, chunk, |start, image| {
+        let first = start / image_len;
+        for (c, channel) in image.chunks_exact_mut(image_len).enumerate() {
+            let src = &cols[(first + c) * rows..(first + c + 1) * rows];
+            win.for_each_run(|k, o, i, len| {
+                let src = &src[k * out_len + o..k * out_len + o + len];
+                for (d, &v) in channel[i..].iter_mut().step_by(step).zip(src) {
+                    *d = d.add(v);
+                }
+            });
+        }
+    });
+}
+
+/// Channels and groups of a convolution: `c_in` input channels in `groups` groups,
+/// each producing `c_out / groups` of the `c_out` outputs.
+#[derive(Clone, Copy, Debug)]
+pub struct Channels {
+    pub c_in: usize,
+    pub c_out: usize,
+    pub groups: usize,
+}
+
+/// Convolution of a batch: `x` [N, c_in, image...], `weight` [c_out, c_in/groups ·
+/// kernel_len] and `out` [N, c_out, out_len], all row-major. Depthwise (one input
+/// channel per group) runs directly; otherwise per sample, im2col and one GEMM per group
+/// of weight [c_out/g, c_in/g · K] by columns [c_in/g · K, L]. Samples run in parallel,
+/// each computed the same way whatever the thread count.
+pub fn conv<T: MatMul>(out: &mut [T], x: &[T], weight: &[T], win: &Window, ch: Channels) {
+    let (l, image) = (win.out_len(), win.image_len());
+    let (ci, co) = (ch.c_in / ch.groups, ch.c_out / ch.groups);
+    let k = ci * win.kernel_len();
+    if out.is_empty() {
+        return;
     }
+    if ci == 1 {
+        return depthwise(out, x, weight, win, co, ch.c_out);
+    }
+    for_each_chunk_mut(out, ch.c_out * l, |start, on| {
+        let sample = start / (ch.c_out * l);
+        let xn = &x[sample * ch.c_in * image..(sample + 1) * ch.c_in * image];
+        let unfolded;
+        let cols = if win.is_identity() {
+            xn
+        } else {
+            let mut buf = vec![T::default(); ch.c_in * k / ci * l];
+            im2col(&mut buf, xn, win);
+            unfolded = buf;
+            &unfolded
+        };
+        for (g, og) in on.chunks_exact_mut(co * l).enumerate() {
+            let wg = Mat::row_major(&weight[g * co * k..(g + 1) * co * k], co, k);
+            let cg = Mat::row_major(&cols[g * k * l..(g + 1) * k * l], k, l);
+            T::matmul(og, wg, cg);
+        }
+    });
+}
+
+/// Transposed convolution of a batch: `x` [N, c_in, L], `weight` [c_in, c_out/groups ·
+/// kernel_len] (PyTorch's order) and `out` [N, c_out, image...]. Per sample and group,
+/// columns = weightᵀ [c_out/g · K, c_in/g] (a transposed view, not a copy) times the
+/// sample [c_in/g, L]; then col2im adds the columns into the image.
+pub fn conv_transpose<T: MatMul>(out: &mut [T], x: &[T], weight: &[T], win: &Window, ch: Channels) {
+    let (l, image) = (win.out_len(), win.image_len());
+    let (ci, co) = (ch.c_in / ch.groups, ch.c_out / ch.groups);
+    let k = co * win.kernel_len();
+    if out.is_empty() {
+        return;
+    }
+    for_each_chunk_mut(out, ch.c_out * image, |start, on| {
+        let sample = start / (ch.c_out * image);
+        let xn = &x[sample * ch.c_in * l..(sample + 1) * ch.c_in * l];
+        let mut cols = vec![T::default(); ch.groups * k * l];
+        for (g, cg) in cols.chunks_exact_mut(k * l).enumerate() {
+            let wg = Mat::new(weight, g * ci * k, (k, ci), (1, k as isize))
+                .expect("weight holds c_in × c_out/groups · K elements");
+            T::matmul(
+                cg,
+                wg,
+                Mat::row_major(&xn[g * ci * l..(g + 1) * ci * l], ci, l),
+            );
+        }
+        col2im(on, &cols, win);
+    });
+}
+
+/// Depthwise convolution (one input channel per group, `mult` outputs each, `c_out`
+/// in all): per output channel, out[o] = Σ over taps of w[tap] · x[window tap],
+/// accumulated tap by tap over runs of outputs (vectorized along the last dim).
+/// Parallel over fixed groups of output channels.
+fn depthwise<T: Arith>(
+    out: &mut [T],
+    x: &[T],
+    weight: &[T],
+    win: &Window,
+    mult: usize,
+    c_out: usize,
+) {
+    let (l, image, taps) = (win.out_len(), win.image_len(), win.kernel_len());
+    for_each_chunk_mut(out, channels_per_chunk(l * taps) * l, |start, chunk| {
+        for (c, oc) in chunk.chunks_exact_mut(l).enumerate() {
+            // The output channel over the whole batch; with c_out = c_in · mult, its
+            // input channel over the batch is that divided by mult.
+            let channel = start / l + c;
+            let input = &x[channel / mult * image..(channel / mult + 1) * image];
+            let w = &weight[channel % c_out * taps..(channel % c_out + 1) * taps];
+            depthwise_channel(oc, input, w, win, Isa::detect());
+        }
+    });
+}
+
+/// One output channel of `depthwise`, with AVX2 when `isa` has it. Multiplies and adds
+/// are separate (never fused), so both builds give the same bits.
+fn depthwise_channel<T: Arith>(out: &mut [T], x: &[T], w: &[T], win: &Window, isa: Isa) {
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx2() {
+        // SAFETY: an `Isa` with AVX2 comes from `Isa::detect` on a CPU that has it.
+        return unsafe { depthwise_channel_avx2(out, x, w, win) };
+    }
+    let _ = isa;
+    depthwise_runs(out, x, w, win);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn depthwise_channel_avx2<T: Arith>(out: &mut [T], x: &[T], w: &[T], win: &Window) {
+    depthwise_runs(out, x, w, win);
+}
+
+#[inline(always)]
+fn depthwise_runs<T: Arith>(out: &mut [T], x: &[T], w: &[T], win: &Window) {
+    out.fill(T::default());
+    let step = win.last_stride();
+    win.for_each_run(|k, o, i, len| {
+        let (wk, out) = (w[k], &mut out[o..o + len]);
+        if step == 1 {
+            for (d, &v) in out.iter_mut().zip(&x[i..i + len]) {
+                *d = d.add(wk.mul(v));
+            }
+        } else {
+            for (d, &v) in out.iter_mut().zip(x[i..].iter().step_by(step)) {
+                *d = d.add(wk.mul(v));
+            }
+        }
+    });
 }
 
 #[cfg(test)]
@@ -277,5 +486,33 @@ mod tests {
         assert_eq!(d.tap(0, 0), None);
         let mut image: Vec<f32> = vec![];
         col2im(&mut image, &[1.0; 6], &win);
+    }
+
+    #[test]
+    fn depthwise_is_the_same_with_and_without_avx2() {
+        for dims in cases() {
+            let win = Window::new(&dims);
+            let x: Vec<f32> = (0..win.image_len())
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.013)
+                .collect();
+            let w: Vec<f32> = (0..win.kernel_len())
+                .map(|i| 0.7 - i as f32 * 0.11)
+                .collect();
+            let mut simd = vec![f32::NAN; win.out_len()];
+            let mut scalar = simd.clone();
+            depthwise_channel(&mut simd, &x, &w, &win, Isa::detect());
+            depthwise_channel(&mut scalar, &x, &w, &win, Isa::SCALAR);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&simd), bits(&scalar), "{dims:?}");
+            // And it is the convolution: im2col columns weighted by the taps.
+            let mut cols = vec![0.0; win.kernel_len() * win.out_len()];
+            im2col(&mut cols, &x, &win);
+            for (o, &got) in scalar.iter().enumerate() {
+                let want: f32 = (0..win.kernel_len())
+                    .map(|k| w[k] * cols[k * win.out_len() + o])
+                    .sum();
+                assert!((got - want).abs() < 1e-5, "{dims:?} at {o}");
+            }
+        }
     }
 }

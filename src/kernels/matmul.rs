@@ -1,33 +1,244 @@
-//! Plain matrix product of contiguous row-major matrices (the i-k-j loop, which streams
-//! rows of B), accumulating in the element type's accumulator (f32 for f16/bf16).
+//! Matrix products of strided matrix views, for every element type: f32/f64 on the
+//! packed GEMM (`kernels::gemm`), f16/bf16 through f32 (converted once, multiplied in
+//! f32, rounded once), bool and integers on a plain wrapping kernel. Every product is
+//! computed the same way whatever the number of threads.
+
+use std::ops::Range;
+
+use half::{bf16, f16};
 
 use super::arith::Arith;
+use super::gemm::gemm;
+use super::parallel::for_each_chunk_mut;
 
-/// `out = a · b` for row-major `a` (m×k), `b` (k×n) and `out` (m×n). With k = 0 the
-/// product is all zeros.
-pub fn matmul<T: Arith>(out: &mut [T], a: &[T], b: &[T], m: usize, k: usize, n: usize) {
+/// A matrix inside a slice: element (i, j) is `data[offset + i·row_stride + j·col_stride]`.
+/// Strides may be negative (reversed views) or zero (broadcast rows or columns); `new`
+/// proves every element is inside `data`, which is what the GEMM's raw pointers rely on.
+#[derive(Clone, Copy, Debug)]
+pub struct Mat<'a, T> {
+    data: &'a [T],
+    offset: usize,
+    rows: usize,
+    cols: usize,
+    row_stride: isize,
+    col_stride: isize,
+}
+
+impl<'a, T: Copy> Mat<'a, T> {
+    /// The view, or `None` when some element would fall outside `data`.
+    pub fn new(
+        data: &'a [T],
+        offset: usize,
+        (rows, cols): (usize, usize),
+        (row_stride, col_stride): (isize, isize),
+    ) -> Option<Mat<'a, T>> {
+        if rows > 0 && cols > 0 {
+            let ends = |n: usize, s: isize| {
+                let span = (n as i128 - 1) * s as i128;
+                (span.min(0), span.max(0))
+            };
+            let ((r_lo, r_hi), (c_lo, c_hi)) = (ends(rows, row_stride), ends(cols, col_stride));
+            let base = offset as i128;
+            if base + r_lo + c_lo < 0 || base + r_hi + c_hi >= data.len() as i128 {
+                return None;
+            }
+        }
+        Some(Mat {
+            data,
+            offset,
+            rows,
+            cols,
+            row_stride,
+            col_stride,
+        })
+    }
+
+    /// A row-major `rows × cols` matrix filling the start of `data`.
+    ///
+    /// # Panics
+    /// When `data` is shorter than `rows · cols`.
+    pub fn row_major(data: &'a [T], rows: usize, cols: usize) -> Mat<'a, T> {
+        Mat::new(data, 0, (rows, cols), (cols as isize, 1)).expect("matrix larger than its data")
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    pub fn row_stride(&self) -> isize {
+        self.row_stride
+    }
+
+    pub fn col_stride(&self) -> isize {
+        self.col_stride
+    }
+
+    /// The index of element (i, j) in the slice (in bounds for i < rows, j < cols).
+    fn index(&self, i: usize, j: usize) -> usize {
+        (self.offset as isize + i as isize * self.row_stride + j as isize * self.col_stride)
+            as usize
+    }
+
+    pub fn at(&self, i: usize, j: usize) -> T {
+        self.data[self.index(i, j)]
+    }
+
+    /// Row `i` as a slice, when rows are contiguous.
+    pub fn row(&self, i: usize) -> Option<&'a [T]> {
+        let start = self.index(i, 0);
+        (self.col_stride == 1).then(|| &self.data[start..start + self.cols])
+    }
+
+    /// The sub-matrix of rows `r` and columns `c` (both within the matrix).
+    pub fn block(&self, r: Range<usize>, c: Range<usize>) -> Mat<'a, T> {
+        let shape = (r.len(), c.len());
+        let offset = if shape.0 > 0 && shape.1 > 0 {
+            self.index(r.start, c.start)
+        } else {
+            0
+        };
+        Mat {
+            offset,
+            rows: shape.0,
+            cols: shape.1,
+            ..*self
+        }
+    }
+
+    /// The transposed view.
+    pub fn t(&self) -> Mat<'a, T> {
+        Mat {
+            rows: self.cols,
+            cols: self.rows,
+            row_stride: self.col_stride,
+            col_stride: self.row_stride,
+            ..*self
+        }
+    }
+
+    /// Pointer to element (0, 0); only dereferenced by callers for non-empty views.
+    pub fn as_ptr(&self) -> *const T {
+        self.data.as_ptr().wrapping_add(self.offset)
+    }
+
+    /// The elements converted to `U`, row-major and contiguous.
+    fn collect_row_major<U>(&self, f: impl Fn(T) -> U) -> Vec<U> {
+        (0..self.rows)
+            .flat_map(|i| (0..self.cols).map(move |j| (i, j)))
+            .map(|(i, j)| f(self.at(i, j)))
+            .collect()
+    }
+}
+
+/// Element types with a matrix product: `out = a · b`, with `out` row-major
+/// (a.rows × b.cols) and `a.cols == b.rows`. An inner size of 0 gives zeros.
+pub trait MatMul: Arith {
+    fn matmul(out: &mut [Self], a: Mat<Self>, b: Mat<Self>);
+}
+
+impl MatMul for f32 {
+    fn matmul(out: &mut [f32], a: Mat<f32>, b: Mat<f32>) {
+        gemm(out, a, b);
+    }
+}
+
+impl MatMul for f64 {
+    fn matmul(out: &mut [f64], a: Mat<f64>, b: Mat<f64>) {
+        gemm(out, a, b);
+    }
+}
+
+/// f16/bf16: both operands converted to f32 once, multiplied in f32, rounded once.
+fn via_f32<T: Copy>(out: &mut [T], a: Mat<T>, b: Mat<T>, up: fn(T) -> f32, down: fn(f32) -> T) {
+    let (a32, b32) = (a.collect_row_major(up), b.collect_row_major(up));
+    let mut wide = vec![0.0f32; out.len()];
+    gemm(
+        &mut wide,
+        Mat::row_major(&a32, a.rows, a.cols),
+        Mat::row_major(&b32, b.rows, b.cols),
+    );
+    for (o, w) in out.iter_mut().zip(wide) {
+        *o = down(w);
+    }
+}
+
+impl MatMul for f16 {
+    fn matmul(out: &mut [f16], a: Mat<f16>, b: Mat<f16>) {
+        via_f32(out, a, b, f16::to_f32, f16::from_f32);
+    }
+}
+
+impl MatMul for bf16 {
+    fn matmul(out: &mut [bf16], a: Mat<bf16>, b: Mat<bf16>) {
+        via_f32(out, a, b, bf16::to_f32, bf16::from_f32);
+    }
+}
+
+macro_rules! exact_matmul {
+    ($($t:ty),*) => {$(
+        impl MatMul for $t {
+            fn matmul(out: &mut [$t], a: Mat<$t>, b: Mat<$t>) {
+                exact(out, a, b);
+            }
+        }
+    )*};
+}
+exact_matmul!(bool, u8, i8, i16, i32, i64);
+
+/// Output elements per parallel chunk of the exact kernel, in rows' worth of work.
+const EXACT_CHUNK_MACS: usize = 1 << 16;
+
+/// Bool and integers: the i-k-j loop (streams rows of `b`) accumulating in `T::Acc`
+/// (i64, wrapping; bool is an or of ands), parallel over fixed blocks of rows.
+fn exact<T: Arith>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
+    let (k, n) = (a.cols, b.cols);
     if n == 0 {
         return;
     }
-    let mut acc = vec![T::Acc::default(); n];
-    for (i, out_row) in out.chunks_exact_mut(n).take(m).enumerate() {
-        acc.fill(T::Acc::default());
-        for (p, &x) in a[i * k..(i + 1) * k].iter().enumerate() {
-            let x = x.to_acc();
-            for (s, &y) in acc.iter_mut().zip(&b[p * n..(p + 1) * n]) {
-                *s = s.add(x.mul(y.to_acc()));
+    let rows_per_chunk = (EXACT_CHUNK_MACS / (k * n).max(1)).max(1);
+    for_each_chunk_mut(out, rows_per_chunk * n, |start, chunk| {
+        let mut acc = vec![T::Acc::default(); n];
+        for (r, out_row) in chunk.chunks_exact_mut(n).enumerate() {
+            let i = start / n + r;
+            acc.fill(T::Acc::default());
+            for p in 0..k {
+                let x = a.at(i, p).to_acc();
+                for (j, s) in acc.iter_mut().enumerate() {
+                    *s = s.add(x.mul(b.at(p, j).to_acc()));
+                }
+            }
+            for (o, &s) in out_row.iter_mut().zip(&acc) {
+                *o = T::from_acc(s);
             }
         }
-        for (o, &s) in out_row.iter_mut().zip(&acc) {
-            *o = T::from_acc(s);
-        }
+    });
+}
+
+/// `matmul` over a stack of products: `out` holds `pairs.len()` row-major results one
+/// after another. Stacks of small products run in parallel over fixed groups of items;
+/// each item is computed exactly as alone.
+pub fn matmul_batch<T: MatMul>(out: &mut [T], pairs: &[(Mat<T>, Mat<T>)]) {
+    let Some((a, b)) = pairs.first() else { return };
+    let item = a.rows * b.cols;
+    if item == 0 {
+        return;
     }
+    // Items per parallel task: enough work to be worth a task (at least one item).
+    let per_task = (1 << 17) / (item * a.cols).max(1);
+    for_each_chunk_mut(out, per_task.max(1) * item, |start, chunk| {
+        for (o, (a, b)) in chunk.chunks_exact_mut(item).zip(&pairs[start / item..]) {
+            T::matmul(o, *a, *b);
+        }
+    });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use half::f16;
 
     fn naive(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
         let mut out = vec![0.0; m * n];
@@ -41,21 +252,38 @@ mod tests {
         out
     }
 
+    fn product<T: MatMul>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
+        let mut out = vec![T::default(); m * n];
+        T::matmul(&mut out, Mat::row_major(a, m, k), Mat::row_major(b, k, n));
+        out
+    }
+
     #[test]
-    fn matches_triple_loop() {
-        for (m, k, n) in [(1, 1, 1), (2, 3, 4), (5, 1, 3), (3, 7, 1), (4, 0, 2)] {
+    fn every_type_matches_the_triple_loop() {
+        for (m, k, n) in [
+            (1, 1, 1),
+            (2, 3, 4),
+            (5, 1, 3),
+            (3, 7, 1),
+            (4, 0, 2),
+            (0, 3, 2),
+        ] {
             let a: Vec<f64> = (0..m * k).map(|i| (i as f64) * 0.5 - 2.0).collect();
             let b: Vec<f64> = (0..k * n).map(|i| 3.0 - i as f64).collect();
-            let mut out = vec![f64::NAN; m * n];
-            matmul(&mut out, &a, &b, m, k, n);
-            assert_eq!(out, naive(&a, &b, m, k, n), "{m}x{k}x{n}");
+            let want = naive(&a, &b, m, k, n);
+            assert_eq!(product(&a, &b, m, k, n), want, "{m}x{k}x{n}");
+            let a32: Vec<f32> = a.iter().map(|&x| x as f32).collect();
+            let b32: Vec<f32> = b.iter().map(|&x| x as f32).collect();
+            let got: Vec<f64> = product(&a32, &b32, m, k, n)
+                .iter()
+                .map(|&x| x as f64)
+                .collect();
+            assert_eq!(got, want);
             let ai: Vec<i32> = a.iter().map(|&x| (x * 2.0) as i32).collect();
             let bi: Vec<i32> = b.iter().map(|&x| x as i32).collect();
-            let mut outi = vec![0i32; m * n];
-            matmul(&mut outi, &ai, &bi, m, k, n);
             let af: Vec<f64> = ai.iter().map(|&x| x as f64).collect();
             let want: Vec<i32> = naive(&af, &b, m, k, n).iter().map(|&x| x as i32).collect();
-            assert_eq!(outi, want);
+            assert_eq!(product(&ai, &bi, m, k, n), want);
         }
     }
 
@@ -66,25 +294,34 @@ mod tests {
         let a = vec![f16::ONE; k];
         let mut b = vec![f16::ONE; k];
         b[0] = f16::from_f32(2048.0);
-        let mut out = [f16::ZERO];
-        matmul(&mut out, &a, &b, 1, k, 1);
-        assert_eq!(out[0], f16::from_f32(2056.0));
+        assert_eq!(product(&a, &b, 1, k, 1), [f16::from_f32(2056.0)]);
     }
 
     #[test]
     fn bool_is_logical_and_ints_wrap() {
-        let mut out = [false; 2];
-        matmul(
-            &mut out,
-            &[true, false],
-            &[false, true, true, true],
-            1,
-            2,
-            2,
-        );
+        let out = product(&[true, false], &[false, true, true, true], 1, 2, 2);
         assert_eq!(out, [false, true]);
-        let mut o8 = [0u8];
-        matmul(&mut o8, &[16u8, 16], &[16u8, 1], 1, 2, 1);
-        assert_eq!(o8, [16]); // 256 + 16 wraps to 16
+        assert_eq!(product(&[16u8, 16], &[16u8, 1], 1, 2, 1), [16]); // 256 + 16 wraps to 16
+    }
+
+    #[test]
+    fn strided_views_read_the_right_elements() {
+        // A 3×4 buffer read reversed along rows, transposed, and with a broadcast row.
+        let data: Vec<i64> = (0..12).collect();
+        let rev = Mat::new(&data, 8, (3, 4), (-4, 1)).unwrap();
+        assert_eq!(rev.at(0, 0), 8);
+        assert_eq!(rev.t().at(3, 2), 3);
+        let bcast = Mat::new(&data, 1, (5, 4), (0, 2)).unwrap();
+        assert_eq!(bcast.at(4, 2), 5);
+        assert!(Mat::new(&data, 9, (3, 4), (-4, 1)).is_none());
+        assert!(Mat::new(&data, 0, (2, 7), (6, 1)).is_none());
+        assert!(Mat::new(&data, 99, (0, 7), (6, 1)).is_some());
+        assert_eq!(rev.block(1..3, 2..4).at(1, 1), 3);
+        let mut out = vec![0i64; 4 * 4];
+        i64::matmul(&mut out, rev.t(), rev);
+        let a: Vec<f64> = rev.t().collect_row_major(|x| x as f64);
+        let b: Vec<f64> = rev.collect_row_major(|x| x as f64);
+        let want: Vec<i64> = naive(&a, &b, 4, 3, 4).iter().map(|&x| x as i64).collect();
+        assert_eq!(out, want);
     }
 }

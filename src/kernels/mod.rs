@@ -5,6 +5,7 @@
 pub mod arith;
 pub mod conv;
 pub mod erf;
+pub mod gemm;
 pub mod interrupt;
 pub mod isa;
 pub mod map;

@@ -1,10 +1,9 @@
 //! Matrix products with `numpy.matmul` and `numpy.dot` semantics.
 
 use super::{binary, elems, output_buffer, BinaryOp, Operand};
-use crate::kernels::arith::Arith;
-use crate::kernels::matmul::matmul as matmul_kernel;
+use crate::kernels::matmul::{matmul_batch, Mat, MatMul};
 use crate::tensor::iter::StridedIter;
-use crate::tensor::shape::{broadcast_shapes, contiguous_strides, shape_str};
+use crate::tensor::shape::{broadcast_shapes, shape_str};
 use crate::tensor::{DType, Layout, Result, Tensor, TensorError};
 
 const OP: &str = "matmul";
@@ -71,7 +70,6 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// The sizes of one product: `batch` stacks of (m × k) @ (k × n), where each operand
 /// has its own batch dims that broadcast to `batch`.
 struct Plan {
-    a_batch: Vec<usize>,
     b_batch: Vec<usize>,
     batch: Vec<usize>,
     m: usize,
@@ -107,7 +105,6 @@ impl Plan {
             rhs: b.to_vec(),
         })?;
         Ok(Plan {
-            a_batch: a_batch.to_vec(),
             b_batch: b_batch.to_vec(),
             batch,
             m,
@@ -117,46 +114,110 @@ impl Plan {
     }
 }
 
-/// Runs the matrix kernel once per batch index, on contiguous copies of the operands
-/// in `T`; broadcast batch dims reuse the same matrix instead of being expanded.
-fn batched<T: Arith>(a: &Tensor, b: &Tensor, plan: &Plan, shape: &[usize]) -> Result<Tensor> {
-    let (m, k, n) = (plan.m, plan.k, plan.n);
-    let a = a.to_dtype(T::DTYPE).contiguous();
-    let b = b.to_dtype(T::DTYPE).contiguous();
+/// One product, or one per batch index, on the operands' own buffers: the matrices are
+/// strided views (transposes, slices, reversed and broadcast dims pass straight to the
+/// kernel), so only a dtype conversion copies. When the right operand has no batch dims
+/// and the left one's batch dims are evenly spaced rows (a contiguous [..., m, k], or
+/// any view whose batch dims merge with its rows), the whole stack is one product.
+fn batched<T: MatMul>(a: &Tensor, b: &Tensor, plan: &Plan, shape: &[usize]) -> Result<Tensor> {
+    let (a, b) = (a.to_dtype(T::DTYPE), b.to_dtype(T::DTYPE));
     let (a_data, b_data) = (elems::<T>(OP, &a)?, elems::<T>(OP, &b)?);
     let mut out = output_buffer(OP, shape, T::default())?;
     if out.is_empty() {
         return Tensor::from_vec(out, shape);
     }
-    let a_starts = StridedIter::new(&matrix_starts(&plan.a_batch, m * k, &plan.batch)?);
-    let b_starts = StridedIter::new(&matrix_starts(&plan.b_batch, k * n, &plan.batch)?);
-    // The output is not empty, so m * n > 0.
-    for ((dst, oa), ob) in out.chunks_exact_mut(m * n).zip(a_starts).zip(b_starts) {
-        matmul_kernel(
-            dst,
-            &a_data[oa..oa + m * k],
-            &b_data[ob..ob + k * n],
-            m,
-            k,
-            n,
-        );
+    let (ga, gb) = (Stack::left(&a, plan), Stack::right(&b, plan));
+    if let (true, Some(row_stride)) = (plan.b_batch.is_empty(), merged_rows(&a)) {
+        let rows = out.len() / plan.n;
+        let am = view(
+            a_data,
+            a.layout().offset,
+            (rows, plan.k),
+            (row_stride, ga.strides.1),
+        )?;
+        let bm = view(b_data, b.layout().offset, gb.dims, gb.strides)?;
+        T::matmul(&mut out, am, bm);
+        return Tensor::from_vec(out, shape);
     }
+    let a_starts = StridedIter::new(&ga.batch.broadcast_to(&plan.batch)?);
+    let b_starts = StridedIter::new(&gb.batch.broadcast_to(&plan.batch)?);
+    let pairs = a_starts
+        .zip(b_starts)
+        .map(|(oa, ob)| {
+            Ok((
+                view(a_data, oa, ga.dims, ga.strides)?,
+                view(b_data, ob, gb.dims, gb.strides)?,
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    matmul_batch(&mut out, &pairs);
     Tensor::from_vec(out, shape)
 }
 
-/// A layout over `batch` whose offsets are where each matrix of a contiguous operand
-/// with batch dims `own` starts (stride 0 along broadcast dims).
-fn matrix_starts(own: &[usize], matrix_len: usize, batch: &[usize]) -> Result<Layout> {
-    let strides = contiguous_strides(own)
-        .iter()
-        .map(|s| s * matrix_len as isize)
-        .collect();
-    let layout = Layout {
-        shape: own.to_vec(),
-        strides,
-        offset: 0,
-    };
-    layout.broadcast_to(batch)
+/// One operand as a stack of matrices: the batch dims' layout (offsets of each
+/// matrix's first element) and one matrix's sizes and strides.
+struct Stack {
+    batch: Layout,
+    dims: (usize, usize),
+    strides: (isize, isize),
+}
+
+impl Stack {
+    /// The left operand; a 1-D one is a single row.
+    fn left(t: &Tensor, plan: &Plan) -> Stack {
+        Stack::split(t, (plan.m, plan.k), |s| (0, s))
+    }
+
+    /// The right operand; a 1-D one is a single column.
+    fn right(t: &Tensor, plan: &Plan) -> Stack {
+        Stack::split(t, (plan.k, plan.n), |s| (s, 0))
+    }
+
+    fn split(t: &Tensor, dims: (usize, usize), vector: fn(isize) -> (isize, isize)) -> Stack {
+        let (shape, strides) = (t.shape(), t.strides());
+        let (nb, strides_2d) = match strides {
+            [s] => (0, vector(*s)),
+            [.., r, c] => (strides.len() - 2, (*r, *c)),
+            [] => (0, (0, 0)),
+        };
+        Stack {
+            batch: Layout {
+                shape: shape[..nb].to_vec(),
+                strides: strides[..nb].to_vec(),
+                offset: t.layout().offset,
+            },
+            dims,
+            strides: strides_2d,
+        }
+    }
+}
+
+/// The stride between consecutive rows of an N-D (N ≥ 2) operand read as one matrix
+/// of all its rows (batch dims and rows merged), when they are evenly spaced.
+fn merged_rows(t: &Tensor) -> Option<isize> {
+    let n = t.ndim().checked_sub(1).filter(|&n| n > 0)?;
+    let dims = t.shape()[..n].iter().zip(&t.strides()[..n]).rev();
+    let mut row: Option<(isize, isize)> = None; // (row stride, stride the next dim needs)
+    for (&size, &stride) in dims.filter(|(&size, _)| size != 1) {
+        row = match row {
+            None => Some((stride, stride * size as isize)),
+            Some((r, next)) if stride == next => Some((r, stride * size as isize)),
+            Some(_) => return None,
+        };
+    }
+    Some(row.map_or(0, |(r, _)| r))
+}
+
+/// A matrix view of an operand's buffer. Layouts of tensors are always inside their
+/// storage, so the error is unreachable from scripts.
+fn view<T: Copy>(
+    data: &[T],
+    offset: usize,
+    dims: (usize, usize),
+    strides: (isize, isize),
+) -> Result<Mat<'_, T>> {
+    Mat::new(data, offset, dims, strides)
+        .ok_or_else(|| TensorError::shape(OP, "internal error: a view outside its storage"))
 }
 
 #[cfg(test)]

@@ -1,0 +1,174 @@
+//! Matrix products and convolutions give the same bits for 1, 2 and 3 threads (the
+//! work is split at boundaries fixed by the shapes), on operands large enough to be
+//! split, including strided views passed to the GEMM without copies; and the fast paths
+//! agree with a naive f64 sum.
+
+use tsr::ops::conv::{conv, conv_transpose, ConvParams, Padding, TransposeParams};
+use tsr::ops::matmul;
+use tsr::tensor::{DType, SliceSpec, Tensor};
+
+fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+/// Deterministic values in [-0.5, 0.5).
+fn tensor(shape: &[usize], seed: u64, dtype: DType) -> Tensor {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let n: usize = shape.iter().product();
+    let v: Vec<f64> = (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        })
+        .collect();
+    Tensor::from_vec(v, shape).unwrap().to_dtype(dtype)
+}
+
+fn bits(t: &Tensor) -> Vec<u64> {
+    match t.dtype() {
+        DType::F32 => t
+            .to_vec::<f32>()
+            .iter()
+            .map(|x| x.to_bits() as u64)
+            .collect(),
+        _ => t.to_vec::<f64>().iter().map(|x| x.to_bits()).collect(),
+    }
+}
+
+/// Runs `f` with 1, 2 and 3 threads and asserts the results are bitwise equal.
+fn same_bits_for_any_thread_count(what: &str, f: impl Fn() -> Tensor + Send + Sync) -> Tensor {
+    let one = with_threads(1, &f);
+    for n in [2, 3] {
+        assert_eq!(
+            bits(&with_threads(n, &f)),
+            bits(&one),
+            "{what}: {n} threads"
+        );
+    }
+    one
+}
+
+/// numpy.matmul for 2-D operands, summed in f64.
+fn naive_2d(a: &Tensor, b: &Tensor) -> Vec<f64> {
+    let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
+    let (av, bv) = (a.to_vec::<f64>(), b.to_vec::<f64>());
+    let mut out = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            out[i * n + j] = (0..k).map(|p| av[i * k + p] * bv[p * n + j]).sum();
+        }
+    }
+    out
+}
+
+fn assert_close(got: &Tensor, want: &[f64], tol: f64, what: &str) {
+    for (g, w) in got.to_vec::<f64>().iter().zip(want) {
+        assert!((g - w).abs() <= tol, "{what}: {g} vs {w}");
+    }
+}
+
+fn every_other(t: &Tensor, axis: i64) -> Tensor {
+    let spec = SliceSpec {
+        start: None,
+        stop: None,
+        step: 2,
+    };
+    t.slice(axis, spec).unwrap()
+}
+
+#[test]
+fn matmul_2d_and_views_are_thread_count_independent() {
+    for dtype in [DType::F32, DType::F64] {
+        let tol = if dtype == DType::F32 { 1e-4 } else { 1e-12 };
+        // Not multiples of the micro-tile, k beyond the crate's k-block.
+        let a = tensor(&[301, 700], 1, dtype);
+        let b = tensor(&[700, 259], 2, dtype);
+        let got = same_bits_for_any_thread_count("2-D", || matmul(&a, &b).unwrap());
+        assert_close(&got, &naive_2d(&a, &b), tol, "2-D");
+        // Transposed, sliced (step 2) and reversed operands, read through strides.
+        let at = tensor(&[700, 301], 3, dtype).transpose(0, 1).unwrap();
+        let bs = every_other(&tensor(&[700, 518], 4, dtype), 1);
+        let flip = SliceSpec {
+            start: None,
+            stop: None,
+            step: -1,
+        };
+        let br = tensor(&[700, 259], 5, dtype).slice(0, flip).unwrap();
+        for (name, x, y) in [
+            ("a.T", &at, &b),
+            ("b[:, ::2]", &a, &bs),
+            ("b[::-1]", &a, &br),
+        ] {
+            let got = same_bits_for_any_thread_count(name, || matmul(x, y).unwrap());
+            let want = naive_2d(&x.contiguous(), &y.contiguous());
+            assert_close(&got, &want, tol, name);
+        }
+        // Matrix-vector, both ways round.
+        let v = tensor(&[700], 6, dtype);
+        same_bits_for_any_thread_count("matvec", || {
+            matmul(&tensor(&[2000, 700], 7, dtype), &v).unwrap()
+        });
+        same_bits_for_any_thread_count("vecmat", || matmul(&v, &b).unwrap());
+    }
+}
+
+#[test]
+fn batched_and_broadcast_matmul_are_thread_count_independent() {
+    for dtype in [DType::F32, DType::F64] {
+        let tol = if dtype == DType::F32 { 1e-4 } else { 1e-12 };
+        let a = tensor(&[6, 70, 90], 1, dtype);
+        let b = tensor(&[6, 90, 50], 2, dtype);
+        let got = same_bits_for_any_thread_count("batched", || matmul(&a, &b).unwrap());
+        for i in 0..6 {
+            let (ai, bi) = (a.select(0, i).unwrap(), b.select(0, i).unwrap());
+            let gi = got.select(0, i).unwrap();
+            assert_close(&gi, &naive_2d(&ai, &bi), tol, "batched");
+        }
+        // Right operand shared by every batch index: merged into one product.
+        let w = tensor(&[90, 300], 3, dtype);
+        let got = same_bits_for_any_thread_count("broadcast", || matmul(&a, &w).unwrap());
+        let flat = a.reshape(&[420, 90]).unwrap();
+        assert_close(
+            &got.reshape(&[420, 300]).unwrap(),
+            &naive_2d(&flat, &w),
+            tol,
+            "broadcast",
+        );
+        // A strided batch (every other matrix) that cannot merge its rows.
+        let a2 = every_other(&tensor(&[8, 70, 90], 4, dtype), 0);
+        same_bits_for_any_thread_count("strided batch", || matmul(&a2, &w).unwrap());
+    }
+}
+
+#[test]
+fn convolutions_are_thread_count_independent() {
+    let x = tensor(&[2, 16, 30, 30], 1, DType::F32);
+    let w = tensor(&[32, 16, 3, 3], 2, DType::F32);
+    let p = ConvParams {
+        stride: vec![1, 1],
+        padding: Padding::Explicit(vec![1, 1]),
+        dilation: vec![1, 1],
+        groups: 1,
+    };
+    same_bits_for_any_thread_count("conv2d", || conv(&x, &w, None, 2, &p).unwrap());
+    let dw = tensor(&[16, 1, 3, 3], 3, DType::F32);
+    let p = ConvParams { groups: 16, ..p };
+    same_bits_for_any_thread_count("depthwise", || conv(&x, &dw, None, 2, &p).unwrap());
+    let wt = tensor(&[16, 8, 4, 4], 4, DType::F32);
+    let p = TransposeParams {
+        stride: vec![2, 2],
+        padding: vec![1, 1],
+        output_padding: vec![0, 0],
+        groups: 1,
+        dilation: vec![1, 1],
+    };
+    same_bits_for_any_thread_count("conv_transpose2d", || {
+        conv_transpose(&x, &wt, None, 2, &p).unwrap()
+    });
+}
