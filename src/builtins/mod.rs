@@ -12,6 +12,7 @@ mod linalg;
 mod math;
 mod model;
 mod nn;
+mod plot;
 mod quant;
 mod random;
 mod reduce;
@@ -40,6 +41,8 @@ pub struct Ctx<'a> {
     pub print: &'a mut PrintOptions,
     pub script_args: &'a [String],
     pub rng: &'a mut RandomState,
+    /// The session's last figure (plot, hist, imshow), for savefig.
+    pub figure: &'a mut Option<crate::plot::Figure>,
 }
 
 pub type BuiltinFn = fn(&mut Ctx, Bound) -> Result<Value, Diagnostic>;
@@ -85,6 +88,7 @@ const DOMAINS: &[&[Builtin]] = &[
     random::BUILTINS,
     quant::BUILTINS,
     model::BUILTINS,
+    plot::BUILTINS,
 ];
 
 fn registry() -> &'static HashMap<&'static str, &'static Builtin> {
