@@ -35,6 +35,7 @@ impl ColorMode {
     fn paint(self, text: &str, c: Rgb, bg: bool) -> String {
         let layer = if bg { 48 } else { 38 };
         match self {
+            _ if text.is_empty() => String::new(),
             ColorMode::Off => text.to_string(),
             ColorMode::Ansi256 => format!("\x1b[{layer};5;{}m{text}\x1b[0m", ansi256(c)),
             ColorMode::TrueColor => {
@@ -59,13 +60,14 @@ pub fn render(fig: &Figure, color: ColorMode) -> String {
     }
 }
 
-/// Rows of a chart with y labels in a left gutter, the x axis and its end labels.
+/// Rows of a chart with y labels in a left gutter, the x axis and its labels.
 struct Chart {
+    /// The drawn rows, top first (trailing blanks already trimmed).
     rows: Vec<String>,
     /// Label per row index (top row first).
     labels: Vec<(usize, String)>,
-    /// Left and right x labels, and the drawn width.
-    x_labels: (String, String),
+    /// The x range under the drawn columns.
+    x: Range,
     width: usize,
 }
 
@@ -82,9 +84,17 @@ impl Chart {
             let _ = writeln!(out, "{label:>gutter$} {tick}{row}");
         }
         let _ = writeln!(out, "{:gutter$} └{}", "", "─".repeat(self.width));
-        let (left, right) = self.x_labels;
-        let pad = self.width.saturating_sub(left.chars().count()) + 1;
-        let _ = writeln!(out, "{:gutter$}  {left}{right:>pad$}", "");
+        let labels = if self.x.lo == self.x.hi {
+            // One value, under the middle where it is drawn.
+            let label = fmt_num(self.x.lo);
+            let pad = (self.width / 2 + 1).saturating_sub(label.chars().count() / 2);
+            format!("{:pad$}{label}", "")
+        } else {
+            let (left, right) = (fmt_num(self.x.lo), fmt_num(self.x.hi));
+            let pad = self.width.saturating_sub(left.chars().count()) + 1;
+            format!(" {left}{right:>pad$}")
+        };
+        let _ = writeln!(out, "{:gutter$} {labels}", "");
         out
     }
 }
@@ -98,17 +108,9 @@ fn y_labels(r: Range, height: usize) -> Vec<(usize, String)> {
     }
 }
 
-fn x_labels(r: Range) -> (String, String) {
-    if r.lo == r.hi {
-        (String::new(), fmt_num(r.lo))
-    } else {
-        (fmt_num(r.lo), fmt_num(r.hi))
-    }
-}
-
 fn line_chart(fig: &Figure, x: &[f64], y: &[f64], color: ColorMode) -> String {
     let (Some(xr), Some(yr)) = (fig.x_range(), fig.y_range()) else {
-        return format!("(empty plot: no finite points among {})\n", y.len());
+        return "(empty plot: no finite points)\n".to_string();
     };
     let (pw, ph) = (WIDTH * 2, LINE_HEIGHT * 4);
     let mut dots = vec![false; pw * ph];
@@ -132,13 +134,13 @@ fn line_chart(fig: &Figure, x: &[f64], y: &[f64], color: ColorMode) -> String {
     let rows = (0..LINE_HEIGHT)
         .map(|row| {
             let text: String = (0..WIDTH).map(|col| braille(&dots, pw, col, row)).collect();
-            color.paint(&text, SERIES, false)
+            color.paint(text.trim_end(), SERIES, false)
         })
         .collect();
     Chart {
         rows,
         labels: y_labels(yr, LINE_HEIGHT),
-        x_labels: x_labels(xr),
+        x: xr,
         width: WIDTH,
     }
     .finish()
@@ -197,18 +199,17 @@ fn histogram(edges: &[f64], counts: &[u64], color: ColorMode) -> String {
                 .iter()
                 .map(|&l| EIGHTHS[l.saturating_sub(floor).min(8)])
                 .collect();
-            color.paint(&text, SERIES, false)
+            color.paint(text.trim_end(), SERIES, false)
         })
         .collect();
     let mut labels = vec![(HIST_HEIGHT - 1, "0".to_string())];
     if top > 0 {
         labels.push((0, top.to_string()));
     }
-    let range = Range::new(edges[0], edges[edges.len() - 1]);
     let mut out = Chart {
         rows,
         labels,
-        x_labels: (fmt_num(range.lo), fmt_num(range.hi)),
+        x: Range::new(edges[0], edges[edges.len() - 1]),
         width: columns.len(),
     }
     .finish();
@@ -297,7 +298,7 @@ mod tests {
         let many = render(&Figure::histogram(&[0.0, 1.0], 1000), ColorMode::Off);
         assert!(many.contains("(1000 bins drawn in 60 columns)"));
         let empty = render(&Figure::histogram(&[], 10), ColorMode::Off);
-        assert!(empty.starts_with("  │"));
+        assert!(empty.starts_with("  │\n"));
     }
 
     #[test]
