@@ -69,7 +69,7 @@ impl Figure {
 }
 
 /// The points whose coordinates are both finite.
-pub fn finite_points<'a>(x: &'a [f64], y: &'a [f64]) -> impl Iterator<Item = (f64, f64)> + 'a {
+fn finite_points<'a>(x: &'a [f64], y: &'a [f64]) -> impl Iterator<Item = (f64, f64)> + 'a {
     x.iter()
         .zip(y)
         .map(|(&x, &y)| (x, y))

@@ -147,8 +147,8 @@ pub fn scene(fig: &Figure) -> Vec<Shape> {
         Figure::Line { x, y } => {
             axes.pad = 0.05;
             for run in finite_runs(x, y) {
-                let pts: Vec<(f64, f64)> =
-                    run.iter().map(|&(x, y)| (axes.px(x), axes.py(y))).collect();
+                let pts = run.iter().map(|&(x, y)| (axes.px(x), axes.py(y))).collect();
+                let pts = decimate(pts);
                 if let [(x, y)] = pts[..] {
                     shapes.push(rect(x - 2.0, y - 2.0, 4.0, 4.0, SERIES));
                 } else {
@@ -174,6 +174,27 @@ pub fn scene(fig: &Figure) -> Vec<Shape> {
         }
     }
     shapes
+}
+
+/// A polyline with no more points than the image shows: each stretch of
+/// consecutive points in one pixel column keeps its first, lowest, highest and
+/// last point (in their order), then repeats of the same pixel are dropped.
+fn decimate(pts: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    for group in pts.chunk_by(|a, b| a.0.round() == b.0.round()) {
+        if group.len() <= 4 {
+            out.extend_from_slice(group);
+            continue;
+        }
+        let by_y = |a: &(usize, &(f64, f64)), b: &(usize, &(f64, f64))| a.1 .1.total_cmp(&b.1 .1);
+        let lowest = group.iter().enumerate().min_by(by_y).map_or(0, |(i, _)| i);
+        let highest = group.iter().enumerate().max_by(by_y).map_or(0, |(i, _)| i);
+        let mut keep = [0, lowest, highest, group.len() - 1];
+        keep.sort_unstable();
+        out.extend(keep.iter().map(|&i| group[i]));
+    }
+    out.dedup_by(|b, a| a.0.round() == b.0.round() && a.1.round() == b.1.round());
+    out
 }
 
 /// Cells coloured by viridis (non-finite ones left blank) and a colour bar.
@@ -265,6 +286,33 @@ mod tests {
         });
         assert_eq!(count(&lone, |s| matches!(s, Shape::Rect { .. })), 1);
         assert!(inside(&lone));
+        let dense = scene(&Figure::Line {
+            x: (0..100_000).map(f64::from).collect(),
+            y: (0..100_000).map(|i| f64::from(i % 7)).collect(),
+        });
+        let longest = dense.iter().map(|s| match s {
+            Shape::Polyline { points, .. } => points.len(),
+            _ => 0,
+        });
+        assert!(longest.max() <= Some(4 * SIZE.0 as usize));
+    }
+
+    #[test]
+    fn decimation_keeps_each_columns_extremes_in_order() {
+        let pts = vec![
+            (0.1, 5.0),
+            (0.2, 9.0),
+            (0.3, 1.0),
+            (0.4, 4.0),
+            (0.2, 3.0),
+            (2.0, 2.0),
+        ];
+        assert_eq!(
+            decimate(pts),
+            [(0.1, 5.0), (0.2, 9.0), (0.3, 1.0), (0.2, 3.0), (2.0, 2.0)]
+        );
+        let same = vec![(1.0, 1.0), (1.1, 1.2), (5.0, 1.0)];
+        assert_eq!(decimate(same), [(1.0, 1.0), (5.0, 1.0)]);
     }
 
     #[test]
