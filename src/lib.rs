@@ -23,6 +23,7 @@ pub mod interp;
 pub mod io;
 pub mod kernels;
 pub mod ops;
+pub mod plot;
 pub mod progress;
 pub mod quant;
 pub mod repl;

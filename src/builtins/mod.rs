@@ -15,6 +15,7 @@ mod linalg;
 mod math;
 mod model;
 mod nn;
+mod plot;
 mod quant;
 mod random;
 mod reduce;
@@ -43,6 +44,8 @@ pub struct Ctx<'a> {
     pub print: &'a mut PrintOptions,
     pub script_args: &'a [String],
     pub rng: &'a mut RandomState,
+    /// The session's last figure (plot, hist, imshow), for savefig.
+    pub figure: &'a mut Option<crate::plot::Figure>,
 }
 
 pub type BuiltinFn = fn(&mut Ctx, Bound) -> Result<Value, Diagnostic>;
@@ -89,6 +92,7 @@ const DOMAINS: &[&[Builtin]] = &[
     quant::BUILTINS,
     model::BUILTINS,
     info::BUILTINS,
+    plot::BUILTINS,
 ];
 
 fn registry() -> &'static HashMap<&'static str, &'static Builtin> {

@@ -620,6 +620,7 @@ impl Interp {
                     print: &mut self.print_opts,
                     script_args: &self.script_args,
                     rng: &mut self.rng,
+                    figure: &mut self.figure,
                 };
                 let value = builtins::call(b, &mut ctx, args)?;
                 // A kernel interrupted half-way returns an unfinished result: drop it.

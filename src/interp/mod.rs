@@ -34,6 +34,8 @@ pub struct Interp {
     pub script_args: Vec<String>,
     /// The session's random generator (`seed(n)`, `rand`, `randn`, ...).
     pub rng: RandomState,
+    /// The last figure drawn by plot, hist or imshow (what savefig writes).
+    pub figure: Option<crate::plot::Figure>,
     out: Box<dyn Write>,
     depth: usize,
     modules: modules::Modules,
@@ -50,6 +52,7 @@ impl Interp {
             print_opts: PrintOptions::default(),
             script_args: Vec::new(),
             rng: RandomState::default(),
+            figure: None,
             out,
             depth: 0,
             modules: modules::Modules::default(),
