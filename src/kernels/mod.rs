@@ -2,6 +2,7 @@
 //! They never see a `Tensor`, never allocate results and never validate user input:
 //! `ops` checks arguments, allocates the output and picks the kernel.
 
+pub mod alloc;
 pub mod arith;
 pub mod conv;
 pub mod erf;

@@ -211,27 +211,13 @@ fn map<T: Elem, O: Elem>(
     Tensor::from_vec(out, a.shape())
 }
 
-/// A zero-filled result buffer for `shape`, from the allocator's zeroed memory: large
-/// buffers come as fresh pages that are faulted in by the kernel's own writes (as
-/// NumPy's are), rather than written twice. Too many elements, or an allocation the
-/// system refuses, is an error rather than an abort.
+/// A zero-filled result buffer for `shape` (see `kernels::alloc`). Too many elements,
+/// or an allocation the system refuses, is an error rather than an abort.
 pub(super) fn zeroed_output<T: Elem>(op: &str, shape: &[usize]) -> Result<Vec<T>> {
     let n = checked_numel(shape)
         .ok_or_else(|| TensorError::shape(op, "shape has too many elements"))?;
-    let refused = || TensorError::value(op, format!("cannot allocate a tensor of {n} elements"));
-    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| refused())?;
-    if layout.size() == 0 {
-        return Ok(Vec::new());
-    }
-    // SAFETY: the layout has a nonzero size.
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
-    if ptr.is_null() {
-        return Err(refused());
-    }
-    // SAFETY: `ptr` comes from the global allocator with the layout of `n` values of `T`,
-    // and all-zero bytes are a valid value of every element type (bool, integers,
-    // f16, bf16, f32, f64: false or zero).
-    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
+    crate::kernels::alloc::zeroed(n)
+        .ok_or_else(|| TensorError::value(op, format!("cannot allocate a tensor of {n} elements")))
 }
 
 #[cfg(test)]
