@@ -118,42 +118,59 @@ pub fn conv(
     shape.extend(dims.iter().map(|d| d.out));
     let dtype = promoted(&[&x, weight], bias);
     let win = Window::new(&dims);
+    let operands = Operands {
+        op,
+        x: &x,
+        weight,
+        bias,
+        groups: p.groups,
+        shape: &shape,
+    };
     let out = crate::dispatch!(compute_dtype(dtype), T => {
-        conv_as::<T>(op, &x, weight, bias, &win, p.groups, &shape)
+        run_kernel::<T>(&operands, win.out_len(), |out, xd, wd, ch| {
+            conv_kernel(out, xd, wd, &win, ch)
+        })
     })?;
     unbatch(out.to_dtype(dtype), unbatched)
 }
 
-/// The convolution in `T` on contiguous copies of the operands (see `kernels::conv`).
-fn conv_as<T: MatMul>(
-    op: &str,
-    x: &Tensor,
-    weight: &Tensor,
-    bias: Option<&Tensor>,
-    win: &Window,
+/// The operands of a convolution or transposed convolution, and its output's shape.
+struct Operands<'a> {
+    op: &'a str,
+    x: &'a Tensor,
+    weight: &'a Tensor,
+    bias: Option<&'a Tensor>,
     groups: usize,
-    shape: &[usize],
+    shape: &'a [usize],
+}
+
+/// Runs `kernel(out, x, weight, channels)` (see `kernels::conv`) on contiguous `T`
+/// copies of the operands into a fresh output, then adds the bias to each of the
+/// output's channels (of `spatial_len` elements each).
+fn run_kernel<T: MatMul>(
+    o: &Operands,
+    spatial_len: usize,
+    kernel: impl Fn(&mut [T], &[T], &[T], Channels),
 ) -> Result<Tensor> {
-    let mut out = output_buffer(op, shape, T::default())?;
+    let mut out = output_buffer(o.op, o.shape, T::default())?;
     if out.is_empty() {
-        return Tensor::from_vec(out, shape);
+        return Tensor::from_vec(out, o.shape);
     }
     let (x, w) = (
-        x.to_dtype(T::DTYPE).contiguous(),
-        weight.to_dtype(T::DTYPE).contiguous(),
+        o.x.to_dtype(T::DTYPE).contiguous(),
+        o.weight.to_dtype(T::DTYPE).contiguous(),
     );
-    let (xd, wd) = (elems::<T>(op, &x)?, elems::<T>(op, &w)?);
+    let (xd, wd) = (elems::<T>(o.op, &x)?, elems::<T>(o.op, &w)?);
     let ch = Channels {
         c_in: x.shape()[1],
-        c_out: shape[1],
-        groups,
+        c_out: o.shape[1],
+        groups: o.groups,
     };
-    conv_kernel(&mut out, xd, wd, win, ch);
-    let l = win.out_len();
-    for on in out.chunks_exact_mut(ch.c_out * l) {
-        add_bias(on, bias, l);
+    kernel(&mut out, xd, wd, ch);
+    for on in out.chunks_exact_mut(ch.c_out * spatial_len) {
+        add_bias(on, o.bias, spatial_len);
     }
-    Tensor::from_vec(out, shape)
+    Tensor::from_vec(out, o.shape)
 }
 
 /// `conv_transpose{n}d(x, weight, bias)`: the adjoint (gradient) of `conv` with the
@@ -230,43 +247,20 @@ pub fn conv_transpose(
     shape.extend(dims.iter().map(|d| d.image));
     let dtype = promoted(&[&x, weight], bias);
     let win = Window::new(&dims);
+    let operands = Operands {
+        op,
+        x: &x,
+        weight,
+        bias,
+        groups: p.groups,
+        shape: &shape,
+    };
     let out = crate::dispatch!(compute_dtype(dtype), T => {
-        conv_transpose_as::<T>(op, &x, weight, bias, &win, p.groups, &shape)
+        run_kernel::<T>(&operands, win.image_len(), |out, xd, wd, ch| {
+            conv_transpose_kernel(out, xd, wd, &win, ch)
+        })
     })?;
     unbatch(out.to_dtype(dtype), unbatched)
-}
-
-/// The transposed convolution in `T` on contiguous copies of the operands (see
-/// `kernels::conv`).
-fn conv_transpose_as<T: MatMul>(
-    op: &str,
-    x: &Tensor,
-    weight: &Tensor,
-    bias: Option<&Tensor>,
-    win: &Window,
-    groups: usize,
-    shape: &[usize],
-) -> Result<Tensor> {
-    let mut out = output_buffer(op, shape, T::default())?;
-    if out.is_empty() {
-        return Tensor::from_vec(out, shape);
-    }
-    let (x, w) = (
-        x.to_dtype(T::DTYPE).contiguous(),
-        weight.to_dtype(T::DTYPE).contiguous(),
-    );
-    let (xd, wd) = (elems::<T>(op, &x)?, elems::<T>(op, &w)?);
-    let ch = Channels {
-        c_in: x.shape()[1],
-        c_out: shape[1],
-        groups,
-    };
-    conv_transpose_kernel(&mut out, xd, wd, win, ch);
-    let image = win.image_len();
-    for on in out.chunks_exact_mut(ch.c_out * image) {
-        add_bias(on, bias, image);
-    }
-    Tensor::from_vec(out, shape)
 }
 
 /// `im2col(x, ...)` (torch's unfold): x [N, C, spatial...] (or without N) becomes
