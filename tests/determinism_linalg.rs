@@ -5,15 +5,10 @@
 
 use tsr::ops::conv::{conv, conv_transpose, ConvParams, Padding, TransposeParams};
 use tsr::ops::matmul;
-use tsr::tensor::{DType, SliceSpec, Tensor};
+mod common;
 
-fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .unwrap()
-        .install(f)
-}
+use common::with_threads;
+use tsr::tensor::{DType, SliceSpec, Tensor};
 
 /// Deterministic values in [-0.5, 0.5).
 fn tensor(shape: &[usize], seed: u64, dtype: DType) -> Tensor {

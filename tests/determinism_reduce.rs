@@ -5,15 +5,10 @@
 
 use tsr::ops::pool::{adaptive_avg_pool2d, avg_pool2d, global_pool2d, max_pool2d, PoolParams};
 use tsr::ops::{reduce, ReduceOp};
-use tsr::tensor::{DType, SliceSpec, Tensor};
+mod common;
 
-fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .unwrap()
-        .install(f)
-}
+use common::with_threads;
+use tsr::tensor::{DType, SliceSpec, Tensor};
 
 /// Deterministic values of mixed magnitude, so that any change of summation order
 /// changes the rounding; every 97th is NaN when `holes`.

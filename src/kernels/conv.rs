@@ -282,6 +282,8 @@ pub fn conv_transpose<T: MatMul>(out: &mut [T], x: &[T], weight: &[T], win: &Win
         let xn = &x[sample * ch.c_in * l..(sample + 1) * ch.c_in * l];
         let mut cols = vec![T::default(); ch.groups * k * l];
         for (g, cg) in cols.chunks_exact_mut(k * l).enumerate() {
+            // Cannot fire: ops::conv checked the weight's shape, so it holds
+            // c_in · c_out/groups · K elements.
             let wg = Mat::new(weight, g * ci * k, (k, ci), (1, k as isize))
                 .expect("weight holds c_in × c_out/groups · K elements");
             T::matmul(

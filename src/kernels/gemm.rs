@@ -168,6 +168,7 @@ fn matvec<T: GemmFloat>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
     let x: Vec<T> = (0..b.rows()).map(|p| b.at(p, 0)).collect();
     for_each_chunk_mut(out, MATVEC_ROWS, |start, chunk| {
         for (r, o) in chunk.iter_mut().enumerate() {
+            // Cannot fire: `matmul` takes this path only for an `a` with unit column stride.
             let row = a.row(start + r).expect("matvec rows are contiguous");
             *o = dot(row, &x);
         }
@@ -198,11 +199,9 @@ unsafe fn dot_avx2<T: GemmFloat>(x: &[T], y: &[T]) -> T {
 #[inline(always)]
 fn dot_lanes<T: GemmFloat>(x: &[T], y: &[T]) -> T {
     let mut acc = [T::default(); LANES];
-    let (xc, yc) = (x.chunks_exact(LANES), y.chunks_exact(LANES));
-    let (xr, yr) = (xc.remainder(), yc.remainder());
-    for (xs, ys) in xc.zip(yc) {
-        // Fixed-length arrays: no bounds checks, so the lanes vectorize.
-        let (xs, ys): (&[T; LANES], &[T; LANES]) = (xs.try_into().unwrap(), ys.try_into().unwrap());
+    // Fixed-length arrays: no bounds checks, so the lanes vectorize.
+    let ((xc, xr), (yc, yr)) = (x.as_chunks::<LANES>(), y.as_chunks::<LANES>());
+    for (xs, ys) in xc.iter().zip(yc) {
         for l in 0..LANES {
             acc[l] = acc[l] + xs[l] * ys[l];
         }
@@ -223,14 +222,7 @@ fn dot_lanes<T: GemmFloat>(x: &[T], y: &[T]) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap()
-            .install(f)
-    }
+    use crate::kernels::parallel::with_threads;
 
     fn data(len: usize, seed: u64) -> Vec<f32> {
         let mut s = seed;

@@ -188,6 +188,7 @@ pub fn binary_map<A, B, O>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::parallel::with_threads;
     use crate::tensor::iter::StridedIter;
     use crate::tensor::SliceSpec;
 
@@ -299,14 +300,6 @@ mod tests {
             &Layout::contiguous(&[2, 0]),
             |x| x,
         );
-    }
-
-    fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap()
-            .install(f)
     }
 
     /// Values with NaN, ±inf, ±0, subnormals and ordinary numbers.

@@ -56,7 +56,9 @@ impl<'a, T: Copy> Mat<'a, T> {
     /// A row-major `rows × cols` matrix filling the start of `data`.
     ///
     /// # Panics
-    /// When `data` is shorter than `rows · cols`.
+    /// When `data` is shorter than `rows · cols`. Callers pass buffers they sized
+    /// from the same shape (kernel scratch and ops-allocated outputs), so it cannot
+    /// fire from user input.
     pub fn row_major(data: &'a [T], rows: usize, cols: usize) -> Mat<'a, T> {
         Mat::new(data, 0, (rows, cols), (cols as isize, 1)).expect("matrix larger than its data")
     }

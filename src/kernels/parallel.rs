@@ -57,6 +57,16 @@ pub fn map_reduce<A: Send>(
     combine_pairwise(partials, &combine)
 }
 
+/// Runs `f` on a fresh pool of `n` threads: tests compare results across thread counts.
+#[cfg(test)]
+pub fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .expect("a test thread pool")
+        .install(f)
+}
+
 /// Combines `parts` as a balanced binary tree over their order (left half, right half).
 fn combine_pairwise<A>(mut parts: Vec<A>, combine: &impl Fn(A, A) -> A) -> Option<A> {
     if parts.len() <= 1 {
@@ -71,14 +81,6 @@ fn combine_pairwise<A>(mut parts: Vec<A>, combine: &impl Fn(A, A) -> A) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap()
-            .install(f)
-    }
 
     #[test]
     fn chunks_cover_the_output_once_at_fixed_offsets() {

@@ -473,11 +473,7 @@ mod tests {
             .collect();
         let x = tensor(&vals, &[300, 1000], F32);
         let run = |n: usize, f: fn(&Tensor, i64) -> Result<Tensor>, axis: i64| {
-            let t = rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .unwrap();
-            let out = t.install(|| f(&x, axis).unwrap());
+            let out = crate::kernels::parallel::with_threads(n, || f(&x, axis).unwrap());
             out.to_vec::<f32>()
                 .iter()
                 .map(|v| v.to_bits())

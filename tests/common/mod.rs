@@ -87,3 +87,12 @@ pub fn scratch(suite: &str, test: &str, file: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir.join(file)
 }
+
+/// Runs `f` on a fresh pool of `n` threads, to compare results across thread counts.
+pub fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .expect("a test thread pool")
+        .install(f)
+}

@@ -95,22 +95,19 @@ fn tree<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(xs: &[T], to_acc: F) -> A {
 /// A leaf of the tree: at most `PAIRWISE_BLOCK` elements.
 #[inline(always)]
 fn block<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(xs: &[T], to_acc: F) -> A {
-    let n = xs.len();
-    if n < 8 {
-        return xs.iter().fold(A::default(), |s, &x| s.add(to_acc(x)));
-    }
-    let eight = |i: usize| -> &[T; 8] { xs[i..i + 8].try_into().expect("8 elements") };
-    let first = eight(0);
-    let mut r: [A; 8] = std::array::from_fn(|j| to_acc(first[j]));
-    let full = n - n % 8;
     // Whole arrays of 8 per step: the AVX2 build turns the partials into one register
     // of f32 (two of f64) instead of interleaving them across loop iterations.
-    for i in (8..full).step_by(8) {
-        let x = eight(i);
+    let (eights, rest) = xs.as_chunks::<8>();
+    let Some((first, eights)) = eights.split_first() else {
+        // Fewer than 8: a plain running sum.
+        return xs.iter().fold(A::default(), |s, &x| s.add(to_acc(x)));
+    };
+    let mut r: [A; 8] = std::array::from_fn(|j| to_acc(first[j]));
+    for x in eights {
         r = std::array::from_fn(|j| r[j].add(to_acc(x[j])));
     }
     let mut s = combine(&r);
-    for &x in &xs[full..] {
+    for &x in rest {
         s = s.add(to_acc(x));
     }
     s
