@@ -2,8 +2,9 @@
 //! a strided 7×7 stem, a batch, depthwise and transposed. Run with
 //! `RAYON_NUM_THREADS=1 cargo bench --bench conv -- --quick` (and 2 threads).
 
+mod common;
+
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use tsr::ops::conv::{conv, conv_transpose, ConvParams, Padding, TransposeParams};
@@ -95,16 +96,9 @@ fn bench_conv(c: &mut Criterion) {
     g.finish();
 }
 
-fn config() -> Criterion {
-    Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1))
-}
-
 criterion_group! {
     name = benches;
-    config = config();
+    config = common::config();
     targets = bench_conv
 }
 criterion_main!(benches);

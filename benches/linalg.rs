@@ -2,8 +2,9 @@
 //! matrix-vector, batched and a transposed (strided) operand. Run with
 //! `RAYON_NUM_THREADS=1 cargo bench --bench linalg -- --quick` (and 2 threads).
 
+mod common;
+
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use tsr::ops::matmul;
@@ -61,16 +62,9 @@ fn bench_matmul(c: &mut Criterion) {
     g.finish();
 }
 
-fn config() -> Criterion {
-    Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1))
-}
-
 criterion_group! {
     name = benches;
-    config = config();
+    config = common::config();
     targets = bench_matmul
 }
 criterion_main!(benches);

@@ -2,8 +2,9 @@
 //! sizes of TARGETS.md (ggml's figures on the same machine kind). Run with
 //! `RAYON_NUM_THREADS=1 cargo bench --bench quant -- --quick` (and 2 threads).
 
+mod common;
+
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use tsr::quant::{dequantize_into, matmul_f32_q, quantize, QBytes, QTensor, QType};
@@ -79,16 +80,9 @@ fn bench_matmul(c: &mut Criterion) {
     g.finish();
 }
 
-fn config() -> Criterion {
-    Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1))
-}
-
 criterion_group! {
     name = benches;
-    config = config();
+    config = common::config();
     targets = bench_dequantize, bench_quantize, bench_matmul
 }
 criterion_main!(benches);
