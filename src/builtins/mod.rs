@@ -6,7 +6,7 @@ mod args;
 mod conv;
 mod core;
 mod create;
-mod gguf_meta;
+pub mod gguf_meta;
 mod info;
 pub mod inplace;
 pub mod inspect;
@@ -15,6 +15,8 @@ mod linalg;
 mod math;
 mod model;
 mod nn;
+#[cfg(test)]
+mod panic_probe;
 mod plot;
 mod quant;
 mod random;
@@ -93,6 +95,8 @@ const DOMAINS: &[&[Builtin]] = &[
     model::BUILTINS,
     info::BUILTINS,
     plot::BUILTINS,
+    #[cfg(test)]
+    panic_probe::BUILTINS,
 ];
 
 fn registry() -> &'static HashMap<&'static str, &'static Builtin> {

@@ -140,9 +140,13 @@ impl Window {
                 }
                 let Some(base) = base else { continue };
                 let mut i = base + mid_first * mid_stride + first;
+                // Wrapping: the step is the distance between two rows read, so it
+                // fits, except past the last row (a stride longer than the image),
+                // where `i` is not read again.
+                let step = mid.stride.wrapping_mul(mid_stride);
                 for pm in rows.clone() {
                     f(k, (q * mid.out + pm) * inner + run.start, i, run.len());
-                    i += mid.stride * mid_stride;
+                    i = i.wrapping_add(step);
                 }
             }
         }
@@ -243,6 +247,11 @@ pub fn conv<T: MatMul>(out: &mut [T], x: &[T], weight: &[T], win: &Window, ch: C
     if out.is_empty() {
         return;
     }
+    if k == 0 {
+        // No input channels (or kernel taps) reach the output: it is all zeros.
+        out.fill(T::default());
+        return;
+    }
     if ci == 1 {
         return depthwise(out, x, weight, win, co, ch.c_out);
     }
@@ -275,6 +284,11 @@ pub fn conv_transpose<T: MatMul>(out: &mut [T], x: &[T], weight: &[T], win: &Win
     let (ci, co) = (ch.c_in / ch.groups, ch.c_out / ch.groups);
     let k = co * win.kernel_len();
     if out.is_empty() {
+        return;
+    }
+    if k * l == 0 {
+        // An empty input image (or kernel) adds nothing: the output is all zeros.
+        out.fill(T::default());
         return;
     }
     for_each_chunk_mut(out, ch.c_out * image, |start, on| {

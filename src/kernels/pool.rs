@@ -100,10 +100,12 @@ fn max_pool<T: Copy + PartialOrd>(
 ) {
     let s = cols.stride;
     let mut row_max = vec![lowest; width];
-    // Phase `p` of `row_max` at `phases[p * phase_len..]`, `phase_lens[p]` long.
+    // Phase `p` of `row_max` at `phases[p * phase_len..]`, `phase_lens[p]` long. Only
+    // the first `width` phases can hold columns: a stride longer than the row has
+    // empty phases past it, which are not stored.
     let phase_len = width.div_ceil(s);
-    let phase_lens: Vec<usize> = (0..s).map(|p| (width + s - 1 - p) / s).collect();
-    let mut phases = vec![lowest; s * phase_len];
+    let phase_lens: Vec<usize> = (0..s.min(width)).map(|p| (width - p).div_ceil(s)).collect();
+    let mut phases = vec![lowest; phase_lens.len() * phase_len];
     let out_w = out.len() / rows.len().max(1);
     for (dst, taps) in out.chunks_exact_mut(out_w).zip(rows) {
         row_max.fill(lowest);
@@ -118,7 +120,10 @@ fn max_pool<T: Copy + PartialOrd>(
         dst.fill(lowest);
         for &d in &cols.offsets {
             let (p, q) = (d.rem_euclid(s as isize) as usize, d.div_euclid(s as isize));
-            let phase = &phases[p * phase_len..][..phase_lens[p]];
+            let Some(&len) = phase_lens.get(p) else {
+                continue; // an empty phase
+            };
+            let phase = &phases[p * phase_len..][..len];
             // Output o reads phase[o + q] where 0 <= o + q < phase.len().
             let first = (-q).max(0) as usize;
             let end = (phase.len() as isize - q).clamp(0, out_w as isize) as usize;

@@ -234,6 +234,11 @@ pub fn conv_transpose(
             );
             return Err(TensorError::shape(op, msg));
         }
+        // The kernel's taps land up to (size - 1)·stride + (kernel - 1)·dilation in the
+        // output with its padding, which the kernels compute as a usize.
+        if usize::try_from(out + 2 * pad as i128).is_err() {
+            return Err(too_large(op));
+        }
         dims.push(Dim {
             image: usize::try_from(out).map_err(|_| too_large(op))?,
             kernel,
@@ -243,6 +248,7 @@ pub fn conv_transpose(
             dilation: dil,
         });
     }
+    check_products(op, &dims)?;
     let mut shape = vec![xs[0], c_out];
     shape.extend(dims.iter().map(|d| d.image));
     let dtype = promoted(&[&x, weight], bias);
@@ -422,7 +428,13 @@ fn window_dims(
             dilation: dil,
         });
     }
-    // The products of these sizes index buffers: they must not overflow.
+    check_products(op, &dims)?;
+    Ok(dims)
+}
+
+/// The products of the image, kernel and window sizes index buffers (see `Window`):
+/// they must not overflow.
+fn check_products(op: &str, dims: &[Dim]) -> Result<()> {
     for sizes in [
         dims.iter().map(|d| d.image).collect::<Vec<_>>(),
         dims.iter().map(|d| d.kernel).collect(),
@@ -430,7 +442,7 @@ fn window_dims(
     ] {
         checked_numel(&sizes).ok_or_else(|| too_large(op))?;
     }
-    Ok(dims)
+    Ok(())
 }
 
 /// `dilation * (kernel - 1) + 1`, the extent of a dilated kernel (0 for no kernel).
@@ -457,7 +469,7 @@ fn same_padding(op: &str, kernel: &[usize], dilation: &[usize]) -> Result<Vec<(u
         .collect()
 }
 
-fn too_large(op: &str) -> TensorError {
+pub(super) fn too_large(op: &str) -> TensorError {
     TensorError::value(op, "sizes are too large")
 }
 
@@ -990,6 +1002,79 @@ mod tests {
         assert_eq!(got.shape(), [1, 2, 5, 2]);
     }
 
+    /// A 2-d transposed convolution with unit stride and dilation, no padding.
+    fn plain_transpose() -> TransposeParams {
+        TransposeParams {
+            stride: vec![1, 1],
+            padding: vec![0, 0],
+            output_padding: vec![0, 0],
+            groups: 1,
+            dilation: vec![1, 1],
+        }
+    }
+
+    #[test]
+    fn empty_images_and_strides_far_past_the_input() {
+        // conv_transpose of an empty image: the output is the bias alone.
+        let t = plain_transpose();
+        let empty = tensor(&[], &[1, 1, 0, 5], F32);
+        let (w, b) = (
+            tensor(&[1.0; 9], &[1, 1, 3, 3], F32),
+            tensor(&[2.0], &[1], F32),
+        );
+        let got = conv_transpose(&empty, &w, Some(&b), 2, &t).unwrap();
+        assert_eq!(got.shape(), [1, 1, 2, 7]);
+        assert_eq!(values(&got), vec![2.0; 14]);
+        // No input channels: conv gives the bias alone too.
+        let p = ConvParams {
+            stride: vec![1, 1],
+            padding: Padding::Valid,
+            dilation: vec![1, 1],
+            groups: 1,
+        };
+        let no_channels = tensor(&[], &[1, 0, 4, 4], F32);
+        let w = tensor(&[], &[1, 0, 3, 3], F32);
+        let got = conv(&no_channels, &w, Some(&b), 2, &p).unwrap();
+        assert_eq!(
+            (got.shape(), values(&got)),
+            (&[1, 1, 2, 2][..], vec![2.0; 4])
+        );
+        // Taps 2^62 apart with as much padding and a stride past the image: only the
+        // middle row of the kernel reads the image, at its first row.
+        let x = tensor(&[1.0; 50], &[1, 2, 5, 5], F32);
+        let far = |groups| ConvParams {
+            stride: vec![(1 << 63) - 1, 1],
+            padding: Padding::Explicit(vec![1 << 62, 0]),
+            dilation: vec![1 << 62, 1],
+            groups,
+        };
+        let w = tensor(&[1.0; 18], &[1, 2, 3, 3], F32);
+        let got = conv(&x, &w, None, 2, &far(1)).unwrap();
+        assert_eq!(
+            (got.shape(), values(&got)),
+            (&[1, 1, 1, 3][..], vec![6.0; 3])
+        );
+        let dw = tensor(&[1.0; 18], &[2, 1, 3, 3], F32);
+        let got = conv(&x, &dw, None, 2, &far(2)).unwrap();
+        assert_eq!(
+            (got.shape(), values(&got)),
+            (&[1, 2, 1, 3][..], vec![3.0; 6])
+        );
+        // A transposed convolution whose taps reach past usize is an error.
+        let huge = TransposeParams {
+            stride: vec![(1 << 63) - 1, 1],
+            padding: vec![(1 << 63) - 1, 0],
+            dilation: vec![2, 1],
+            ..t
+        };
+        let x = tensor(&[0.0; 3], &[1, 1, 3, 1], F32);
+        let w = tensor(&[0.0; 3], &[1, 1, 3, 1], F32);
+        let err = conv_transpose(&x, &w, None, 2, &huge)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("sizes are too large"), "{err}");
+    }
+
     #[test]
     fn errors_name_the_argument_and_the_shapes() {
         let x = tensor(&[0.0; 48], &[1, 3, 4, 4], F32);
@@ -1032,10 +1117,8 @@ mod tests {
         );
         let t = TransposeParams {
             stride: vec![2, 2],
-            padding: vec![0, 0],
             output_padding: vec![2, 0],
-            groups: 1,
-            dilation: vec![1, 1],
+            ..plain_transpose()
         };
         let wt = tensor(&[0.0; 24], &[3, 2, 2, 2], F32);
         assert!(

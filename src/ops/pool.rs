@@ -5,7 +5,7 @@
 //! Dtypes: max pooling keeps the dtype; average pooling gives the float result dtype
 //! (ints give f32) and sums in f32 (f64 for f64), rounding once.
 
-use super::conv::{batched, check_lists, dilated_span, positive, unbatch};
+use super::conv::{batched, check_lists, dilated_span, positive, too_large, unbatch};
 use super::nn::compute;
 use super::{elems, output_buffer, reduce, ReduceOp};
 use crate::kernels::conv::Dim;
@@ -40,10 +40,18 @@ pub fn max_pool2d(x: &Tensor, p: &PoolParams) -> Result<Tensor> {
     let [rows, cols] = pool_axes(op, &x, p, false)?;
     let size = [rows.taps.len(), cols.taps.len()];
     // Column windows are regular: tap k of output o reads o * stride + k * dilation - pad.
+    // Only the taps that land inside the row for some output are listed (the others
+    // read padding), so a huge kernel with as much padding costs nothing. pool_axes
+    // bounded the dilated kernel by isize::MAX and (size[1] - 1) * stride by the
+    // padded width, so none of this overflows.
+    let (width, s, pad, dil) = (x.shape()[3], p.stride[1], p.padding[1], p.dilation[1]);
+    let reach = (size[1] - 1) * s;
+    let first = pad.saturating_sub(reach).div_ceil(dil);
+    let end = ((pad + width - 1) / dil + 1).min(p.kernel_size[1]);
     let cols = ColumnTaps {
-        stride: p.stride[1],
-        offsets: (0..p.kernel_size[1])
-            .map(|k| (k * p.dilation[1]) as isize - p.padding[1] as isize)
+        stride: s,
+        offsets: (first..end.max(first))
+            .map(|k| (k * dil) as isize - pad as isize)
             .collect(),
     };
     let out = crate::dispatch!(x.dtype(), T => max_pool_as::<T>(&x, size, &rows.taps, &cols))?;
@@ -157,7 +165,7 @@ fn pool_as<T: Elem, O: Elem>(
     x: &Tensor,
     size: [usize; 2],
     axes: impl FnOnce() -> [Axis; 2],
-    f: impl Fn(&[T], usize) -> O + Sync,
+    f: impl Fn(&[T], u128) -> O + Sync,
 ) -> Result<Tensor> {
     let xs = x.shape();
     let shape = [xs[0], xs[1], size[0], size[1]];
@@ -166,7 +174,9 @@ fn pool_as<T: Elem, O: Elem>(
         return Tensor::from_vec(out, &shape);
     }
     let [rows, cols] = axes();
-    let reduce = |w: &[T], oh: usize, ow: usize| f(w, rows.divisors[oh] * cols.divisors[ow]);
+    // In u128: the padding may make each divisor nearly 2^63.
+    let reduce =
+        |w: &[T], oh: usize, ow: usize| f(w, rows.divisors[oh] as u128 * cols.divisors[ow] as u128);
     let x = x.contiguous();
     let data = elems::<T>(op, &x)?;
     // The output is not empty and the input plane never is.
@@ -193,6 +203,10 @@ fn pool_axes(op: &str, x: &Tensor, p: &PoolParams, count_pad: bool) -> Result<[A
         let (size, k, s) = (x.shape()[d + 2], p.kernel_size[d], p.stride[d]);
         let (pad, dil) = (p.padding[d], p.dilation[d]);
         let span = dilated_span(op, k, dil)?;
+        // Window offsets are signed (see max_pool2d): no window may be longer than that.
+        if isize::try_from(span).is_err() {
+            return Err(too_large(op));
+        }
         if pad > span / 2 {
             let msg = format!(
                 "padding must be at most half of the (dilated) kernel size, got padding {:?} with kernel_size {:?} and dilation {:?}",
@@ -521,5 +535,48 @@ mod tests {
         assert!(msg(max_pool2d(&flat, &big)).contains("expected x of rank 3"));
         let no_plane = tensor(&[], &[1, 1, 0, 4], F32);
         assert!(msg(avg_pool2d(&no_plane, &zero, true)).contains("non-empty height and width"));
+        let vast = PoolParams {
+            kernel_size: vec![1, 3],
+            stride: vec![1, 1],
+            padding: vec![0, 1 << 62],
+            dilation: vec![1, 1 << 62],
+            ceil_mode: false,
+        };
+        assert!(msg(max_pool2d(&x, &vast)).contains("sizes are too large"));
+    }
+
+    #[test]
+    fn strides_kernels_and_padding_far_past_the_input() {
+        let data: Vec<f64> = (0..20).map(|v| ((v * 7) % 20) as f64).collect();
+        let x = tensor(&data, &[1, 1, 4, 5], F32);
+        let p = |k: usize, s: usize, pad: usize, ceil_mode| PoolParams {
+            kernel_size: vec![2, k],
+            stride: vec![2, s],
+            padding: vec![0, pad],
+            dilation: vec![1, 1],
+            ceil_mode,
+        };
+        // A stride longer than the row takes its first window only.
+        for ceil_mode in [false, true] {
+            let want = max_pool2d(&x, &p(2, 5, 0, false)).unwrap();
+            let far = max_pool2d(&x, &p(2, 1 << 40, 0, ceil_mode)).unwrap();
+            assert_eq!(far.to_vec::<f32>(), want.to_vec::<f32>());
+            let want = avg_pool2d(&x, &p(2, 5, 0, false), true).unwrap();
+            let far = avg_pool2d(&x, &p(2, 1 << 40, 0, ceil_mode), true).unwrap();
+            assert_eq!(far.to_vec::<f32>(), want.to_vec::<f32>());
+        }
+        // A kernel of nearly 2^63 with half of it as padding covers each row whole.
+        let (k, pad) = ((1 << 63) - 1, (1 << 62) - 1);
+        let whole = max_pool2d(&x, &p(k, 1, pad, false)).unwrap();
+        assert_eq!(whole.shape(), &[1, 1, 2, 5]);
+        let rows =
+            |t: Tensor| -> Vec<f32> { t.to_vec::<f32>().iter().flat_map(|&m| [m; 5]).collect() };
+        assert_eq!(
+            whole.to_vec::<f32>(),
+            rows(max_pool2d(&x, &p(5, 1, 0, false)).unwrap())
+        );
+        let avg = avg_pool2d(&x, &p(k, 1, pad, false), false).unwrap();
+        let want = rows(avg_pool2d(&x, &p(5, 1, 0, false), false).unwrap());
+        assert_eq!(avg.to_vec::<f32>(), want);
     }
 }

@@ -88,6 +88,7 @@ macro_rules! blocks {
             $(pub $field: $ty),*
         }
 
+        // Compile-time checks: a wrong layout fails the build, never a run.
         const _: () = assert!(std::mem::size_of::<$name>() == $bytes);
         const _: () = assert!(0 $(+ <$ty as Field>::SIZE)* == $bytes);
 

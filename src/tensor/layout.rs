@@ -29,31 +29,29 @@ impl SliceSpec {
     };
 
     /// First index, step and length of this slice over a dimension of size `n`,
-    /// clamping like Python does.
+    /// clamping like Python does. Any step is fine (a step of 0 gives length 0;
+    /// `Layout::slice` rejects it), including `i64::MIN` and steps longer than `n`.
     pub fn resolve(&self, n: usize) -> (i64, i64, usize) {
-        let n = n as i64;
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
         let step = self.step;
         let clamp = |v: i64, lo: i64, hi: i64| v.max(lo).min(hi);
         let norm = |v: i64| if v < 0 { v + n } else { v };
-        if step > 0 {
+        // ceil(span / |step|) without overflow: `span` is at most n + 1.
+        let count = |span: i64| match span {
+            d if d > 0 && step != 0 => (d.unsigned_abs() - 1) / step.unsigned_abs() + 1,
+            _ => 0,
+        };
+        let (start, len) = if step > 0 {
             let start = self.start.map_or(0, |s| clamp(norm(s), 0, n));
             let stop = self.stop.map_or(n, |s| clamp(norm(s), 0, n));
-            let len = if stop > start {
-                (stop - start + step - 1) / step
-            } else {
-                0
-            };
-            (start, step, len as usize)
+            (start, count(stop - start))
         } else {
             let start = self.start.map_or(n - 1, |s| clamp(norm(s), -1, n - 1));
             let stop = self.stop.map_or(-1, |s| clamp(norm(s), -1, n - 1));
-            let len = if start > stop {
-                (start - stop + (-step) - 1) / (-step)
-            } else {
-                0
-            };
-            (start, step, len as usize)
-        }
+            (start, count(start - stop))
+        };
+        // Cannot truncate: len <= n + 1, and n came from a usize.
+        (start, step, len as usize)
     }
 }
 
@@ -116,7 +114,12 @@ impl Layout {
             out.offset = off as usize;
         }
         out.shape[axis] = len;
-        out.strides[axis] = self.strides[axis] * step as isize;
+        // With two or more elements the product is the distance between two of them,
+        // so it fits; it can overflow only for a step far longer than the axis
+        // (`x[::2**62]`), which takes at most one element: any stride addresses that.
+        out.strides[axis] = self.strides[axis]
+            .checked_mul(step as isize)
+            .unwrap_or(self.strides[axis]);
         Ok(out)
     }
 
@@ -374,6 +377,44 @@ mod tests {
             vec![9, 5, 1]
         );
         assert!(l.slice(0, s(None, None, 0)).is_err());
+    }
+
+    #[test]
+    fn slices_with_extreme_steps_and_bounds() {
+        let s = |a, b, c| SliceSpec {
+            start: a,
+            stop: b,
+            step: c,
+        };
+        let l = Layout::contiguous(&[3, 10]);
+        assert_eq!(
+            offsets(&l.slice(1, s(None, None, i64::MAX)).unwrap()),
+            vec![0, 10, 20]
+        );
+        assert_eq!(
+            offsets(&l.slice(1, s(None, None, i64::MIN)).unwrap()),
+            vec![9, 19, 29]
+        );
+        assert_eq!(
+            offsets(
+                &l.slice(0, s(Some(i64::MIN), Some(i64::MAX), 1 << 62))
+                    .unwrap()
+            ),
+            (0..10).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            offsets(&l.slice(1, s(Some(i64::MAX), Some(i64::MIN), -1)).unwrap()),
+            (0..3)
+                .flat_map(|r| (0..10).rev().map(move |c| r * 10 + c))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(s(None, None, 0).resolve(5).2, 0);
+        // A one-element slice keeps a stride that addresses its element.
+        let one = l.slice(1, s(Some(1), None, 1 << 62)).unwrap();
+        assert_eq!(
+            (one.shape.clone(), offsets(&one)),
+            (vec![3, 1], vec![1, 11, 21])
+        );
     }
 
     #[test]

@@ -71,6 +71,7 @@ impl RandomState {
         out: &mut [T],
         each: impl Fn([u32; 4]) -> [T; K] + Sync,
     ) {
+        // Evaluated at compile time for each K: it cannot fire in a run.
         const { assert!(CHUNK.is_multiple_of(K), "chunks must hold whole blocks") };
         let (key, start) = (self.key, self.counter);
         self.counter = start.wrapping_add(out.len().div_ceil(K) as u64);
