@@ -174,7 +174,8 @@ fn safetensors_damaged_files_are_errors() {
     fs::write(&path, &huge).unwrap();
     assert_eq!(
         load_safetensors(&path).unwrap_err(),
-        "safetensors: header too large"
+        "safetensors: header too large: its length field says 18446744073709551615 bytes \
+         (the limit is 100 MB)"
     );
     let mut not_json = good.clone();
     not_json[8] = b'[';
@@ -266,7 +267,7 @@ fn npz_damaged_files_are_errors() {
     }
     fs::write(&path, b"not a zip file at all").unwrap();
     let err = load_npz(&path).unwrap_err();
-    assert!(err.contains("is not a valid zip archive"), "{err}");
+    assert!(err.contains("not a valid zip archive"), "{err}");
 
     // A member that is not a .npy file.
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));

@@ -67,19 +67,21 @@ impl CallArgs {
         let mut rest = Vec::new();
         let fixed = specs.iter().take_while(|s| !s.variadic).count();
         let has_varargs = fixed < specs.len();
+        let given = self.positional.len();
         for (i, arg) in self.positional.into_iter().enumerate() {
             if i < fixed {
                 slots[i] = Some(arg);
             } else if has_varargs {
                 rest.push(arg);
             } else {
+                let takes = match fixed {
+                    0 => "no arguments".to_string(),
+                    1 => "at most 1 argument".to_string(),
+                    n => format!("at most {n} arguments"),
+                };
                 return Err(Diagnostic::new(
                     arg.span,
-                    format!(
-                        "{} takes at most {fixed} argument{}, got more",
-                        b.name,
-                        if fixed == 1 { "" } else { "s" }
-                    ),
+                    format!("{} takes {takes}, got {given}", b.name),
                 )
                 .with_note(format!("signature: {}", b.signature())));
             }

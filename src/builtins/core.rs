@@ -121,8 +121,8 @@ fn range(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     Ok(Value::Range(start, stop, step))
 }
 
-/// Number of values in `range(start, stop, step)`.
-pub fn range_len(start: i64, stop: i64, step: i64) -> i64 {
+/// Number of values in `range(start, stop, step)` (up to 2^64 - 1, more than an int holds).
+pub fn range_len(start: i64, stop: i64, step: i64) -> u64 {
     let (span, step) = if step > 0 {
         (stop as i128 - start as i128, step as i128)
     } else {
@@ -131,7 +131,8 @@ pub fn range_len(start: i64, stop: i64, step: i64) -> i64 {
     if span <= 0 {
         0
     } else {
-        ((span + step - 1) / step) as i64
+        // The span of two i64s is below 2^64 and the step at least 1: it fits a u64.
+        ((span + step - 1) / step) as u64
     }
 }
 
@@ -140,13 +141,29 @@ fn len(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let n = match v {
         Value::Tensor(t) => match t.shape().first() {
             Some(&d) => d as i64,
-            None => return Err(a.arg_err(0, "len() of a 0-d tensor")),
+            None => return Err(a.arg_err(0, "len: a 0-d tensor has no length")),
         },
         Value::Tuple(items) => items.len() as i64,
         Value::Dict(d) => d.entries.len() as i64,
         Value::Str(s) => s.chars().count() as i64,
-        Value::Range(s, e, st) => range_len(*s, *e, *st),
-        other => return Err(a.arg_err(0, format!("len() of a {}", other.kind()))),
+        Value::Range(s, e, st) => {
+            let n = range_len(*s, *e, *st);
+            i64::try_from(n).map_err(|_| {
+                a.arg_err(
+                    0,
+                    format!("len: the range has {n} values, more than an int can hold"),
+                )
+            })?
+        }
+        other => {
+            return Err(a.arg_err(
+                0,
+                format!(
+                    "len: {} has no length (len takes a tensor, tuple, dict, string or range)",
+                    other.describe()
+                ),
+            ))
+        }
     };
     Ok(Value::Int(n))
 }

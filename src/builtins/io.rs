@@ -94,8 +94,9 @@ fn named_tensors(a: &Bound, i: usize) -> Result<Vec<(String, Tensor)>, Diagnosti
             (other, _) => Err(a.arg_err(
                 i,
                 format!(
-                    "keys must be strings, got {:?}",
-                    other.to_value().describe()
+                    "tensor names must be strings, got the {} key {}",
+                    other.to_value().describe(),
+                    other.to_value().repr(&Default::default())
                 ),
             )),
         })

@@ -638,6 +638,18 @@ impl Interp {
                 })?;
                 Ok(Value::Tensor(t.to_dtype(*d)))
             }
+            Value::DType(d) => {
+                let message = match (args.positional.len(), args.keyword.first()) {
+                    (_, Some((name, ..))) => {
+                        format!("`{d}(...)` takes no keyword arguments, got `{name}`")
+                    }
+                    // One positional argument without keywords is the conversion above.
+                    (n, None) => format!("`{d}(...)` converts one value, got {n} arguments"),
+                };
+                Err(Diagnostic::new(args.span, message)
+                    .with_note(format!("write `{d}(x)` or `x.to({d})`"))
+                    .into())
+            }
             other => Err(Diagnostic::new(
                 callee_span,
                 format!("{} is not callable", other.describe()),
@@ -667,9 +679,10 @@ impl Interp {
             return Err(Diagnostic::new(
                 args.positional[c.params.len()].span,
                 format!(
-                    "`{}` takes {} arguments, got {}",
+                    "`{}` takes {} argument{}, got {}",
                     c.name,
                     c.params.len(),
+                    if c.params.len() == 1 { "" } else { "s" },
                     args.positional.len()
                 ),
             )
@@ -890,7 +903,10 @@ impl Interp {
                         .ok_or_else(|| {
                             Diagnostic::new(
                                 *s,
-                                format!("index {i} is out of range for a string of {n} characters"),
+                                format!(
+                                    "index {i} is out of range for a string of {n} character{}",
+                                    if n == 1 { "" } else { "s" }
+                                ),
                             )
                         })
                 }
@@ -1016,6 +1032,12 @@ impl Interp {
                 scope.set(name, cur);
                 Ok(result?)
             }
+            ExprKind::Attr { name, .. } => Err(Diagnostic::new(
+                target.span,
+                format!("cannot assign to the attribute `{}`", name.name),
+            )
+            .with_note("attributes are read-only; a dict entry is set with `d[\"key\"] = value`")
+            .into()),
             _ => Err(Diagnostic::new(target.span, "cannot assign to this expression").into()),
         }
     }

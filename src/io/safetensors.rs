@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
 
-use safetensors::{Dtype, SafeTensors, View};
+use safetensors::{Dtype, SafeTensorError, SafeTensors, View};
 
 use super::le::{storage_from_le, tensor_to_le};
 use super::mapped::map_file;
@@ -33,9 +33,13 @@ const DTYPES: [(Dtype, DType); 10] = [
 /// file. Errors start with "safetensors: "; a dtype tsr lacks (U16, U32, U64, the
 /// F8 and F4 kinds, C64) is an error naming it. The `__metadata__` map is ignored.
 pub fn load_safetensors(path: &Path) -> Result<Vec<(String, Tensor)>, String> {
-    let map = map_file(path, "safetensors")?;
-    let (header_len, metadata) =
-        SafeTensors::read_metadata(&map).map_err(|e| format!("safetensors: {e}"))?;
+    decode_safetensors(&map_file(path, "safetensors")?)
+}
+
+/// [`load_safetensors`] over the bytes of a whole file.
+pub fn decode_safetensors(map: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
+    let (header_len, metadata) = SafeTensors::read_metadata(map)
+        .map_err(|e| format!("safetensors: {}", header_error(&e, map)))?;
     // read_metadata checked that the header and data fill the file exactly.
     let data_start = 8 + header_len;
     let mut tensors = Vec::new();
@@ -64,6 +68,34 @@ pub fn load_safetensors(path: &Path) -> Result<Vec<(String, Tensor)>, String> {
         tensors.push((name, tensor));
     }
     Ok(tensors)
+}
+
+/// What is wrong with a file whose header `read_metadata` refused, said with the
+/// sizes involved where the crate's message is vague about a truncated file.
+fn header_error(e: &SafeTensorError, file: &[u8]) -> String {
+    let header_len = file
+        .get(..8)
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_le_bytes);
+    match (e, header_len) {
+        (SafeTensorError::HeaderTooSmall, _) => format!(
+            "truncated file: {} bytes, shorter than the 8-byte header length",
+            file.len()
+        ),
+        (SafeTensorError::HeaderTooLarge, Some(n)) => {
+            format!("header too large: its length field says {n} bytes (the limit is 100 MB)")
+        }
+        (SafeTensorError::InvalidHeaderLength, Some(n)) => format!(
+            "truncated file: the header of {n} bytes does not fit in the {} bytes after the header length",
+            file.len() - 8
+        ),
+        (SafeTensorError::MetadataIncompleteBuffer, _) => format!(
+            "incomplete metadata: the tensors' data do not end at the end of the file ({} \
+             bytes); it is truncated or has extra bytes",
+            file.len()
+        ),
+        _ => e.to_string(),
+    }
 }
 
 /// Writes `tensors` to `path` as a `.safetensors` file, atomically (a temp file is

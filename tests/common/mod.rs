@@ -80,12 +80,17 @@ pub fn fixture(name: &str) -> std::path::PathBuf {
 
 /// A path for `file` in a fresh scratch directory of one test of a suite.
 pub fn scratch(suite: &str, test: &str, file: &str) -> std::path::PathBuf {
+    scratch_dir(suite, test).join(file)
+}
+
+/// A fresh, empty scratch directory for one test of a suite (under Cargo's target tmpdir).
+pub fn scratch_dir(suite: &str, test: &str) -> std::path::PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(suite)
         .join(test);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir.join(file)
+    dir
 }
 
 /// Runs `f` on a fresh pool of `n` threads, to compare results across thread counts.

@@ -12,8 +12,9 @@ use crate::diag::Diagnostic;
 use crate::syntax::span::{Span, SrcId};
 use crate::syntax::token::Token;
 
-/// The syntax errors as diagnostics. Errors at an error token are dropped (the
-/// lexical checks reported it). The innermost unclosed bracket before an error labels
+/// The syntax errors as diagnostics. Errors at an error token, or at the token right
+/// after one, are dropped (the lexical checks reported it, and what follows it is
+/// usually fine: `!x`, `12abc def`). The innermost unclosed bracket before an error labels
 /// it; at the end of input, the error is reported at that bracket.
 pub(super) fn diagnostics(
     errors: Vec<ParseError<'_, '_>>,
@@ -24,8 +25,13 @@ pub(super) fn diagnostics(
     let (unclosed, stray) = (&prepared.unclosed, &prepared.stray);
     let mut diags = Vec::new();
     let mut openers = unclosed.iter().peekable();
+    let tokens = &prepared.tokens;
+    let after_error = |start: usize| {
+        let before = tokens.partition_point(|(_, s)| s.start < start);
+        before > 0 && tokens[before - 1].0 == Token::Error
+    };
     for err in errors {
-        if err.found() == Some(&Token::Error) {
+        if err.found() == Some(&Token::Error) || after_error(err.span().start) {
             continue;
         }
         let at = err.span().start..err.span().end;
@@ -109,6 +115,10 @@ fn hint(found: Option<&Token<'_>>, wanted: &[String]) -> Option<&'static str> {
         Token::Else if wants("end of statement") => {
             Some("`else` can only follow the block of an `if`")
         }
+        Token::If if wants("end of statement") => {
+            Some("a conditional value is written `if c { a } else { b }`")
+        }
+        Token::Amp if wants("expression") => Some("logical and is written `and`"),
         _ => None,
     }
 }

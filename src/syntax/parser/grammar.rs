@@ -823,7 +823,24 @@ impl Grammar {
             .map(|(name, default)| Param { name, default })
             .separated_by(just(Token::Comma))
             .allow_trailing()
-            .collect()
+            .collect::<Vec<_>>()
+            .validate(|params, _, emitter| {
+                for (i, p) in params.iter().enumerate() {
+                    let before = &params[..i];
+                    let message = if before.iter().any(|q| q.name.name == p.name.name) {
+                        format!("duplicate parameter `{}`", p.name.name)
+                    } else if p.default.is_none() && before.iter().any(|q| q.default.is_some()) {
+                        format!(
+                            "parameter `{}` without a default follows one with a default",
+                            p.name.name
+                        )
+                    } else {
+                        continue;
+                    };
+                    emitter.emit(Rich::custom(simple(p.name.span), message));
+                }
+                params
+            })
     }
 
     /// `pattern = name | "(" (pattern ("," pattern)* ","?)? ")"`; `(p)` is `p`.

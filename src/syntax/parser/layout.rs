@@ -143,7 +143,8 @@ fn expand<'src>(
 ) {
     let at = |r: Range<usize>| SimpleSpan::from(r.start + offset..r.end + offset);
     let span = |r: Range<usize>| Span::new(id, r.start + offset..r.end + offset);
-    for (tok, range) in lex(text) {
+    let mut toks = lex(text).into_iter().peekable();
+    while let Some((tok, range)) = toks.next() {
         match tok {
             Token::Comment => continue,
             Token::Error => {
@@ -162,6 +163,30 @@ fn expand<'src>(
                 }
                 diags.push(lex_error(&text[start..range.end], span(start..range.end)));
                 out.push((tok, at(start..range.end)));
+                continue;
+            }
+            Token::Int(_) | Token::Float(_)
+                if toks
+                    .peek()
+                    .is_some_and(|(t, r)| r.start == range.end && glues_to_number(t)) =>
+            {
+                // `0xZZ`, `12abc`, `1e`, `1.2.3`: one bad literal, not a number and a name.
+                let mut end = range.end;
+                while let Some((_, r)) = toks.next_if(|(t, r)| r.start == end && glues_to_number(t))
+                {
+                    end = r.end;
+                }
+                let bad = range.start..end;
+                diags.push(
+                    Diagnostic::new(
+                        span(bad.clone()),
+                        format!("invalid number literal `{}`", &text[bad.clone()]),
+                    )
+                    .with_note(
+                        "numbers are written `42`, `1_000`, `0x1F`, `0b101`, `0o17`, `1.5`, `.5` or `1e-3`",
+                    ),
+                );
+                out.push((Token::Error, at(bad)));
                 continue;
             }
             Token::Int(raw) => {
@@ -191,6 +216,12 @@ fn expand<'src>(
         }
         out.push((tok, at(range)));
     }
+}
+
+/// Tokens that cannot directly follow a number: written right after one, they make
+/// a malformed literal (`12abc`, `0b102`, `1.2.3`, `3in`).
+fn glues_to_number(tok: &Token<'_>) -> bool {
+    matches!(tok, Token::Ident(_) | Token::Int(_) | Token::Float(_)) || tok.keyword().is_some()
 }
 
 /// Expands the f-string token `f"body"` found at `range` of the source.
@@ -268,10 +299,17 @@ fn lex_error(text: &str, span: Span) -> Diagnostic {
         } else {
             ""
         };
-        Diagnostic::new(
+        let d = Diagnostic::new(
             span,
             format!("unexpected {what} `{}{more}`", shown.escape_debug()),
-        )
+        );
+        if text == "!" {
+            d.with_note(
+                "logical not is written `not x` (`~x` inverts a bool tensor); `!=` compares",
+            )
+        } else {
+            d
+        }
     }
 }
 

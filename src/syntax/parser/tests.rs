@@ -627,6 +627,17 @@ fn common_mistakes() {
             ".1",
         ),
         ("a.", "unexpected end of input, expected attribute name", ""),
+        ("0xZZ", "invalid number literal `0xZZ`", "0xZZ"),
+        ("x = 12abc + 1", "invalid number literal `12abc`", "12abc"),
+        ("1.2.3", "invalid number literal `1.2.3`", "1.2.3"),
+        ("3in x", "invalid number literal `3in`", "3in"),
+        ("!x", "unexpected character `!`", "!"),
+        ("fn f(a, a) { a }", "duplicate parameter `a`", "a"),
+        (
+            "|x, y = 1, z| x",
+            "parameter `z` without a default follows one with a default",
+            "z",
+        ),
     ];
     let wrong: Vec<String> = cases
         .iter()

@@ -1,0 +1,979 @@
+//! Issue #8, "No input crashes tsr": a catalogue of hostile and wrong inputs.
+//!
+//! Every case must exit 1 with a diagnostic that points into the source (ariadne's
+//! `╭─[` box; colour is off because stderr is a pipe) and says what is wrong (a phrase
+//! per case), or, for a damaged file, an error that starts with the file format
+//! (`npy:`, `npz:`, `safetensors:`, `gguf:`); never a panic or an internal error.
+//! Inputs tsr accepts on purpose (`1 / 0` is inf, NaN flows through reductions) are
+//! listed at the end, and must run without an error.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use common::{scratch_dir, tsr, tsr_in, Output};
+
+/// A `-e` case: a name for the failure report, the code, and a phrase its message must
+/// contain.
+type Case = (&'static str, &'static str, &'static str);
+
+/// Runs `tsr -e CODE` in a scratch directory, so that nothing a case writes lands in
+/// the source tree.
+fn eval(code: &str) -> Output {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    let dir = DIR.get_or_init(|| scratch_dir("bad_inputs", "cwd"));
+    tsr_in(&["-e", code], None, Some(dir))
+}
+
+/// The problem with `out`, when it shows a crash: a panic, an internal error, a signal.
+fn crash(out: &Output) -> Option<String> {
+    let all = format!("{}{}", out.stdout, out.stderr);
+    if all.contains("panicked") || all.contains("internal error") {
+        Some(format!("tsr crashed (exit {}):\n{}", out.code, out.stderr))
+    } else if !(0..=2).contains(&out.code) {
+        Some(format!("tsr died (exit {}):\n{}", out.code, out.stderr))
+    } else {
+        None
+    }
+}
+
+/// Exit 1 with a diagnostic box that contains `expected`, and no crash.
+fn diagnostic_problem(out: &Output, expected: &str) -> Option<String> {
+    if let Some(c) = crash(out) {
+        return Some(c);
+    }
+    if out.code != 1 {
+        return Some(format!(
+            "exit {}, not 1:\n{}{}",
+            out.code, out.stdout, out.stderr
+        ));
+    }
+    if !out.stderr.contains("╭─[") {
+        return Some(format!("no diagnostic with a span:\n{}", out.stderr));
+    }
+    if !out.stderr.contains(expected) {
+        return Some(format!(
+            "the message does not say {expected:?}:\n{}",
+            out.stderr
+        ));
+    }
+    None
+}
+
+/// Exit 1 with an error that names the file format, and no crash.
+fn file_error_problem(out: &Output, prefix: &str) -> Option<String> {
+    if let Some(c) = crash(out) {
+        return Some(c);
+    }
+    if out.code != 1 || !out.stderr.contains(prefix) {
+        return Some(format!(
+            "expected exit 1 and a {prefix:?} error, got exit {}:\n{}",
+            out.code, out.stderr
+        ));
+    }
+    None
+}
+
+/// Fails with every problem found, so one run reports all broken cases.
+fn report(what: &str, total: usize, failures: Vec<String>) {
+    assert!(
+        failures.is_empty(),
+        "{} of {total} {what} failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// Runs each case with `tsr -e CODE` and checks its diagnostic.
+fn run_cases(cases: &[Case]) {
+    let failures = cases
+        .iter()
+        .filter_map(|&(name, code, expected)| {
+            diagnostic_problem(&eval(code), expected).map(|p| format!("{name} `{code}`: {p}"))
+        })
+        .collect();
+    report("cases", cases.len(), failures);
+}
+
+// ---- syntax ------------------------------------------------------------------------
+
+#[rustfmt::skip]
+const MALFORMED_SYNTAX: &[Case] = &[
+    ("unclosed paren", "(1 + 2", "unclosed `(`"),
+    ("unclosed bracket", "[1, 2", "unclosed `[`"),
+    ("unclosed block", "if true { 1", "unclosed `{`"),
+    ("unclosed call", "print(1,", "unclosed `(`"),
+    ("mismatched bracket", "(1, 2]", "unexpected closing delimiter `]`"),
+    ("stray paren", ")", "unexpected closing delimiter `)`"),
+    ("stray brace", "1 }", "unexpected closing delimiter `}`"),
+    ("unterminated string", "\"abc", "unterminated string"),
+    ("unterminated quote", "let s = 'abc", "unterminated string"),
+    ("string ends in backslash", "\"abc\\", "unterminated string"),
+    ("unterminated f-string", "f\"total {x", "unterminated string"),
+    ("unclosed f-string hole", "f\"{1 + 2\"", "end of f-string"),
+    ("empty f-string hole", "f\"{}\"", "expected expression"),
+    ("lone brace in f-string", "f\"a } b\"", "single `}` in an f-string"),
+    ("nested f-string quote", "f\"{f\"{1}\"}\"", "end of f-string"),
+    ("unexpected character", "1 $ 2", "unexpected character `$`"),
+    ("backtick", "let a = `b`", "unexpected character"),
+    ("bang", "!x", "unexpected character `!`"),
+    ("missing right operand", "1 +", "expected expression"),
+    ("missing left operand", "* 3", "expected statement, found `*`"),
+    ("two operators", "1 +* 2", "expected expression, found `*`"),
+    ("double power", "2 ** ** 2", "expected expression, found `**`"),
+    ("increment", "let x = 1; x++", "expected expression, found `+`"),
+    ("c-style and", "true && false", "logical and is written `and`"),
+    ("python ternary", "let x = 1 if true else 2", "`if c { a } else { b }`"),
+    ("python lambda", "lambda x: x", "found `x`"),
+    ("two values", "let x = 1 2", "found `2`"),
+    ("else without if", "else { 1 }", "found `else`"),
+    ("else else", "if true { 1 } else else { 2 }", "expected `if` or `{`"),
+    ("elif", "if true { 1 } elif { 2 }", "found `elif`"),
+    ("if without block", "if true", "expected operator or `{`"),
+    ("let a keyword", "let if = 1", "expected variable name, found `if`"),
+    ("let without name", "let = 3", "expected variable name, found `=`"),
+    ("let compares", "let x == 1", "expected `=`, found `==`"),
+    ("fn named by keyword", "fn let() { 1 }", "expected function name"),
+    ("fn without body", "fn f()", "expected `{`"),
+    ("duplicate parameter", "fn f(a, a) { a }", "duplicate parameter `a`"),
+    ("duplicate lambda parameter", "|x, x| x", "duplicate parameter `x`"),
+    ("required after default", "fn f(a = 1, b) { a }", "parameter `b` without a default follows one with a default"),
+    ("keyword parameter", "fn f(if) { 1 }", "found `if`"),
+    ("unclosed lambda", "|x x + 1", "found `x`"),
+    ("for without in", "for x [1] { }", "expected `in`"),
+    ("for over a number name", "for 1 in [1] { }", "expected variable name"),
+    ("import a name", "import stats as s", "expected path string"),
+    ("import without as", "import \"x.tsr\"", "expected `as`"),
+    ("use a string", "use \"stats\"", "expected module name"),
+    ("return outside fn", "return 1", "`return` outside of a function"),
+    ("break outside loop", "break", "`break` outside of a loop"),
+    ("continue in a fn called in a loop", "fn f() { continue }; for i in range(2) { f() }", "`continue` outside of a loop"),
+    ("assign to a literal", "1 = 2", "cannot assign to this expression"),
+    ("assign to a call", "f(x) = 1", "cannot assign to this expression"),
+    ("assign to an attribute", "let x = [1, 2]; x.shape = (2,)", "cannot assign to the attribute `shape`"),
+    ("assign undeclared", "y = 1", "assignment to undefined variable `y`"),
+    ("four-part slice", "[1][1:2:3:4]", "a slice has at most three parts"),
+    ("empty index", "let x = [1]; x[]", "expected expression"),
+    ("double comma", "[1, 2,, 3]", "found `,`"),
+    ("dict without value", "{\"a\": }", "expected expression, found `}`"),
+    ("dict entry without key", "{1: 2, 3}", "expected operator or `:`"),
+    ("walrus", "x := 1", "found `:`"),
+    ("triple equals", "1 === 1", "expected expression, found `=`"),
+    ("two strings", "\"abc\" \"def\"", "found string"),
+];
+
+#[test]
+fn malformed_syntax() {
+    run_cases(MALFORMED_SYNTAX);
+}
+
+#[rustfmt::skip]
+const INVALID_LITERALS: &[Case] = &[
+    ("hex without digits", "0x", "invalid number literal `0x`"),
+    ("bad hex digits", "0xZZ", "invalid number literal `0xZZ`"),
+    ("bad binary digit", "0b102", "invalid number literal `0b102`"),
+    ("bad octal digit", "0o8", "invalid number literal `0o8`"),
+    ("letters after digits", "12abc", "invalid number literal `12abc`"),
+    ("exponent without digits", "1e", "invalid number literal `1e`"),
+    ("two decimal points", "1.2.3", "invalid number literal `1.2.3`"),
+    ("method on an int literal", "1.exp()", "invalid number literal `1.exp`"),
+    ("keyword after digits", "3in range(3)", "invalid number literal `3in`"),
+    ("int beyond i64", "99999999999999999999", "integer literal is too large"),
+    ("i64 min as a literal", "let x = -9223372036854775808", "integer literal is too large"),
+    ("hex beyond i64", "0xFFFFFFFFFFFFFFFFF", "integer literal is too large"),
+    ("unknown escape", "\"a\\qb\"", "unknown escape sequence `\\q`"),
+    ("escape beyond unicode", "\"\\u{110000}\"", "is not a valid unicode character"),
+    ("escape without braces", "\"\\u1234\"", "invalid unicode escape"),
+    ("escape without digits", "\"\\u{}\"", "invalid unicode escape"),
+    ("f-string unknown type", "f\"{1:q}\"", "unknown type `q`"),
+    ("f-string precision without digits", "f\"{1:.f}\"", "expected digits after `.`"),
+    ("f-string unreadable spec", "f\"{1:+-5}\"", "format spec"),
+    ("f-string d of a float", "f\"{1.5:d}\"", "format spec `d` needs an integer"),
+    ("f-string f of a string", "f\"{'a':.2f}\"", "needs a number, got string"),
+    ("f-string f of a tensor", "f\"{[1, 2]:.2f}\"", "needs a number, got tensor i64[2]"),
+];
+
+#[test]
+fn invalid_literals() {
+    run_cases(INVALID_LITERALS);
+}
+
+// ---- unicode -----------------------------------------------------------------------
+
+#[rustfmt::skip]
+const UNICODE_IN_NAMES_AND_STRINGS: &[Case] = &[
+    ("emoji in a name", "let x🙂 = 1", "unexpected character `🙂`"),
+    ("zero-width space in a name", "let a\u{200B}b = 1", "unexpected character"),
+    ("no-break space", "1\u{A0}+ 2", "unexpected character"),
+    ("bidi override", "let x = \u{202E}1", "unexpected character"),
+    ("near-miss unicode name", "let grösse = 1; größe", "undefined name `größe`"),
+    ("cjk name, wrong type", "let 變數 = 1; 變數 + \"a\"", "`+` is not defined for int and string"),
+    ("emoji string plus int", "\"🙂\" + 1", "`+` is not defined for string and int"),
+    ("emoji string index", "\"🙂\"[1]", "out of range for a string of 1 character\n"),
+    ("emoji string as a tensor", "tensor(\"🙂\")", "must be a tensor or number, got string"),
+    ("emoji dtype", "zeros([2], dtype=\"🙂\")", "unknown dtype"),
+    ("emoji as an index", "zeros([3])[\"🙂\"]", "an index must be an integer"),
+    ("emoji key", "let d = {\"🙂\": 1}; d[\"🙃\"]", "key \"🙃\" not found"),
+    ("emoji in a number", "1🙂", "unexpected character `🙂`"),
+];
+
+#[test]
+fn unicode_in_names_and_strings() {
+    run_cases(UNICODE_IN_NAMES_AND_STRINGS);
+}
+
+// ---- builtins: arity, keywords, types ----------------------------------------------
+
+#[rustfmt::skip]
+const BUILTIN_ARGUMENTS: &[Case] = &[
+    ("too many arguments", "sum(1, 2, 3, 4)", "sum takes at most 3 arguments, got 4"),
+    ("one too many", "abs(1, 2)", "abs takes at most 1 argument, got 2"),
+    ("arguments to a nullary", "args(1)", "args takes no arguments, got 1"),
+    ("unknown keyword", "sum([1], axs=0)", "sum has no parameter named `axs`"),
+    ("keyword twice", "sum([1], axis=0, axis=0)", "sum got two values for `axis`"),
+    ("positional and keyword", "sum([1], x=[2])", "sum got two values for `x`"),
+    ("missing argument", "zeros()", "zeros is missing the argument `shape`"),
+    ("explicit none", "reshape(none, 2)", "reshape needs a value for `x`, got none"),
+    ("string shape", "zeros(\"a\")", "must be a shape"),
+    ("unknown dtype name", "zeros([2], dtype=\"f33\")", "unknown dtype \"f33\""),
+    ("undefined dtype", "zeros([2], dtype=f33)", "undefined name `f33`"),
+    ("int as dtype", "ones([2], 3)", "must be a dtype such as f32, got int"),
+    ("string to exp", "exp(\"x\")", "argument `x` of exp must be a tensor or number, got string"),
+    ("bool option", "sum([1], keepdim=1)", "must be true or false"),
+    ("string option", "gelu([1.0], approximate=\"fast\")", "\"none\" or \"tanh\""),
+    ("len of an int", "len(5)", "len: int has no length"),
+    ("len of a 0-d tensor", "len(zeros([]))", "0-d tensor has no length"),
+    ("dtype called with two", "f32(1, 2)", "`f32(...)` converts one value, got 2 arguments"),
+    ("dtype called with a keyword", "i64(x=1)", "takes no keyword arguments"),
+    ("dtype of a string", "f32(\"abc\")", "cannot convert string to f32"),
+    ("method of a string", "\"abc\".to(f32)", "argument `x` of to must be a tensor or number"),
+    ("missing method", "zeros([2]).nosuch_()", "no function `nosuch_`"),
+    ("full of a string", "full([2], \"a\")", "full needs a number, got string"),
+    ("save a string", "save(\"x.npy\", \"abc\")", "must be a tensor or number, got string"),
+    ("npz of a tensor", "save_npz(\"x.npz\", [1])", "expected a dict name -> tensor"),
+    ("safetensors int name", "save_safetensors(\"x.st\", {\"a\": [1], 3: [2]})", "tensor names must be strings, got the int key 3"),
+    ("gguf none metadata", "save_gguf(\"x.gguf\", {\"w\": [1.0]}, metadata={\"k\": none})", "none cannot be stored in GGUF metadata"),
+    ("quantize type", "quantize(ones([1, 256]), \"q9_x\")", "cannot quantize to \"q9_x\""),
+    ("quantize block", "quantize(ones([2, 3]), \"q4_k\")", "multiple of the q4_k block size 256"),
+    ("dequantize a tensor", "dequantize([1])", "expected a quantized tensor"),
+    ("print separator", "print(1, sep=5)", "argument `sep` of print must be a string"),
+    ("negative precision", "set_printoptions(precision=-1)", "`precision` must not be negative"),
+    ("hist bins", "hist([1.0], bins=0)", "bins must be between 1 and 100000"),
+    ("imshow 1-d", "imshow(zeros([2]))", "must be a 2-D tensor"),
+    ("savefig format", "savefig(\"x.jpg\")", "cannot tell the image format"),
+    ("assert", "assert(1 == 2)", "assertion failed"),
+    ("assert_close", "assert_close([1.0], [2.0])", "1 of 1 elements differ"),
+    ("assert_close tolerance", "assert_close([1.0], [1.0], rtol=-1)", "tolerances must be non-negative"),
+    ("no such module", "use nosuchmod", "no standard library module named `nosuchmod`"),
+    ("no such file to import", "import \"no/such/file.tsr\" as m", "cannot import"),
+    ("no such module member", "use stats; stats.nosuch(1)", "module `stats` has no member `nosuch`"),
+];
+
+#[test]
+fn builtin_arguments() {
+    run_cases(BUILTIN_ARGUMENTS);
+}
+
+// ---- values, names and operators ---------------------------------------------------
+
+#[rustfmt::skip]
+const WRONG_TYPES_AND_VALUES: &[Case] = &[
+    ("undefined name", "x + 1", "undefined name `x`"),
+    ("not callable", "let sum = 3; sum([1])", "int is not callable"),
+    ("none called", "none()", "none is not callable"),
+    ("lambda arity", "let f = |x| x; f(1, 2)", "`<lambda>` takes 1 argument, got 2"),
+    ("fn missing argument", "fn f(a) { a }; f()", "`f` is missing the argument `a`"),
+    ("fn unknown keyword", "fn f(a) { a }; f(b=1)", "`f` has no parameter named `b`"),
+    ("fn keyword twice", "fn f(a) { a }; f(1, a=2)", "`f` got two values for `a`"),
+    ("attribute of none", "none.shape", "none has no attribute `shape`"),
+    ("unknown tensor attribute", "[1, 2].foo", "tensor i64[2] has no attribute `foo`"),
+    ("missing dict key", "let d = {\"a\": 1}; d[\"b\"]", "key \"b\" not found"),
+    ("tensor as dict key", "{[1]: 2}", "dict keys must be strings, ints or bools"),
+    ("two dict keys", "let d = {\"a\": 1}; d[\"a\", \"b\"]", "a dict takes one key"),
+    ("unpack too many", "let (a, b) = (1, 2, 3)", "cannot unpack 3 values into 2 names"),
+    ("unpack an int", "let (a, b) = 5", "cannot unpack int into 2 names"),
+    ("unpack tensor rows", "for (a, b) in zeros([2, 3]) { }", "cannot unpack 3 values into 2 names"),
+    ("iterate an int", "for x in 5 { }", "cannot iterate over int"),
+    ("iterate none", "for x in none { }", "cannot iterate over none"),
+    ("ambiguous truth", "if [1, 2] { 1 }", "truth value of a tensor with 2 elements is ambiguous"),
+    ("ambiguous while", "while [true, false] { }", "use any() or all()"),
+    ("ambiguous not", "not [1, 2]", "is ambiguous"),
+    ("string minus string", "\"abc\" - \"b\"", "`-` is not defined for string and string"),
+    ("string times int", "\"ab\" * 3", "`*` is not defined for string and int"),
+    ("tensor plus string", "zeros([2]) + \"a\"", "`+` is not defined for tensor and string"),
+    ("tuple plus tensor", "(1, 2) + [1]", "`+` is not defined for tuple and tensor"),
+    ("dict plus dict", "{\"a\": 1} + {\"b\": 2}", "`+` is not defined for dict and dict"),
+    ("none plus int", "none + 1", "`+` is not defined for none and int"),
+    ("order string and int", "\"a\" < 1", "`<` is not defined for string and int"),
+    ("invert a float", "~1.5", "`~` is not defined for float"),
+    ("invert a float tensor", "~[1.5]", "only defined for bool and integer tensors"),
+    ("subtract bools", "[true] - [false]", "subtraction with two bool tensors"),
+    ("negate bools", "neg([true])", "negation of a bool tensor"),
+    ("relu of bools", "relu([true])", "not defined for bool tensors"),
+    ("int tensor negative power", "[2] ** -1", "integers to negative integer powers"),
+    ("int overflow add", "9223372036854775807 + 1", "integer overflow in `+`"),
+    ("int overflow mul", "9223372036854775807 * 2", "integer overflow in `*`"),
+    ("int overflow pow", "2 ** 63", "integer overflow in `**`"),
+    ("int overflow floor div", "(-9223372036854775807 - 1) // -1", "integer overflow in `//`"),
+    ("int overflow mod", "(-9223372036854775807 - 1) % -1", "integer overflow in `%`"),
+    ("tuple assignment", "let t = (1, 2); t[0] = 3", "cannot assign through an index of tuple"),
+    ("string assignment", "let s = \"abc\"; s[0] = \"x\"", "cannot assign through an index of string"),
+    ("store a string", "let x = zeros([3]); x[0] = \"a\"", "cannot store string in a tensor"),
+    ("compound float into ints", "let x = zeros([3], dtype=i64); x += 1.5", "would store a f32 result in a i64 tensor"),
+    ("in-place exp of ints", "zeros([2], dtype=i64).exp_()", "does not fit in place"),
+    ("fill with a string", "zeros([2]).fill_(\"a\")", "fill_ needs a number, got string"),
+    ("random ints as floats", "rand([2], dtype=i64)", "must be a float dtype"),
+    ("randint of floats", "randint(0, 10, dtype=f32)", "must be an integer dtype"),
+    ("randint empty range", "randint(5, 2)", "`low` must be less than `high`"),
+    ("randint beyond u8", "randint(0, 1000, shape=[2], dtype=u8)", "does not fit in u8"),
+    ("negative seed", "seed(-1)", "`n` must not be negative"),
+    ("save bf16 as npy", "save(\"x.npy\", zeros([2], dtype=bf16))", "npy: bf16 cannot be saved"),
+    ("gguf of 5 dims", "save_gguf(\"x.gguf\", {\"w\": zeros([1, 1, 1, 1, 1])})", "gguf: tensor 'w' has 5 dimensions"),
+];
+
+#[test]
+fn wrong_types_and_values() {
+    run_cases(WRONG_TYPES_AND_VALUES);
+}
+
+// ---- shapes and dtypes -------------------------------------------------------------
+
+#[rustfmt::skip]
+const SHAPE_MISMATCHES: &[Case] = &[
+    ("broadcast", "[1, 2] + [1, 2, 3]", "shapes [2] and [3] cannot be broadcast together"),
+    ("broadcast 2-d", "zeros([2, 3]) * zeros([3, 2])", "shapes [2, 3] and [3, 2] cannot be broadcast"),
+    ("maximum broadcast", "maximum([1, 2], [1, 2, 3])", "cannot be broadcast"),
+    ("compound broadcast", "let x = zeros([3]); x += zeros([4])", "cannot be broadcast"),
+    ("compound widens", "let x = zeros([3]); x += zeros([2, 3])", "cannot assign a value of shape [2, 3]"),
+    ("assign shape", "let x = zeros([3]); x[:] = [1, 2]", "cannot assign a value of shape [2] to a region of shape [3]"),
+    ("matmul inner", "zeros([2, 3]) @ zeros([2, 3])", "inner dimensions do not match"),
+    ("matmul 0-d", "zeros([]) @ zeros([3])", "0-d operands are not allowed"),
+    ("matmul batch", "matmul(zeros([2, 3, 4]), zeros([5, 4, 2]))", "cannot be broadcast"),
+    ("dot", "dot(zeros([2, 3]), zeros([2, 3]))", "not aligned"),
+    ("reshape count", "reshape([1, 2, 3], [2, 2])", "cannot reshape a tensor of shape [3] (3 elements) into [2, 2]"),
+    ("reshape two -1", "reshape(zeros([6]), [-1, -1])", "only one dimension can be -1"),
+    ("reshape -2", "reshape(zeros([6]), [-2, 3])", "invalid dimension -2"),
+    ("ragged literal", "[[1, 2], [3]]", "ragged tensor literal"),
+    ("ragged scalar row", "[[1, 2], 3]", "this row has shape []"),
+    ("string in a literal", "[1, \"a\"]", "a tensor literal cannot hold string"),
+    ("none in a literal", "[none]", "a tensor literal cannot hold none"),
+    ("range in a literal", "[range(3)]", "a tensor literal cannot hold range"),
+    ("concat shapes", "concat(([1, 2], [[3]]))", "all dimensions except axis 0 must match"),
+    ("concat nothing", "concat(())", "needs at least one tensor"),
+    ("stack shapes", "stack(([1, 2], [3]))", "stacked tensors must have one shape"),
+    ("split unevenly", "split([1, 2, 3], 2)", "does not divide into 2 equal sections"),
+    ("split into zero", "split([1, 2, 3, 4], 0)", "must be positive, got 0"),
+    ("where broadcast", "where([true], [1, 2], [1, 2, 3])", "cannot be broadcast together"),
+    ("broadcast_to", "broadcast_to(zeros([3]), [2, 4])", "cannot be broadcast"),
+    ("broadcast_to negative", "broadcast_to(zeros([3]), [-1])", "negative dimension -1 in shape"),
+    ("negative dimension", "zeros([2, -1])", "negative dimension -1 in shape"),
+    ("permute repeats", "permute(zeros([2, 3]), [0, 0])", "axis 0 appears twice"),
+    ("permute count", "permute(zeros([2, 3]), [0])", "expected 2 axes, got 1"),
+    ("squeeze size 2", "squeeze(zeros([2, 3]), 0)", "cannot squeeze axis 0 of size 2"),
+    ("nonzero of 0-d", "nonzero(zeros([]))", "a 0-d tensor has no axes"),
+    ("conv channels", "conv2d(zeros([1, 3, 5, 5]), zeros([2, 4, 3, 3]))", "does not match the 3 input channels"),
+    ("conv kernel too big", "conv2d(zeros([1, 3, 5, 5]), zeros([2, 3, 9, 9]))", "does not fit the padded input"),
+    ("conv rank", "conv2d(zeros([3, 5]), zeros([2, 3, 3, 3]))", "expected x of rank 3"),
+    ("conv stride 0", "conv2d(zeros([1, 3, 5, 5]), zeros([2, 3, 3, 3]), stride=0)", "stride must be positive"),
+    ("conv groups 0", "conv2d(zeros([1, 3, 5, 5]), zeros([2, 3, 3, 3]), groups=0)", "groups must be positive"),
+    ("conv groups", "conv2d(zeros([1, 3, 5, 5]), zeros([2, 3, 3, 3]), groups=2)", "must divide the 3 input channels"),
+    ("conv bias", "conv2d(zeros([1, 3, 5, 5]), zeros([2, 3, 3, 3]), bias=zeros([3]))", "bias must have shape [2]"),
+    ("conv padding", "conv2d(zeros([1, 3, 5, 5]), zeros([2, 3, 3, 3]), padding=\"full\")", "must be \"valid\", \"same\""),
+    ("same with stride", "conv2d(zeros([1, 3, 5, 5]), zeros([2, 3, 3, 3]), padding=\"same\", stride=2)", "needs stride 1"),
+    ("conv stride list", "conv2d(zeros([1, 3, 5, 5]), zeros([2, 3, 3, 3]), stride=[1, 1, 1])", "got 3 values"),
+    ("output padding", "conv_transpose2d(zeros([1, 2, 3, 3]), zeros([2, 1, 3, 3]), output_padding=5)", "output_padding must be smaller"),
+    ("pool kernel 0", "max_pool2d(zeros([1, 1, 4, 4]), 0)", "kernel_size must be positive"),
+    ("pool empty output", "max_pool2d(zeros([1, 1, 4, 4]), 5)", "the output would be empty"),
+    ("pool padding", "max_pool2d(zeros([1, 1, 4, 4]), 2, padding=2)", "padding must be at most half"),
+    ("adaptive pool 0", "adaptive_avg_pool2d(zeros([1, 1, 4, 4]), 0)", "output_size must be positive"),
+    ("col2im shape", "col2im(zeros([1, 4, 9]), [4, 4], 3)", "do not fit"),
+    ("layer_norm weight", "layer_norm(zeros([2, 3]), weight=zeros([4]))", "does not match the last axis"),
+    ("clip bounds", "clip([1, 2], [1, 2, 3], 5)", "does not broadcast with x"),
+    ("plot lengths", "plot([1, 2], [1])", "x and y must have the same length"),
+];
+
+#[test]
+fn shape_mismatches() {
+    run_cases(SHAPE_MISMATCHES);
+}
+
+// ---- indices and axes --------------------------------------------------------------
+
+#[rustfmt::skip]
+const OUT_OF_RANGE_INDICES_AND_AXES: &[Case] = &[
+    ("index past the end", "[1, 2, 3][5]", "index 5 is out of bounds for axis 0 with size 3"),
+    ("negative index", "[1, 2, 3][-4]", "index -4 is out of bounds for axis 0 with size 3"),
+    ("second axis", "zeros([2, 3])[:, -4]", "index -4 is out of bounds for axis 1 with size 3"),
+    ("i64 max index", "zeros([3])[9223372036854775807]", "index 9223372036854775807 is out of bounds"),
+    ("i64 min index", "zeros([3])[-9223372036854775807 - 1]", "index -9223372036854775808 is out of bounds"),
+    ("too many indices", "zeros([2, 3])[0, 0, 0]", "too many indices"),
+    ("two ellipses", "zeros([2, 3])[..., ..., 0]", "a single ellipsis"),
+    ("index list", "zeros([2, 3])[[0, 5]]", "index 5 is out of bounds for axis 0 with size 2"),
+    ("negative index list", "zeros([2, 3])[[-3]]", "index -3 is out of bounds"),
+    ("i64 min in a list", "zeros([3])[[-9223372036854775807 - 1]]", "is out of bounds"),
+    ("float index", "[1, 2][1.5]", "an index must be an integer"),
+    ("float index tensor", "zeros([2, 3])[[0.5]]", "indices must be integers or booleans"),
+    ("mask shape", "zeros([2, 3])[[true, false, true]]", "boolean mask of shape [3] does not match"),
+    ("assign past the end", "let x = zeros([3]); x[5] = 1", "index 5 is out of bounds"),
+    ("assign through a bad mask", "let x = zeros([3]); x[[true]] = 1", "does not match the shape [3]"),
+    ("slice step 0", "zeros([3])[::0]", "slice step cannot be zero"),
+    ("slice bound string", "zeros([3])[\"a\":]", "slice bounds must be integers, not string"),
+    ("tuple index", "(1, 2)[5]", "index 5 is out of range for a tuple of 2"),
+    ("tuple i64 min", "(1, 2, 3)[-9223372036854775807 - 1]", "is out of range for a tuple of 3"),
+    ("string index", "\"abc\"[9223372036854775807]", "out of range for a string of 3 characters"),
+    ("string slice", "\"abc\"[1:2]", "a string takes one integer index"),
+    ("range index", "range(5)[1]", "range cannot be indexed"),
+    ("sum axis", "sum([1, 2], axis=2)", "axis 2 is out of bounds for a tensor of 1 dimension"),
+    ("sum negative axis", "sum([1, 2], axis=-2)", "axis -2 is out of bounds"),
+    ("sum i64 min axis", "sum(zeros([3]), axis=-9223372036854775807 - 1)", "axis -9223372036854775808 is out of bounds"),
+    ("method axis", "zeros([2, 3]).sum(axis=5)", "axis 5 is out of bounds for a tensor of 2 dimensions"),
+    ("repeated axis", "mean(zeros([2, 3]), axis=[0, 0])", "axis 0 is repeated"),
+    ("transpose axis", "transpose(zeros([2, 3]), 0, 5)", "axis 5 is out of bounds"),
+    ("transpose negative axis", "transpose(zeros([2, 3]), -3, 0)", "axis -3 is out of bounds"),
+    ("permute axis", "permute(zeros([2, 3]), [0, 2])", "axis 2 is out of bounds"),
+    ("squeeze axis", "squeeze(zeros([2, 3]), 5)", "axis 5 is out of bounds"),
+    ("unsqueeze axis", "unsqueeze(zeros([2]), 3)", "axis 3 is out of bounds"),
+    ("unsqueeze negative axis", "unsqueeze(zeros([2]), -3)", "axis -3 is out of bounds"),
+    ("softmax axis", "softmax([1.0, 2.0], axis=1)", "axis 1 is out of bounds"),
+    ("softmax negative axis", "softmax([1.0, 2.0], axis=-2)", "axis -2 is out of bounds"),
+    ("argmax axes", "argmax(zeros([2, 3]), axis=[0, 1])", "takes a single axis"),
+    ("argmax axis", "argmax(zeros([2, 3]), axis=2)", "axis 2 is out of bounds"),
+    ("cumsum axis", "cumsum(zeros([2]), axis=1)", "axis 1 is out of bounds"),
+    ("concat axis", "concat(([1, 2], [3]), axis=1)", "axis 1 is out of bounds"),
+    ("empty max", "max(zeros([0]))", "zero-size reduction has no identity"),
+    ("empty argmax", "argmax(zeros([0]))", "zero-size reduction has no identity"),
+];
+
+#[test]
+fn out_of_range_indices_and_axes() {
+    run_cases(OUT_OF_RANGE_INDICES_AND_AXES);
+}
+
+// ---- division by zero --------------------------------------------------------------
+
+#[rustfmt::skip]
+const INTEGER_DIVISION_AND_MODULO_BY_ZERO: &[Case] = &[
+    ("scalar floor div", "7 // 0", "integer division by zero"),
+    ("scalar modulo", "7 % 0", "integer division by zero"),
+    ("negative scalar", "let n = -7; n // 0", "integer division by zero"),
+    ("tensor by int", "[1, 2] // 0", "floor_divide: integer division by zero"),
+    ("tensor by tensor", "[1, 2] // [0, 0]", "floor_divide: integer division by zero"),
+    ("tensor modulo one zero", "[1, 2] % [0, 1]", "remainder: integer division by zero"),
+    ("i32 tensors", "zeros([2], dtype=i32) // zeros([2], dtype=i32)", "integer division by zero"),
+    ("u8 modulo", "zeros([2], dtype=u8) % zeros([2], dtype=u8)", "remainder: integer division by zero"),
+    ("i8 by scalar", "zeros([2], dtype=i8) // 0", "integer division by zero"),
+    ("0-d tensor", "tensor(5) % tensor(0)", "integer division by zero"),
+    ("into an element", "let x = [4, 2]; x[0] = x[0] // 0", "integer division by zero"),
+    ("broadcast", "[[1], [2]] % [1, 0]", "remainder: integer division by zero"),
+];
+
+#[test]
+fn integer_division_and_modulo_by_zero() {
+    run_cases(INTEGER_DIVISION_AND_MODULO_BY_ZERO);
+}
+
+// ---- huge values -------------------------------------------------------------------
+
+#[rustfmt::skip]
+const HUGE_LITERALS_AND_SHAPES: &[Case] = &[
+    ("huge shape", "zeros([4294967296, 4294967296])", "elements"),
+    ("i64 max dimension", "zeros([9223372036854775807])", "9223372036854775807"),
+    ("huge eye", "eye(4294967296)", "eye"),
+    ("huge rand", "rand([4294967296, 4294967296])", "rand"),
+    ("huge randint", "randint(10, shape=[9223372036854775807])", "randint"),
+    ("huge linspace", "linspace(0, 1, num=9223372036854775807)", "linspace"),
+    ("huge full", "full([4294967296, 4294967296], 1)", "elements"),
+    ("huge arange", "arange(1e300)", "arange"),
+    ("arange to inf", "arange(0, inf)", "cannot make a range from 0 to inf"),
+    ("huge conv padding", "conv2d(zeros([1, 3, 5, 5]), zeros([2, 3, 3, 3]), padding=9999999999999)", "too large"),
+    ("huge dilation", "conv1d(zeros([1, 1, 4]), zeros([1, 1, 2]), dilation=9223372036854775807)", "does not fit"),
+    ("huge im2col kernel", "im2col(zeros([1, 1, 4, 4]), 99999999999)", "does not fit"),
+    ("huge adaptive pool", "adaptive_avg_pool2d(zeros([1, 1, 4, 4]), [99999999999, 99999999999])", "elements"),
+    ("huge decimals", "round([1.5], decimals=99999999999)", "`decimals` is out of range"),
+    ("huge range length", "len(range(-9223372036854775807 - 1, 9223372036854775807))", "the range has 18446744073709551615 values"),
+    ("range step 0", "range(0, 10, 0)", "range step must not be zero"),
+    ("arange step 0", "arange(0, 10, 0)", "step must not be zero"),
+    ("huge matmul", "matmul(zeros([4294967296, 0]), zeros([0, 4294967296]))", "elements"),
+    ("huge broadcast", "broadcast_to(zeros([1]), [9223372036854775807, 9223372036854775807])", "elements"),
+    ("huge scalar product", "eye(3, 4294967296 * 4294967296)", "integer overflow in `*`"),
+];
+
+#[test]
+fn huge_literals_and_shapes() {
+    run_cases(HUGE_LITERALS_AND_SHAPES);
+}
+
+#[test]
+fn a_petabyte_of_zeros_names_its_size() {
+    let out = eval("zeros([100000, 100000, 100000])");
+    assert_eq!(crash(&out), None);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("1000000000000000"), "{}", out.stderr);
+}
+
+// ---- NaN ---------------------------------------------------------------------------
+
+#[rustfmt::skip]
+const NAN_WHERE_A_NUMBER_CANNOT_BE_NAN: &[Case] = &[
+    ("shape from nan", "zeros(nan)", "must be a shape (an int or a list of ints), got float"),
+    ("shape list with nan", "zeros([nan])", "must be a shape"),
+    ("reshape to nan", "reshape([1, 2], nan)", "reshape needs ints"),
+    ("rand shape nan", "rand(nan)", "must be a shape"),
+    ("range of nan", "range(nan)", "argument `start` of range must be an integer, got float"),
+    ("arange to nan", "arange(nan)", "cannot make a range from 0 to NaN"),
+    ("arange step nan", "arange(0, 10, nan)", "with step NaN"),
+    ("linspace count nan", "linspace(0, 1, num=nan)", "argument `num` of linspace must be an integer"),
+    ("randint low nan", "randint(nan)", "argument `low` of randint must be an integer"),
+    ("randint high nan", "randint(0, nan)", "argument `high` of randint must be an integer"),
+    ("seed nan", "seed(nan)", "argument `n` of seed must be an integer"),
+    ("rand seed nan", "rand([2], seed=nan)", "argument `seed` of rand must be an integer"),
+    ("eye nan", "eye(nan)", "argument `n` of eye must be an integer"),
+    ("eye diagonal nan", "eye(3, k=nan)", "argument `k` of eye must be an integer"),
+    ("index nan", "[1, 2, 3][nan]", "an index must be an integer"),
+    ("slice nan", "[1, 2, 3][nan:]", "slice bounds must be integers, not float"),
+    ("axis nan", "sum([1, 2], axis=nan)", "must be an int or a list of ints, got float"),
+    ("decimals nan", "round([1.5], decimals=nan)", "must be an integer, got float"),
+    ("ddof nan", "std(zeros([3]), ddof=nan)", "argument `ddof` of std must be an integer"),
+    ("precision nan", "print(1, precision=nan)", "argument `precision` of print must be an integer"),
+    ("all-nan argmax", "nanargmax([nan, nan])", "all-NaN slice"),
+    ("format nan as int", "f\"{nan:d}\"", "format spec `d` needs an integer"),
+    ("conv stride nan", "conv1d(zeros([1, 1, 4]), zeros([1, 1, 2]), stride=nan)", "stride"),
+    ("pool kernel nan", "max_pool2d(zeros([1, 1, 4, 4]), nan)", "kernel_size"),
+];
+
+#[test]
+fn nan_where_a_number_cannot_be_nan() {
+    run_cases(NAN_WHERE_A_NUMBER_CANNOT_BE_NAN);
+}
+
+// ---- recursion and nesting ---------------------------------------------------------
+
+#[rustfmt::skip]
+const DEEP_RECURSION: &[Case] = &[
+    ("endless recursion", "fn f(n) { f(n + 1) }; f(0)", "maximum call depth (1000) exceeded in `f`"),
+    ("just too deep", "fn f(n) { if n == 0 { 0 } else { 1 + f(n - 1) } }; f(1001)", "maximum call depth"),
+    ("mutual recursion", "fn a(n) { b(n) }; fn b(n) { a(n) }; a(1)", "maximum call depth (1000) exceeded in `a`"),
+    ("recursive closure", "let f = |n| f(n); f(1)", "maximum call depth"),
+    ("recursive method", "fn f(n) { n.f() }; f(1)", "maximum call depth"),
+    ("a chain of 100000 closures", "let f = |x| x; for i in range(100000) { let g = f; f = |x| g(x) }; f(1)", "maximum call depth"),
+    ("default refers to itself", "fn f(x = f()) { 1 }; f()", "undefined name `f`"),
+];
+
+#[test]
+fn deep_recursion() {
+    run_cases(DEEP_RECURSION);
+}
+
+/// `open + "1" + close`, each repeated `n` times.
+fn nest(open: &str, close: &str, n: usize) -> String {
+    format!("{}1{}", open.repeat(n), close.repeat(n))
+}
+
+#[test]
+fn a_100000_deep_expression_is_an_error() {
+    const N: usize = 100_000;
+    let dir = scratch_dir("bad_inputs", "deep_expression");
+    #[rustfmt::skip]
+    let cases = [
+        ("parentheses", nest("(", ")", N)),
+        ("unary minus", nest("-", "", N)),
+        ("list brackets", nest("[", "]", N)),
+        ("not", nest("not ", "", N)),
+        ("tilde", nest("~", "", N)),
+        ("blocks", nest("{", "}", N)),
+        ("calls", nest("abs(", ")", N)),
+        ("ifs", nest("if true {", "}", N)),
+        ("lambdas", nest("|x| ", "", N)),
+        ("power chain", vec!["2"; N].join(" ** ")),
+        ("sum chain", vec!["1"; N].join(" + ")),
+        ("index chain", format!("let x = [1]; x{}", "[0]".repeat(N))),
+        ("method chain", format!("let x = 1; x{}", ".abs()".repeat(N))),
+    ];
+    let failures = cases
+        .iter()
+        .filter_map(|(name, code)| {
+            let path = dir.join(format!("{}.tsr", name.replace(' ', "_")));
+            fs::write(&path, code).unwrap();
+            let out = tsr(&[path.to_str().unwrap()], None);
+            diagnostic_problem(&out, "nested").map(|p| format!("{name}: {p}"))
+        })
+        .collect();
+    report("deep expressions", cases.len(), failures);
+}
+
+// ---- script files ------------------------------------------------------------------
+
+#[test]
+fn script_files_with_bad_bytes() {
+    let dir = scratch_dir("bad_inputs", "script_bytes");
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        fs::write(&path, bytes).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+
+    // A script that is not UTF-8 cannot be read (a usage error, exit 2, like a missing file).
+    let latin1 = write("latin1.tsr", b"let x = 1\nprint(\"caf\xe9\")\n");
+    let out = tsr(&[&latin1], None);
+    assert_eq!(crash(&out), None);
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("UTF-8"), "{}", out.stderr);
+    let out = tsr(&[], Some("print(1)")); // stdin itself is fine
+    assert_eq!(out.stdout, "1\n");
+
+    // Importing it is an error at the import.
+    write("lib.tsr", b"let y = \xff\xfe\n");
+    let out = tsr_in(&["-e", "import \"lib.tsr\" as m"], None, Some(&dir));
+    assert_eq!(diagnostic_problem(&out, "UTF-8"), None);
+
+    // A NUL byte and a lone carriage return are errors with a position.
+    let nul = write("nul.tsr", b"print(1)\0\n");
+    assert_eq!(
+        diagnostic_problem(&tsr(&[&nul], None), "unexpected character `\\0`"),
+        None
+    );
+    let cr = write("cr.tsr", b"let x = 1\rprint(x)\r");
+    assert_eq!(
+        diagnostic_problem(&tsr(&[&cr], None), "found `print`"),
+        None
+    );
+    // A byte-order mark is skipped.
+    let bom = write("bom.tsr", "\u{FEFF}print(1)\n".as_bytes());
+    assert_eq!(tsr(&[&bom], None).stdout, "1\n");
+}
+
+// ---- damaged files -----------------------------------------------------------------
+
+/// The test's scratch directory with small files tsr wrote itself: `a.npy`,
+/// `a.safetensors`, `a.gguf` (two tensors, one quantized, and metadata of several
+/// kinds) and `a.npz`.
+fn small_files(test: &str) -> PathBuf {
+    let dir = scratch_dir("bad_inputs", test);
+    let out = tsr_in(
+        &[
+            "-e",
+            r#"save("a.npy", [[1.5, 2], [3, 4]])
+               save_safetensors("a.safetensors", {"w": [[1.5, 2], [3, 4]], "b": [1, 2, 3]})
+               save_gguf("a.gguf", {"w": [[1.5, 2], [3, 4]], "q": quantize(ones([1, 32]), "q8_0")},
+                         metadata={"general.name": "tiny", "n": 3, "arr": (1, 2), "names": ("a", "b")})
+               save_npz("a.npz", {"x": [1, 2], "y": ones([2, 2])}, compressed=true)"#,
+        ],
+        None,
+        Some(&dir),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    dir
+}
+
+/// Code that opens `file` with the loader for its format and touches every tensor.
+fn load_code(file: &str) -> String {
+    match file.rsplit('.').next() {
+        Some("npy") => format!("print(load({file:?}))"),
+        Some("safetensors") => format!("print(load_safetensors({file:?}))"),
+        Some("npz") => format!("print(load_npz({file:?}))"),
+        Some("gguf") => format!(
+            "let m = load_gguf({file:?}); print(m.metadata); for k in m.tensors {{ print(m.tensors[k]) }}"
+        ),
+        _ => unreachable!("{file}"),
+    }
+}
+
+/// Writes every proper prefix of `dir/file` to `dir/cut.EXT` and checks that loading it
+/// (or `tsr inspect` with `inspect`) is an error with `prefix`.
+fn every_truncation_fails(dir: &Path, file: &str, prefix: &str, inspect: bool) {
+    let bytes = fs::read(dir.join(file)).unwrap();
+    let ext = file.rsplit('.').next().unwrap();
+    let cut = format!("cut.{ext}");
+    let code = load_code(&cut);
+    let failures = (0..bytes.len())
+        .filter_map(|len| {
+            fs::write(dir.join(&cut), &bytes[..len]).unwrap();
+            let out = if inspect {
+                tsr_in(&["inspect", &cut], None, Some(dir))
+            } else {
+                tsr_in(&["-e", &code], None, Some(dir))
+            };
+            let problem = file_error_problem(&out, prefix)
+                .or_else(|| (!inspect && !out.stderr.contains("╭─[")).then(|| "no span".into()));
+            problem.map(|p| format!("{file} cut to {len} bytes: {p}"))
+        })
+        .collect();
+    report("truncations", bytes.len(), failures);
+    // The whole file loads.
+    let out = tsr_in(&["-e", &load_code(file)], None, Some(dir));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+#[test]
+fn every_truncation_of_a_file_is_an_error() {
+    let dir = small_files("truncated");
+    for (file, prefix) in [
+        ("a.npy", "npy: "),
+        ("a.safetensors", "safetensors: "),
+        ("a.gguf", "gguf: "),
+        ("a.npz", "npz: "),
+    ] {
+        every_truncation_fails(&dir, file, prefix, false);
+    }
+}
+
+#[test]
+fn inspect_every_truncation() {
+    let dir = small_files("truncated_inspect");
+    every_truncation_fails(&dir, "a.npy", "npy: ", true);
+    every_truncation_fails(&dir, "a.safetensors", "safetensors: ", true);
+    every_truncation_fails(&dir, "a.gguf", "gguf: ", true);
+}
+
+/// Writes `bytes` to `dir/file`, loads it, and checks for an error with `prefix` that
+/// says `expected`.
+fn damaged_file_problem(dir: &Path, file: &str, bytes: &[u8], expected: &str) -> Option<String> {
+    fs::write(dir.join(file), bytes).unwrap();
+    let out = tsr_in(&["-e", &load_code(file)], None, Some(dir));
+    let prefix = format!("{}: ", file.rsplit('.').next().unwrap());
+    file_error_problem(&out, &prefix)
+        .or_else(|| diagnostic_problem(&out, expected))
+        .map(|p| format!("{expected:?}: {p}"))
+}
+
+/// `bytes` with `new` written over the bytes at `at`.
+fn patched(bytes: &[u8], at: usize, new: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    out[at..at + new.len()].copy_from_slice(new);
+    out
+}
+
+/// An `.npy` file with `from` replaced by `to` in its header, the padding adjusted so
+/// the header keeps its length.
+fn npy_with_header(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
+    let changed = header.replacen(from, to, 1);
+    assert_ne!(changed, header, "{from:?} is not in the header");
+    let body = changed.trim_end_matches(['\n', ' ']);
+    let padded = format!("{body:<width$}\n", width = header_len - 1);
+    assert_eq!(padded.len(), header_len, "{to:?} does not fit the header");
+    [&bytes[..10], padded.as_bytes(), &bytes[10 + header_len..]].concat()
+}
+
+#[test]
+fn corrupt_npy_headers() {
+    let dir = small_files("corrupt_npy");
+    let good = fs::read(dir.join("a.npy")).unwrap();
+    #[rustfmt::skip]
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (patched(&good, 0, b"\x93NUMPX"), "bad magic"),
+        (patched(&good, 6, &[9, 0]), "unsupported format version 9.0"),
+        (patched(&good, 8, &[0xff, 0xff]), "truncated header"),
+        (npy_with_header(&good, "<f4", "<c8"), "unsupported dtype descr '<c8'"),
+        (npy_with_header(&good, "(2, 2)", "(99999999999, 99999999999)"), "too large"),
+        (npy_with_header(&good, "(2, 2)", "(4294967296, 4294967296, 4294967296)"), "npy: "),
+        (npy_with_header(&good, "(2, 2)", "(-1, 2)"), "npy: "),
+        (npy_with_header(&good, "(2, 2)", "(3, 3)"), "truncated data"),
+        (npy_with_header(&good, "False", "Maybe"), "npy: "),
+        (npy_with_header(&good, "'shape'", "'shapes'"), "unexpected header key 'shapes'"),
+    ];
+    let failures = cases
+        .iter()
+        .filter_map(|(bytes, expected)| damaged_file_problem(&dir, "bad.npy", bytes, expected))
+        .collect();
+    report("corrupt .npy files", cases.len(), failures);
+}
+
+/// A safetensors file: the header length, the JSON header, then `data`.
+fn safetensors_file(json: &str, data: &[u8]) -> Vec<u8> {
+    [
+        &(json.len() as u64).to_le_bytes()[..],
+        json.as_bytes(),
+        data,
+    ]
+    .concat()
+}
+
+#[test]
+fn corrupt_safetensors_headers() {
+    let dir = small_files("corrupt_safetensors");
+    let good = fs::read(dir.join("a.safetensors")).unwrap();
+    let tensor = |dtype: &str, shape: &str, offsets: &str| {
+        format!(r#"{{"w":{{"dtype":"{dtype}","shape":{shape},"data_offsets":{offsets}}}}}"#)
+    };
+    let data = [0u8; 8];
+    #[rustfmt::skip]
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (patched(&good, 0, &u64::MAX.to_le_bytes()), "header too large"),
+        (patched(&good, 0, &(good.len() as u64).to_le_bytes()), "truncated file"),
+        (patched(&good, 8, b"["), "invalid JSON in header"),
+        (safetensors_file("hello", &data), "invalid JSON in header"),
+        (safetensors_file(&tensor("F32", "[2]", "[0,99999999999]"), &data), "invalid shape, data type, or offset"),
+        (safetensors_file(&tensor("F32", "[3]", "[0,8]"), &data), "invalid shape, data type, or offset"),
+        (safetensors_file(&tensor("F32", "[4294967296,4294967296,4294967296]", "[0,8]"), &data), "overflow"),
+        (safetensors_file(&tensor("F32", "[-2]", "[0,8]"), &data), "invalid JSON in header"),
+        (safetensors_file(&tensor("F32", "[2]", "[8,0]"), &data), "invalid offset for tensor `w`"),
+        (safetensors_file(&tensor("U32", "[2]", "[0,8]"), &data), "dtype U32, which tsr does not support"),
+        (safetensors_file(&tensor("Q9", "[2]", "[0,8]"), &data), "unknown variant `Q9`"),
+        (safetensors_file(&tensor("F32", "[2]", "[0,8]"), &[0; 9]), "incomplete metadata"),
+    ];
+    let failures = cases
+        .iter()
+        .filter_map(|(bytes, expected)| {
+            damaged_file_problem(&dir, "bad.safetensors", bytes, expected)
+        })
+        .collect();
+    report("corrupt .safetensors files", cases.len(), failures);
+}
+
+/// Where the tensor info of the tensor named `name` (one letter) starts in a GGUF file:
+/// its name length (8 bytes) and name, then at +9 the dims count (4), at +13 two
+/// extents (8 each), at +29 the type (4), at +33 the data offset (8), up to +41.
+fn gguf_tensor_info(bytes: &[u8], name: u8) -> usize {
+    let mut info = 1u64.to_le_bytes().to_vec();
+    info.push(name);
+    bytes
+        .windows(info.len())
+        .position(|b| b == info)
+        .expect("the tensor info")
+}
+
+#[test]
+fn corrupt_gguf_headers() {
+    let dir = small_files("corrupt_gguf");
+    let good = fs::read(dir.join("a.gguf")).unwrap();
+    let w = gguf_tensor_info(&good, b'w');
+    let key0 = 24; // the first metadata key: its length, then "general.name"
+    let u32_max = u32::MAX.to_le_bytes();
+    let u64_max = u64::MAX.to_le_bytes();
+    let extents = |a: u64, b: u64| [a.to_le_bytes(), b.to_le_bytes()].concat();
+    #[rustfmt::skip]
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (patched(&good, 0, b"GGUX"), "bad magic"),
+        (patched(&good, 4, &1u32.to_le_bytes()), "unsupported version 1"),
+        (patched(&good, 4, &u32_max), "unsupported version 4294967295"),
+        (patched(&good, 8, &u64_max), "the tensor count at byte 8 is 18446744073709551615"),
+        (patched(&good, 16, &u64_max), "the metadata count at byte 16 is 18446744073709551615"),
+        (patched(&good, key0, &u64_max), "metadata key #0 at byte 24 has length 18446744073709551615"),
+        (patched(&good, key0 + 8 + 12, &u32_max), "unknown value type 4294967295"),
+        (patched(&good, w + 9, &u32_max), "has 4294967295 dimensions"),
+        (patched(&good, w + 13, &u64_max), "extent 18446744073709551615"),
+        (patched(&good, w + 13, &extents(1, 1 << 63)), "gguf: "),
+        (patched(&good, w + 13, &extents(1 << 32, 1 << 32)), "is too large"),
+        (patched(&good, w + 29, &u32_max), "unknown GGML type id 4294967295"),
+        (patched(&good, w + 29, &12u32.to_le_bytes()), "not a whole number of q4_k blocks"),
+        (patched(&good, w + 33, &u64_max), "data offset 18446744073709551615"),
+        (patched(&good, w + 33, &(1u64 << 40).to_le_bytes()), "gguf: "),
+    ];
+    let failures = cases
+        .iter()
+        .filter_map(|(bytes, expected)| damaged_file_problem(&dir, "bad.gguf", bytes, expected))
+        .collect();
+    report("corrupt .gguf files", cases.len(), failures);
+}
+
+/// Sets each byte of the header of `file` (before its first tensor's data) to each of
+/// `values` in turn: loading must succeed or fail with the format's prefix.
+fn no_byte_of_the_header_crashes(dir: &Path, file: &str, header_len: usize, values: &[u8]) {
+    let good = fs::read(dir.join(file)).unwrap();
+    let ext = file.rsplit('.').next().unwrap();
+    let bad = format!("flipped.{ext}");
+    let code = load_code(&bad);
+    let mut failures = Vec::new();
+    for at in 0..header_len.min(good.len()) {
+        for &v in values {
+            fs::write(dir.join(&bad), patched(&good, at, &[v])).unwrap();
+            let out = tsr_in(&["-e", &code], None, Some(dir));
+            let problem = match out.code {
+                0 => crash(&out),
+                _ => file_error_problem(&out, &format!("{ext}: ")),
+            };
+            if let Some(p) = problem {
+                failures.push(format!("byte {at} set to {v:#04x}: {p}"));
+            }
+        }
+    }
+    report("flipped bytes", header_len * values.len(), failures);
+}
+
+#[test]
+fn no_single_byte_of_a_gguf_header_crashes() {
+    let dir = small_files("flipped_gguf");
+    let good = fs::read(dir.join("a.gguf")).unwrap();
+    // The header ends with the tensor info of 'q', the last tensor.
+    let end = gguf_tensor_info(&good, b'q') + 41;
+    no_byte_of_the_header_crashes(&dir, "a.gguf", end, &[0xff, 0x00]);
+}
+
+#[test]
+fn no_single_byte_of_npy_and_safetensors_headers_crashes() {
+    let dir = small_files("flipped_npy_safetensors");
+    no_byte_of_the_header_crashes(&dir, "a.npy", 128, &[0xff]);
+    let st = fs::read(dir.join("a.safetensors")).unwrap();
+    let header_len = 8 + u64::from_le_bytes(st[..8].try_into().unwrap()) as usize;
+    no_byte_of_the_header_crashes(&dir, "a.safetensors", header_len, &[0xff]);
+}
+
+// ---- accepted on purpose -----------------------------------------------------------
+
+/// Hostile-looking inputs that tsr defines (as NumPy or IEEE do): they run, exit 0, and
+/// print what is given.
+#[test]
+fn accepted_hostile_inputs() {
+    #[rustfmt::skip]
+    let cases = [
+        ("1 / 0", "inf"),
+        ("0 / 0", "nan"),
+        ("1.0 // 0", "inf"),
+        ("5 % 0.0", "nan"),
+        ("[1.0, -1.0] / 0", "[ inf -inf]"),
+        ("[1.0] % 0", "[nan]"),
+        ("1e999", "inf"),
+        ("1e-999", "0.0"),
+        ("sum([nan, 1.0])", "nan"),
+        ("max([nan, 1.0])", "nan"),
+        ("argmax([1.0, nan])", "1"),
+        ("nanmax([nan, 1.0])", "1.0"),
+        ("nansum([nan, nan])", "0.0"),
+        ("nanmean([nan, nan])", "nan"),
+        ("unique([nan, 1.0, nan])", "[ 1. nan]"),
+        ("softmax([nan, 1.0])", "[nan nan]"),
+        ("full([2], nan)", "[nan nan]"),
+        ("sqrt(-1.0)", "nan"),
+        ("log(0.0)", "-inf"),
+        ("exp([1000.0])", "[inf]"),
+        ("mean(zeros([0]))", "nan"),
+        ("[nan] == [nan]", "[False]"),
+        ("f\"{nan:.2f} {inf:e}\"", "nan inf"),
+        ("\"🙂\"[0]", "🙂"),
+        ("len(\"naïve🙂\")", "6"),
+        ("let größe = 2; größe * 3", "6"),
+        ("let 變數 = [1, 2]; 變數 * 2", "[2 4]"),
+        ("zeros([0, 9223372036854775807]).shape", "(0, 9223372036854775807)"),
+        ("if range(-9223372036854775807 - 1, 9223372036854775807) { 1 } else { 2 }", "1"),
+        ("quantize(full([1, 32], nan), \"q8_0\")", "<quantized q8_0[1, 32], 34 bytes>"),
+        ("split(zeros([4]), [9223372036854775807, -9223372036854775807 - 1])", "([0. 0. 0. 0.], [], [0. 0. 0. 0.])"),
+        ("fn f(a, b = 1, c = 2) { a + b + c }; f(1)", "4"),
+        ("zeros([3])[::9223372036854775807]", "[0.]"),
+        ("zeros([3])[1:2:9223372036854775807]", "[0.]"),
+        ("zeros([3])[::-9223372036854775807 - 1]", "[0.]"),
+        ("zeros([2, 3])[::4611686018427387904]", "[[0. 0. 0.]]"),
+        ("(1, 2, 3)[::9223372036854775807]", "(1,)"),
+        ("(1, 2, 3)[-9223372036854775807 - 1:9223372036854775807:-9223372036854775807 - 1]", "()"),
+        ("let x = zeros([3]); x[::-9223372036854775807 - 1] = 1; x", "[0. 0. 1.]"),
+    ];
+    let failures = cases
+        .iter()
+        .filter_map(|&(code, want)| {
+            let out = eval(code);
+            let problem = crash(&out).or_else(|| {
+                (out.code != 0 || out.stdout != format!("{want}\n")).then(|| {
+                    format!(
+                        "exit {}, printed {:?}:\n{}",
+                        out.code, out.stdout, out.stderr
+                    )
+                })
+            });
+            problem.map(|p| format!("`{code}`: {p}"))
+        })
+        .collect();
+    report("accepted inputs", cases.len(), failures);
+}
