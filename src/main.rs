@@ -5,9 +5,12 @@
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use tsr::diag::Diagnostic;
 use tsr::interp::{Interp, Value};
+use tsr::syntax::Span;
 
 #[derive(Parser)]
 #[command(
@@ -18,11 +21,22 @@ use tsr::interp::{Interp, Value};
 )]
 struct Cli {
     /// Run CODE and print the value of its last expression (unless none)
-    #[arg(short = 'e', value_name = "CODE", conflicts_with = "file")]
+    #[arg(
+        short = 'e',
+        value_name = "CODE",
+        conflicts_with = "file",
+        allow_hyphen_values = true
+    )]
     code: Option<String>,
     /// Worker threads for kernels (also TSR_NUM_THREADS); results do not depend on it
     #[arg(long, value_name = "N", global = true)]
     threads: Option<usize>,
+    /// Largest tensor tsr may allocate, e.g. 8GiB (also TSR_MAX_MEMORY; default: 3/4 of RAM)
+    #[arg(long, value_name = "SIZE", global = true, value_parser = memory_size)]
+    max_memory: Option<usize>,
+    /// Stop a script (in `tsr test`: each script) that runs longer than SECONDS
+    #[arg(long, value_name = "SECONDS", global = true, value_parser = seconds)]
+    timeout: Option<Duration>,
     #[command(subcommand)]
     command: Option<Command>,
     /// Script to run (reads stdin when it is not a terminal and no file is given)
@@ -74,6 +88,20 @@ enum ReportFormat {
     Junit,
 }
 
+fn memory_size(s: &str) -> Result<usize, String> {
+    tsr::tensor::budget::parse_size(s)
+        .ok_or_else(|| format!("expected a size such as 512MiB or 16GiB, got \"{s}\""))
+}
+
+fn seconds(s: &str) -> Result<Duration, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v < 1e9 => Ok(Duration::from_secs_f64(v)),
+        _ => Err(format!(
+            "expected a positive number of seconds, got \"{s}\""
+        )),
+    }
+}
+
 fn non_negative(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
@@ -86,7 +114,8 @@ const INTERPRETER_STACK: usize = 512 * 1024 * 1024;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Err(msg) = configure_threads(cli.threads) {
+    if let Err(msg) = configure_threads(cli.threads).and_then(|()| configure_memory(cli.max_memory))
+    {
         eprintln!("tsr: {msg}");
         return ExitCode::from(2);
     }
@@ -106,6 +135,10 @@ fn main() -> ExitCode {
     }
 }
 
+/// More threads than this only slows the start (each has its own stack) on any machine
+/// tsr runs on.
+const MAX_THREADS: usize = 1024;
+
 fn configure_threads(flag: Option<usize>) -> Result<(), String> {
     let n =
         match flag {
@@ -118,8 +151,10 @@ fn configure_threads(flag: Option<usize>) -> Result<(), String> {
             },
         };
     if let Some(n) = n {
-        if n == 0 {
-            return Err("--threads must be at least 1".into());
+        if !(1..=MAX_THREADS).contains(&n) {
+            return Err(format!(
+                "--threads must be between 1 and {MAX_THREADS}, got {n}"
+            ));
         }
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -129,13 +164,27 @@ fn configure_threads(flag: Option<usize>) -> Result<(), String> {
     Ok(())
 }
 
+fn configure_memory(flag: Option<usize>) -> Result<(), String> {
+    let limit = match flag {
+        Some(n) => n,
+        None => match std::env::var("TSR_MAX_MEMORY") {
+            Ok(v) if !v.is_empty() => {
+                memory_size(&v).map_err(|e| format!("TSR_MAX_MEMORY: {e}"))?
+            }
+            _ => return Ok(()),
+        },
+    };
+    tsr::tensor::budget::set_limit(limit);
+    Ok(())
+}
+
 fn stderr_color() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 fn run(cli: Cli) -> u8 {
     match cli.command {
-        Some(Command::Run { file, args }) => run_file(&file, args),
+        Some(Command::Run { file, args }) => run_file(&file, args, cli.timeout),
         Some(Command::Test {
             paths,
             update,
@@ -161,6 +210,7 @@ fn run(cli: Cli) -> u8 {
                     ReportFormat::Junit => tsr::testing::Format::Junit,
                 },
                 output,
+                timeout: cli.timeout,
             };
             let mut out = std::io::stdout();
             match tsr::testing::run(&opts, &mut out) {
@@ -174,16 +224,19 @@ fn run(cli: Cli) -> u8 {
         }
         Some(Command::Inspect { file }) => inspect(&file),
         None => match (cli.code, cli.file) {
-            (Some(code), _) => run_code(&code, cli.args),
-            (None, Some(file)) => run_file(&file, cli.args),
+            (Some(code), _) => run_code(&code, cli.args, cli.timeout),
+            (None, Some(file)) => run_file(&file, cli.args, cli.timeout),
             (None, None) if std::io::stdin().is_terminal() => tsr::repl::run(),
             (None, None) => {
-                let mut text = String::new();
-                if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+                let mut bytes = Vec::new();
+                if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
                     eprintln!("tsr: cannot read stdin: {e}");
                     return 2;
                 }
-                run_script(&text, "<stdin>", None, cli.args, false)
+                match String::from_utf8(bytes) {
+                    Ok(text) => run_script(&text, "<stdin>", None, cli.args, false, cli.timeout),
+                    Err(e) => not_utf8("<stdin>", &e),
+                }
             }
         },
     }
@@ -213,18 +266,40 @@ fn inspect(path: &Path) -> u8 {
     }
 }
 
-fn run_file(path: &Path, args: Vec<String>) -> u8 {
-    match std::fs::read_to_string(path) {
-        Ok(text) => run_script(&text, &path.display().to_string(), Some(path), args, false),
+fn run_file(path: &Path, args: Vec<String>, timeout: Option<Duration>) -> u8 {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
         Err(e) => {
             eprintln!("tsr: cannot read {}: {e}", path.display());
-            2
+            return 2;
         }
+    };
+    let name = path.display().to_string();
+    match String::from_utf8(bytes) {
+        Ok(text) => run_script(&text, &name, Some(path), args, false, timeout),
+        Err(e) => not_utf8(&name, &e),
     }
 }
 
-fn run_code(code: &str, args: Vec<String>) -> u8 {
-    run_script(code, "<-e>", None, args, true)
+/// Reports a script that is not UTF-8 like any other error: at the first bad byte.
+fn not_utf8(name: &str, e: &std::string::FromUtf8Error) -> u8 {
+    let at = e.utf8_error().valid_up_to();
+    let byte = e.as_bytes().get(at).copied().unwrap_or_default();
+    // Up to `at` the lossy text is the file itself; the bad bytes became one U+FFFD.
+    let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+    let mut interp = Interp::new(Box::new(std::io::sink()));
+    let id = interp.sources.add(name, text);
+    let diag = Diagnostic::new(
+        Span::new(id, at..at + char::REPLACEMENT_CHARACTER.len_utf8()),
+        format!("the script is not valid UTF-8: byte 0x{byte:02x} at offset {at}"),
+    )
+    .with_note("tsr reads scripts as UTF-8 text");
+    let _ = std::io::stderr().write_all(interp.render(&[diag], stderr_color()).as_bytes());
+    1
+}
+
+fn run_code(code: &str, args: Vec<String>, timeout: Option<Duration>) -> u8 {
+    run_script(code, "<-e>", None, args, true, timeout)
 }
 
 /// Runs a whole script; with `echo_last`, prints the last value like `print` would.
@@ -234,10 +309,14 @@ fn run_script(
     file: Option<&Path>,
     args: Vec<String>,
     echo_last: bool,
+    timeout: Option<Duration>,
 ) -> u8 {
     let out = std::io::BufWriter::new(std::io::stdout());
     let mut interp = Interp::new(Box::new(out));
     interp.script_args = args;
+    if let Some(limit) = timeout {
+        interp.limit_time(limit);
+    }
     match interp.run(name, text, file) {
         Ok(v) => {
             if echo_last && !matches!(v, Value::None) {

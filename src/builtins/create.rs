@@ -72,20 +72,20 @@ fn tensor(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     Ok(Value::Tensor(t))
 }
 
-fn filled(a: &Bound, value: Scalar) -> Result<Value, Diagnostic> {
+fn filled(op: &str, a: &Bound, value: Scalar) -> Result<Value, Diagnostic> {
     let shape = a.shape(0)?;
     let dtype = a.opt_dtype(1)?.unwrap_or(DType::F32);
-    ops::full(&shape, value, dtype)
+    ops::full(op, &shape, value, dtype)
         .map(Value::Tensor)
         .map_err(|e| a.tensor_err(e))
 }
 
 fn zeros(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    filled(&a, Scalar::Int(0))
+    filled("zeros", &a, Scalar::Int(0))
 }
 
 fn ones(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    filled(&a, Scalar::Int(1))
+    filled("ones", &a, Scalar::Int(1))
 }
 
 fn full(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
@@ -108,25 +108,25 @@ fn full(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
         Scalar::Float(_) => DType::F32,
     };
     let dtype = a.opt_dtype(2)?.unwrap_or(default);
-    ops::full(&shape, scalar, dtype)
+    ops::full("full", &shape, scalar, dtype)
         .map(Value::Tensor)
         .map_err(|e| a.tensor_err(e))
 }
 
-fn like(a: &Bound, value: Scalar) -> Result<Value, Diagnostic> {
+fn like(op: &str, a: &Bound, value: Scalar) -> Result<Value, Diagnostic> {
     let x = a.tensor(0)?;
     let dtype = a.opt_dtype(1)?.unwrap_or(x.dtype());
-    ops::full(x.shape(), value, dtype)
+    ops::full(op, x.shape(), value, dtype)
         .map(Value::Tensor)
         .map_err(|e| a.tensor_err(e))
 }
 
 fn zeros_like(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    like(&a, Scalar::Int(0))
+    like("zeros_like", &a, Scalar::Int(0))
 }
 
 fn ones_like(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    like(&a, Scalar::Int(1))
+    like("ones_like", &a, Scalar::Int(1))
 }
 
 fn arange(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {

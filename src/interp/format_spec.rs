@@ -15,6 +15,16 @@ struct Spec {
     kind: Option<char>,
 }
 
+/// The widest field and the most digits a spec may ask for: beyond them a typo (an
+/// extra digit or ten) would build a huge string rather than say what is wrong.
+const MAX_WIDTH: usize = 10_000;
+const MAX_PRECISION: usize = 1_000;
+
+fn too_large(what: &str, digits: &[char], max: usize) -> String {
+    let digits: String = digits.iter().collect();
+    format!("format spec: the {what} {digits} is too large (at most {max})")
+}
+
 fn parse(spec: &str) -> Result<Spec, String> {
     let chars: Vec<char> = spec.chars().collect();
     let mut i = 0;
@@ -52,14 +62,21 @@ fn parse(spec: &str) -> Result<Spec, String> {
         let text: String = chars[start..*i].iter().collect();
         text.parse().ok()
     };
-    s.width = digits(&mut i).unwrap_or(0).min(10_000);
+    let width_at = i;
+    s.width = match digits(&mut i) {
+        Some(w) if w <= MAX_WIDTH => w,
+        Some(_) => return Err(too_large("width", &chars[width_at..i], MAX_WIDTH)),
+        None if i > width_at => return Err(too_large("width", &chars[width_at..i], MAX_WIDTH)),
+        None => 0,
+    };
     if chars.get(i) == Some(&'.') {
         i += 1;
-        s.precision = Some(
-            digits(&mut i)
-                .ok_or("format spec: expected digits after `.`")?
-                .min(1_000),
-        );
+        let at = i;
+        s.precision = match digits(&mut i) {
+            Some(p) if p <= MAX_PRECISION => Some(p),
+            None if i == at => return Err("format spec: expected digits after `.`".into()),
+            _ => return Err(too_large("precision", &chars[at..i], MAX_PRECISION)),
+        };
     }
     if let Some(&c) = chars.get(i) {
         if !"fFeEgGd%s".contains(c) {

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use crate::diag::{self, Diagnostic, SourceMap};
 use crate::kernels::interrupt;
@@ -25,6 +26,10 @@ pub use env::Scope;
 pub use eval::Flow;
 pub use modules::STDLIB;
 pub use value::Value;
+
+/// How many expressions pass between two looks at the clock under a time limit
+/// (a few microseconds of work).
+const CLOCK_EVERY: u32 = 64;
 
 /// One interpreter session: its sources, global scope, print options and output.
 pub struct Interp {
@@ -41,6 +46,12 @@ pub struct Interp {
     modules: modules::Modules,
     /// Directory of each source that came from a file, for relative imports.
     file_dirs: HashMap<SrcId, PathBuf>,
+    /// Expressions the session may still evaluate; `None` is no limit.
+    steps_left: Option<u64>,
+    /// When a run must stop (`--timeout`), and the limit as given.
+    deadline: Option<(Instant, Duration)>,
+    /// Expressions evaluated, to look at the clock only now and then.
+    ticks: u32,
 }
 
 impl Interp {
@@ -57,7 +68,23 @@ impl Interp {
             depth: 0,
             modules: modules::Modules::default(),
             file_dirs: HashMap::new(),
+            steps_left: None,
+            deadline: None,
+            ticks: 0,
         }
+    }
+
+    /// Limits the session to evaluating `steps` more expressions (each expression
+    /// node counts one, a loop body once per iteration); past that, evaluation stops
+    /// with an error. For embedders and fuzzing that must bound any program's run.
+    pub fn limit_steps(&mut self, steps: u64) {
+        self.steps_left = Some(steps);
+    }
+
+    /// Stops evaluation with an error once `limit` has passed from now (`--timeout`).
+    /// The clock is read between expressions: a single long kernel call finishes first.
+    pub fn limit_time(&mut self, limit: Duration) {
+        self.deadline = Some((Instant::now() + limit, limit));
     }
 
     /// Parses and runs `text` in the global scope; `file` is its path when it has one.
@@ -99,6 +126,9 @@ impl Interp {
         match run {
             Ok(result) => result.map_err(|f| vec![f.into_diagnostic()]),
             Err(payload) => {
+                // The panic skipped the code that unwinds these on the way out.
+                self.depth = 0;
+                self.modules.forget_loading();
                 let what = payload
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
@@ -130,8 +160,31 @@ impl Interp {
         let _ = self.out.flush();
     }
 
-    /// Ctrl-C: stops the evaluation with an "interrupted" error at `span`.
-    fn check_interrupt(&self, span: Span) -> Result<(), Flow> {
+    /// Ctrl-C, a `--timeout` or the step limit: stops the evaluation with an error at
+    /// `span`.
+    fn check_interrupt(&mut self, span: Span) -> Result<(), Flow> {
+        if let Some(left) = &mut self.steps_left {
+            if *left == 0 {
+                return Err(Diagnostic::new(span, "the step limit was reached")
+                    .with_note("the session was limited to a number of evaluation steps")
+                    .into());
+            }
+            *left -= 1;
+        }
+        if let Some((at, limit)) = self.deadline {
+            self.ticks = self.ticks.wrapping_add(1);
+            if self.ticks.is_multiple_of(CLOCK_EVERY) && Instant::now() >= at {
+                return Err(Diagnostic::new(
+                    span,
+                    format!(
+                        "timed out: the run took longer than {} s",
+                        limit.as_secs_f64()
+                    ),
+                )
+                .with_note("hint: the limit is set by --timeout")
+                .into());
+            }
+        }
         if interrupt::take() {
             return Err(Diagnostic::new(span, "interrupted").into());
         }

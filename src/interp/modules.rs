@@ -22,6 +22,13 @@ pub struct Modules {
     loading: Vec<PathBuf>,
 }
 
+impl Modules {
+    /// Forgets the imports under way (after a panic cut them short).
+    pub(super) fn forget_loading(&mut self) {
+        self.loading.clear();
+    }
+}
+
 impl Interp {
     pub(crate) fn import(&mut self, path: &str, span: Span) -> Result<Rc<Module>, Diagnostic> {
         let base = self
@@ -30,10 +37,12 @@ impl Interp {
             .cloned()
             .unwrap_or_else(|| PathBuf::from("."));
         let full = base.join(path);
-        let key = full.canonicalize().map_err(|e| {
-            Diagnostic::new(span, format!("cannot import \"{path}\": {e}"))
-                .with_note(format!("looked for {}", full.display()))
-        })?;
+        let key = crate::io::check_file_access()
+            .and_then(|()| full.canonicalize())
+            .map_err(|e| {
+                Diagnostic::new(span, format!("cannot import \"{path}\": {e}"))
+                    .with_note(format!("looked for {}", full.display()))
+            })?;
         if let Some(m) = self.modules.loaded.get(&key) {
             return Ok(m.clone());
         }

@@ -10,7 +10,27 @@ pub mod safetensors;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+static FILES_DENIED: AtomicBool = AtomicBool::new(false);
+
+/// From now on, every file a script reads, writes or imports is refused with an
+/// error: for running programs nobody has read, as the fuzzer does.
+pub fn deny_file_access() {
+    FILES_DENIED.store(true, Ordering::Relaxed);
+}
+
+/// Whether scripts may touch files; every file access of the interpreter and the
+/// loaders asks first.
+pub fn check_file_access() -> io::Result<()> {
+    if FILES_DENIED.load(Ordering::Relaxed) {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "file access is disabled in this session",
+        ));
+    }
+    Ok(())
+}
 
 /// Creates `path` (or replaces it) so that readers see either the old file or the
 /// complete new one: the contents go to a temp file in the same directory, which
@@ -20,6 +40,7 @@ pub(crate) fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
+    check_file_access()?;
     let tmp = temp_path(path)?;
     let file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
     let result = fill_and_rename(file, &tmp, path, write);

@@ -2,11 +2,8 @@
 //! either byte order, C or Fortran order. Saving writes exactly the bytes NumPy's
 //! `np.save` writes for the same array (version 1.0 unless the header needs 2.0).
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
-
-use memmap2::Mmap;
 
 use super::le::{storage_from_le, tensor_to_le};
 use crate::tensor::{DType, Storage, Tensor};
@@ -24,14 +21,7 @@ const GROWTH_AXIS_MAX_DIGITS: usize = 21;
 
 /// Reads a `.npy` file into a tensor.
 pub fn load_npy(path: &Path) -> Result<Tensor, String> {
-    let file = File::open(path).map_err(|e| format!("npy: cannot open the file: {e}"))?;
-    // SAFETY: a mapping is unsound only if the file changes while it is mapped.
-    // This one is read-only, lives for this call alone and is copied into owned
-    // storage before returning; a concurrent writer could at worst hand us
-    // inconsistent bytes (which are validated like any other input) or, by
-    // truncating the file, a SIGBUS, the risk every mmap-based loader accepts.
-    let map = unsafe { Mmap::map(&file) }.map_err(|e| format!("npy: cannot map the file: {e}"))?;
-    decode_npy(&map)
+    decode_npy(&super::mapped::map_file(path, "npy")?)
 }
 
 /// Writes `t` to `path` as a `.npy` file, atomically (see `write_atomically`).

@@ -14,9 +14,13 @@ use crate::tensor::Tensor;
 /// Reads every array of an `.npz` archive, in archive order. A member's name
 /// without its `.npy` suffix is the array's name. Errors start with "npz: ".
 pub fn load_npz(path: &Path) -> Result<Vec<(String, Tensor)>, String> {
-    let map = map_file(path, "npz")?;
-    let mut archive = ZipArchive::new(Cursor::new(&map[..]))
-        .map_err(|e| format!("npz: '{}' is not a valid zip archive: {e}", path.display()))?;
+    decode_npz(&map_file(path, "npz")?)
+}
+
+/// [`load_npz`] over the bytes of a whole archive.
+pub fn decode_npz(map: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
+    let mut archive = ZipArchive::new(Cursor::new(map))
+        .map_err(|e| format!("npz: not a valid zip archive: {e}"))?;
     let mut arrays = Vec::with_capacity(archive.len());
     for i in 0..archive.len() {
         let mut member = archive

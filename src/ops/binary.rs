@@ -7,7 +7,7 @@ use crate::kernels::arith::{truth, Arith, Float};
 use crate::kernels::isa::Isa;
 use crate::kernels::map::binary_map;
 use crate::kernels::reduce::any;
-use crate::tensor::shape::{broadcast_shapes, checked_numel, shape_str};
+use crate::tensor::shape::{broadcast_shapes, shape_str};
 use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,11 +211,10 @@ fn map<T: Elem, O: Elem>(
     Tensor::from_vec(out, a.shape())
 }
 
-/// A zero-filled result buffer for `shape` (see `kernels::alloc`). Too many elements,
-/// or an allocation the system refuses, is an error rather than an abort.
+/// A zero-filled result buffer for `shape` (see `kernels::alloc`). A shape over the
+/// memory limit, or an allocation the system refuses, is an error rather than an abort.
 pub(super) fn zeroed_output<T: Elem>(op: &str, shape: &[usize]) -> Result<Vec<T>> {
-    let n = checked_numel(shape)
-        .ok_or_else(|| TensorError::shape(op, "shape has too many elements"))?;
+    let n = crate::tensor::budget::check(op, shape, T::DTYPE)?;
     crate::kernels::alloc::zeroed(n)
         .ok_or_else(|| TensorError::value(op, format!("cannot allocate a tensor of {n} elements")))
 }

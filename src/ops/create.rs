@@ -5,9 +5,9 @@ use crate::kernels::arith::Arith;
 use crate::tensor::{DType, Elem, Result, Scalar, Tensor, TensorError};
 
 /// A tensor of `shape` filled with `value` cast to `dtype` (as `astype` casts).
-pub fn full(shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
+pub fn full(op: &str, shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
     crate::dispatch!(dtype, T => {
-        Tensor::from_vec(output_buffer("full", shape, scalar_as::<T>(value))?, shape)
+        Tensor::from_vec(output_buffer(op, shape, scalar_as::<T>(value))?, shape)
     })
 }
 
@@ -24,7 +24,14 @@ pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Tensor> 
             format!("cannot make a range from {start} to {stop} with step {step}"),
         ));
     }
-    // Saturates for huge lengths, which `output_buffer` then refuses to allocate.
+    // 2^64 and more cannot be a length: say how many values were asked for instead
+    // of a saturated count.
+    if len >= usize::MAX as f64 {
+        return Err(TensorError::value(
+            "arange",
+            format!("a range from {start} to {stop} with step {step} would have {len:e} values"),
+        ));
+    }
     let len = len.max(0.0) as usize;
     crate::dispatch!(dtype, T => arange_as::<T>(start, step, len))
 }
@@ -106,7 +113,7 @@ mod tests {
     #[test]
     fn full_casts_like_astype() {
         for dtype in DType::ALL {
-            let t = full(&[2, 3], Scalar::Float(2.75), dtype).unwrap();
+            let t = full("full", &[2, 3], Scalar::Float(2.75), dtype).unwrap();
             let want = if dtype.is_float() {
                 2.75
             } else if dtype == Bool {
@@ -117,24 +124,31 @@ mod tests {
             assert_tensor(&t, dtype, &[2, 3], &[want; 6], "full 2.75");
         }
         assert_eq!(
-            full(&[2], Scalar::Int(-1), U8).unwrap().to_vec::<u8>(),
+            full("full", &[2], Scalar::Int(-1), U8)
+                .unwrap()
+                .to_vec::<u8>(),
             vec![255, 255]
         );
         assert_eq!(
-            full(&[1], Scalar::Int(300), I8).unwrap().to_vec::<i8>(),
+            full("full", &[1], Scalar::Int(300), I8)
+                .unwrap()
+                .to_vec::<i8>(),
             vec![44]
         );
         assert_tensor(
-            &full(&[], Scalar::Bool(true), F32).unwrap(),
+            &full("full", &[], Scalar::Bool(true), F32).unwrap(),
             F32,
             &[],
             &[1.0],
             "0-d",
         );
-        assert_eq!(full(&[0, 3], Scalar::Int(1), I64).unwrap().shape(), &[0, 3]);
-        assert!(full(&[usize::MAX, 2], Scalar::Int(0), U8).is_err());
+        assert_eq!(
+            full("full", &[0, 3], Scalar::Int(1), I64).unwrap().shape(),
+            &[0, 3]
+        );
+        assert!(full("full", &[usize::MAX, 2], Scalar::Int(0), U8).is_err());
         // Counts that fit usize but not memory are an error, not an abort.
-        assert!(full(&[1 << 61], Scalar::Int(0), F64).is_err());
+        assert!(full("full", &[1 << 61], Scalar::Int(0), F64).is_err());
     }
 
     #[test]

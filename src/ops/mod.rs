@@ -16,8 +16,7 @@ pub mod shape;
 mod testutil;
 pub mod unary;
 
-use crate::tensor::shape::checked_numel;
-use crate::tensor::{Category, DType, Elem, Result, Scalar, Tensor, TensorError};
+use crate::tensor::{budget, Category, DType, Elem, Result, Scalar, Tensor, TensorError};
 
 /// One side of a binary op: a tensor, or a weak scalar that adopts the tensor's dtype.
 #[derive(Clone, Copy, Debug)]
@@ -72,11 +71,10 @@ fn elems<'t, T: Elem>(op: &str, t: &'t Tensor) -> Result<&'t [T]> {
     })
 }
 
-/// A buffer of `shape`'s element count filled with `value`. An element count that
-/// overflows, or an allocation the system refuses, is an error rather than an abort.
+/// A buffer of `shape`'s element count filled with `value`. A shape over the memory
+/// limit, or an allocation the system refuses, is an error rather than an abort.
 fn output_buffer<T: Clone>(op: &str, shape: &[usize], value: T) -> Result<Vec<T>> {
-    let n = checked_numel(shape)
-        .ok_or_else(|| TensorError::shape(op, "shape has too many elements"))?;
+    let n = budget::check_bytes(op, shape, std::mem::size_of::<T>())?;
     let mut buf = Vec::new();
     buf.try_reserve_exact(n)
         .map_err(|_| TensorError::value(op, format!("cannot allocate a tensor of {n} elements")))?;

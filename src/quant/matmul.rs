@@ -58,9 +58,11 @@ pub(crate) fn matmul_with(isa: Isa, x: &Tensor, w: &QTensor) -> Result<Tensor, S
             x.dtype().name()
         ));
     }
-    let m: usize = lead.iter().product();
     let mut shape = lead.to_vec();
     shape.push(n);
+    crate::tensor::budget::check("matmul", &shape, DType::F32).map_err(|e| e.to_string())?;
+    // Cannot overflow: the whole shape's count passed the budget.
+    let m: usize = lead.iter().product();
     let xc = x.to_dtype(DType::F32).contiguous();
     let xs = xc.storage_slice::<f32>().unwrap_or(&[]);
     let mut out_t = vec![0f32; n * m];

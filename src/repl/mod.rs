@@ -5,7 +5,7 @@
 mod commands;
 mod complete;
 mod helper;
-mod highlight;
+pub mod highlight;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

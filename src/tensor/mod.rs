@@ -1,6 +1,7 @@
 //! The tensor core: dtypes, layouts and views, typed storage, printing.
 //! Knows nothing of the language, values or spans.
 
+pub mod budget;
 pub mod dtype;
 pub mod error;
 pub mod format;

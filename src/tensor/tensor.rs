@@ -54,8 +54,7 @@ impl Tensor {
     }
 
     pub fn zeros(dtype: DType, shape: &[usize]) -> Result<Tensor> {
-        let n = checked_numel(shape)
-            .ok_or_else(|| TensorError::shape("zeros", "shape has too many elements"))?;
+        let n = super::budget::check("zeros", shape, dtype)?;
         Ok(Tensor {
             storage: Arc::new(Storage::zeros(dtype, n)),
             layout: Layout::contiguous(shape),
@@ -221,8 +220,12 @@ impl Tensor {
         Ok(self.with_layout(self.layout.permute(dims)?))
     }
 
+    /// A read-only view of `shape` (stride 0 on the broadcast dims). It is held to the
+    /// memory limit although it allocates nothing, so that it can always be copied.
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.broadcast_to(shape)?))
+        let layout = self.layout.broadcast_to(shape)?;
+        super::budget::check("broadcast", shape, self.dtype())?;
+        Ok(self.with_layout(layout))
     }
 
     pub fn unsqueeze(&self, axis: i64) -> Result<Tensor> {

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::interp::output::SharedOutput;
 use crate::interp::Interp;
@@ -41,6 +41,8 @@ pub struct Options {
     pub format: Format,
     /// Where the JUnit report goes (stdout when not given).
     pub output: Option<PathBuf>,
+    /// A time limit for each script.
+    pub timeout: Option<Duration>,
 }
 
 /// `CI` set to anything but empty, `false` or `0`.
@@ -95,7 +97,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<bool, String> {
     if opts.format == Format::Junit {
         let xml = junit::render(&junit_cases(&results), started.elapsed().as_secs_f64());
         match &opts.output {
-            Some(path) => crate::io::write_atomically(path, |w| w.write_all(xml.as_bytes()))
+            Some(path) => write_file(path, &xml)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
             None => {
                 let _ = out.write_all(xml.as_bytes());
@@ -199,6 +201,9 @@ fn run_one(path: &Path, opts: &Options) -> FileResult {
 fn judge(path: &Path, name: &str, text: &str, opts: &Options) -> (Verdict, String) {
     let output = SharedOutput::default();
     let mut interp = Interp::new(Box::new(output.clone()));
+    if let Some(limit) = opts.timeout {
+        interp.limit_time(limit);
+    }
     if let Err(diags) = interp.run(name, text, Some(path)) {
         return (
             Verdict::Fail("the script stopped with an error".into()),
@@ -247,7 +252,7 @@ fn judge(path: &Path, name: &str, text: &str, opts: &Options) -> (Verdict, Strin
             }
             (Verdict::Pass, String::new())
         }
-        _ if opts.update => match std::fs::write(&snap_file, fresh()) {
+        _ if opts.update => match write_file(&snap_file, &fresh()) {
             Ok(()) => {
                 let _ = std::fs::remove_file(&proposal);
                 (Verdict::Updated, String::new())
@@ -263,7 +268,7 @@ fn judge(path: &Path, name: &str, text: &str, opts: &Options) -> (Verdict, Strin
                 _ => ("no snapshot".to_string(), String::new()),
             };
             if !opts.ci && !opts.check {
-                match std::fs::write(&proposal, fresh()) {
+                match write_file(&proposal, &fresh()) {
                     Ok(()) => detail.push_str(&format!(
                         "wrote {} (review it, then run `tsr test --update` to accept)\n",
                         proposal.display()
@@ -276,6 +281,12 @@ fn judge(path: &Path, name: &str, text: &str, opts: &Options) -> (Verdict, Strin
             (Verdict::Fail(message), detail)
         }
     }
+}
+
+/// Snapshots and reports are replaced whole (temp file + rename): an interrupted run
+/// never leaves half a file behind.
+fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+    crate::io::write_atomically(path, |w| w.write_all(text.as_bytes()))
 }
 
 fn human_lines(r: &FileResult) -> String {

@@ -118,6 +118,21 @@ pub fn open_gguf(path: &Path) -> Result<GgufFile, String> {
     })
 }
 
+/// [`open_gguf`] over the bytes of a whole file, copied into an anonymous map.
+pub fn parse_gguf(bytes: &[u8]) -> Result<GgufFile, String> {
+    let header = read::parse_header(bytes)?;
+    let mut map = memmap2::MmapMut::map_anon(bytes.len())
+        .map_err(|e| format!("gguf: cannot allocate {} bytes: {e}", bytes.len()))?;
+    map.copy_from_slice(bytes);
+    let map = map
+        .make_read_only()
+        .map_err(|e| format!("gguf: cannot protect the copy: {e}"))?;
+    Ok(GgufFile {
+        map: Arc::new(map),
+        header,
+    })
+}
+
 impl GgufFile {
     /// The format version (2 or 3).
     pub fn version(&self) -> u32 {
