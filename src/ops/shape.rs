@@ -75,7 +75,12 @@ pub fn concat(parts: &[Tensor], axis: i64) -> Result<Tensor> {
                 ),
             ));
         }
-        shape[a] += s[a];
+        shape[a] = shape[a].checked_add(s[a]).ok_or_else(|| {
+            TensorError::shape(
+                "concat",
+                format!("the joined axis {a} is longer than can be counted"),
+            )
+        })?;
     }
     join("concat", parts, a, &shape)
 }
@@ -240,6 +245,12 @@ mod tests {
         assert!(concat(&[], 0).is_err());
         assert!(concat(&[Tensor::scalar(1i64)], 0).is_err());
         assert!(concat(&[a], 2).is_err());
+        let long = Tensor::zeros(DType::U8, &[0, usize::MAX]).unwrap();
+        let e = concat(&[long.clone(), long], 1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "concat: the joined axis 1 is longer than can be counted"
+        );
     }
 
     #[test]
