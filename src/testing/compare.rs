@@ -161,9 +161,29 @@ pub fn token_match(a: &Token, e: &Token, tol: &Tolerance) -> bool {
     }
 }
 
-/// Whole-output comparison.
+/// The tokens of one line of output. Spaces between tokens are dropped, but whether a
+/// line starts or ends with spaces is kept (as a `" "` token): "a b" differs from "ab",
+/// so " [2]" differs from "[2]".
+pub fn line_tokens(line: &str) -> Vec<Token<'_>> {
+    let blank = |c: char| c == ' ' || c == '\t';
+    let mut tokens = Vec::new();
+    if line.starts_with(blank) {
+        tokens.push(Token::Text(" "));
+    }
+    tokens.extend(tokenize(line));
+    if line.ends_with(blank) && !line.trim_matches(blank).is_empty() {
+        tokens.push(Token::Text(" "));
+    }
+    tokens
+}
+
+/// Whole-output comparison: the same number of lines, each matching. The diff
+/// (`diff::report`) compares lines the same way, so the two always agree.
 pub fn outputs_match(actual: &str, expected: &str, tol: &Tolerance) -> bool {
-    tokens_match(&tokenize(actual), &tokenize(expected), tol)
+    let (a, e) = (actual.split('\n'), expected.split('\n'));
+    a.clone().count() == e.clone().count()
+        && a.zip(e)
+            .all(|(a, e)| tokens_match(&line_tokens(a), &line_tokens(e), tol))
 }
 
 #[cfg(test)]
@@ -219,6 +239,9 @@ mod tests {
         assert!(outputs_match("[1.0000001 2.5      ]", "[1.  2.5]", &t));
         assert!(!outputs_match("ab", "a b", &t));
         assert!(!outputs_match("]\n[", "]\n [", &t));
+        assert!(!outputs_match("a \nb", "a\nb", &t));
+        assert!(!outputs_match("a\n  \nb", "a\n\nb", &t));
+        assert!(outputs_match("  [1 2]  \n", "\t[1   2] \n", &t));
         assert!(!outputs_match("loss 0.3\n", "loss 0.3\n\n", &t));
         assert!(!outputs_match("mean 0.3\n", "loss 0.3\n", &t));
         assert!(!outputs_match("[1 2 3]", "[1 2]", &t));

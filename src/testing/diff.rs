@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::compare::{token_match, tokenize, tokens_match, Token, Tolerance};
+use super::compare::{line_tokens, token_match, tokens_match, Token, Tolerance};
 
 /// Lines of a report past which the rest is summarized in one line.
 const MAX_REPORT_LINES: usize = 60;
@@ -115,8 +115,8 @@ fn mark_numbers(actual: &str, a: &[Token], e: &[Token], tol: &Tolerance) -> Opti
 pub fn report(actual: &str, expected: &str, tol: &Tolerance) -> Option<String> {
     let a_lines: Vec<&str> = actual.split('\n').collect();
     let e_lines: Vec<&str> = expected.split('\n').collect();
-    let a_toks: Vec<Vec<Token>> = a_lines.iter().map(|l| tokenize(l)).collect();
-    let e_toks: Vec<Vec<Token>> = e_lines.iter().map(|l| tokenize(l)).collect();
+    let a_toks: Vec<Vec<Token>> = a_lines.iter().map(|l| line_tokens(l)).collect();
+    let e_toks: Vec<Vec<Token>> = e_lines.iter().map(|l| line_tokens(l)).collect();
     let ops = align(&e_toks, &a_toks, tol);
     if ops.iter().all(|op| matches!(op, Op::Same)) {
         return None;
@@ -216,5 +216,17 @@ mod tests {
         let r = report("a\n", "a\nb\n", &Tolerance::default()).unwrap();
         assert!(r.contains("- b"), "{r}");
         assert!(report("x 1.0000001\n", "x 1.0\n", &Tolerance::default()).is_none());
+    }
+
+    // Found by the `compare` fuzz target: the diff ignored a space that starts a line,
+    // while the verdict did not.
+    #[test]
+    fn a_space_that_starts_a_line_counts_as_in_the_verdict() {
+        let t = Tolerance::default();
+        for (actual, expected) in [("]\n[2]", "]\n [2]"), ("a \nb", "a\nb")] {
+            assert!(report(actual, expected, &t).is_some(), "{actual:?}");
+            assert!(!super::super::compare::outputs_match(actual, expected, &t));
+        }
+        assert!(report("  [1 2]\n", "\t[1   2]\n", &t).is_none());
     }
 }
