@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use tsr::diag::Diagnostic;
+use tsr::diag::{Diagnostic, SourceMap};
 use tsr::interp::{Interp, Value};
 use tsr::syntax::Span;
 
@@ -140,16 +140,10 @@ fn main() -> ExitCode {
 const MAX_THREADS: usize = 1024;
 
 fn configure_threads(flag: Option<usize>) -> Result<(), String> {
-    let n =
-        match flag {
-            Some(n) => Some(n),
-            None => match std::env::var("TSR_NUM_THREADS") {
-                Ok(v) if !v.is_empty() => Some(v.parse::<usize>().map_err(|_| {
-                    format!("TSR_NUM_THREADS must be a positive integer, got \"{v}\"")
-                })?),
-                _ => None,
-            },
-        };
+    let n = flag_or_env(flag, "TSR_NUM_THREADS", |v| {
+        v.parse::<usize>()
+            .map_err(|_| format!("TSR_NUM_THREADS must be a positive integer, got \"{v}\""))
+    })?;
     if let Some(n) = n {
         if !(1..=MAX_THREADS).contains(&n) {
             return Err(format!(
@@ -165,17 +159,28 @@ fn configure_threads(flag: Option<usize>) -> Result<(), String> {
 }
 
 fn configure_memory(flag: Option<usize>) -> Result<(), String> {
-    let limit = match flag {
-        Some(n) => n,
-        None => match std::env::var("TSR_MAX_MEMORY") {
-            Ok(v) if !v.is_empty() => {
-                memory_size(&v).map_err(|e| format!("TSR_MAX_MEMORY: {e}"))?
-            }
-            _ => return Ok(()),
-        },
-    };
-    tsr::tensor::budget::set_limit(limit);
+    let limit = flag_or_env(flag, "TSR_MAX_MEMORY", |v| {
+        memory_size(v).map_err(|e| format!("TSR_MAX_MEMORY: {e}"))
+    })?;
+    if let Some(limit) = limit {
+        tsr::tensor::budget::set_limit(limit);
+    }
     Ok(())
+}
+
+/// The flag's value, else the environment variable's when it is set and not empty.
+fn flag_or_env<T>(
+    flag: Option<T>,
+    var: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, String> {
+    if flag.is_some() {
+        return Ok(flag);
+    }
+    match std::env::var(var) {
+        Ok(v) if !v.is_empty() => parse(&v).map(Some),
+        _ => Ok(None),
+    }
 }
 
 fn stderr_color() -> bool {
@@ -286,15 +291,15 @@ fn not_utf8(name: &str, e: &std::string::FromUtf8Error) -> u8 {
     let at = e.utf8_error().valid_up_to();
     let byte = e.as_bytes().get(at).copied().unwrap_or_default();
     // Up to `at` the lossy text is the file itself; the bad bytes became one U+FFFD.
-    let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-    let mut interp = Interp::new(Box::new(std::io::sink()));
-    let id = interp.sources.add(name, text);
+    let mut sources = SourceMap::new();
+    let id = sources.add(name, String::from_utf8_lossy(e.as_bytes()));
     let diag = Diagnostic::new(
         Span::new(id, at..at + char::REPLACEMENT_CHARACTER.len_utf8()),
         format!("the script is not valid UTF-8: byte 0x{byte:02x} at offset {at}"),
     )
     .with_note("tsr reads scripts as UTF-8 text");
-    let _ = std::io::stderr().write_all(interp.render(&[diag], stderr_color()).as_bytes());
+    let text = tsr::diag::render(&[diag], &sources, stderr_color());
+    let _ = std::io::stderr().write_all(text.as_bytes());
     1
 }
 

@@ -143,3 +143,12 @@ fn code_may_start_with_a_minus() {
         out.stderr
     );
 }
+
+#[test]
+fn thread_counts_are_bounded() {
+    for bad in ["0", "1025"] {
+        let out = tsr(&["--threads", bad, "-e", "1"], None);
+        assert_eq!(out.code, 2, "{bad}: {}", out.stderr);
+        assert!(out.stderr.contains("between 1 and 1024"), "{}", out.stderr);
+    }
+}

@@ -14,6 +14,7 @@ pub const BUILTINS: &[Builtin] = &[Builtin {
 }];
 
 fn panic_for_tests(_: &mut Ctx, _: Bound) -> Result<Value, Diagnostic> {
+    // Test builds only (`#[cfg(test)]` in builtins/mod.rs): no script can reach it.
     panic!("a deliberate panic from _panic_for_tests");
 }
 

@@ -60,6 +60,7 @@ impl<'a, T: Copy> Mat<'a, T> {
     /// from the same shape (kernel scratch and ops-allocated outputs), so it cannot
     /// fire from user input.
     pub fn row_major(data: &'a [T], rows: usize, cols: usize) -> Mat<'a, T> {
+        // Cannot fire from user input: see "Panics" above.
         Mat::new(data, 0, (rows, cols), (cols as isize, 1)).expect("matrix larger than its data")
     }
 
