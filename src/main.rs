@@ -114,18 +114,29 @@ const INTERPRETER_STACK: usize = 512 * 1024 * 1024;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Err(msg) = configure_threads(cli.threads).and_then(|()| configure_memory(cli.max_memory))
-    {
-        eprintln!("tsr: {msg}");
-        return ExitCode::from(2);
-    }
+    let threads = match thread_count(cli.threads).and_then(|n| {
+        configure_memory(cli.max_memory)?;
+        Ok(n)
+    }) {
+        Ok(n) => n,
+        Err(msg) => {
+            eprintln!("tsr: {msg}");
+            return ExitCode::from(2);
+        }
+    };
     // A panic is a bug; the interpreter turns it into a diagnostic (and the REPL goes
     // on), so Rust's own "panicked at" report would only repeat it.
     std::panic::set_hook(Box::new(|_| {}));
     let worker = std::thread::Builder::new()
         .name("tsr".into())
         .stack_size(INTERPRETER_STACK)
-        .spawn(move || run(cli));
+        .spawn(move || match start_kernel_threads(threads, &cli.command) {
+            Ok(()) => run(cli),
+            Err(msg) => {
+                eprintln!("tsr: {msg}");
+                2
+            }
+        });
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => ExitCode::from(code),
         _ => {
@@ -139,23 +150,35 @@ fn main() -> ExitCode {
 /// tsr runs on.
 const MAX_THREADS: usize = 1024;
 
-fn configure_threads(flag: Option<usize>) -> Result<(), String> {
+/// `--threads` or TSR_NUM_THREADS, checked; `None` leaves the choice to rayon (the
+/// number of CPUs, or RAYON_NUM_THREADS).
+fn thread_count(flag: Option<usize>) -> Result<Option<usize>, String> {
     let n = flag_or_env(flag, "TSR_NUM_THREADS", |v| {
         v.parse::<usize>()
             .map_err(|_| format!("TSR_NUM_THREADS must be a positive integer, got \"{v}\""))
     })?;
-    if let Some(n) = n {
-        if !(1..=MAX_THREADS).contains(&n) {
-            return Err(format!(
-                "--threads must be between 1 and {MAX_THREADS}, got {n}"
-            ));
-        }
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
-            .map_err(|e| format!("cannot start {n} threads: {e}"))?;
+    match n {
+        Some(n) if !(1..=MAX_THREADS).contains(&n) => Err(format!(
+            "--threads must be between 1 and {MAX_THREADS}, got {n}"
+        )),
+        _ => Ok(n),
     }
-    Ok(())
+}
+
+/// Starts the kernels' thread pool. Running a script or the REPL, the calling
+/// (interpreter) thread becomes one of its workers: a parallel kernel then runs its
+/// first chunks right here instead of handing all of them to other threads and
+/// sleeping, and with one thread it runs inline with no thread switch at all. `tsr test`
+/// keeps separate workers: its scripts run on threads of their own while this thread
+/// waits for them, and a worker that waits would never take its share.
+fn start_kernel_threads(n: Option<usize>, command: &Option<Command>) -> Result<(), String> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(n.unwrap_or(0));
+    let pool = match command {
+        Some(Command::Test { .. }) => pool,
+        _ => pool.use_current_thread(),
+    };
+    pool.build_global()
+        .map_err(|e| format!("cannot start the kernel threads: {e}"))
 }
 
 fn configure_memory(flag: Option<usize>) -> Result<(), String> {

@@ -2,7 +2,12 @@
 //! faulted in by the kernel's own writes rather than written twice) and, on Linux, are
 //! marked for transparent huge pages: a 64 MiB result then costs 32 page faults instead
 //! of 16,384, which is most of the gap to NumPy (it asks for huge pages the same way).
+//! Buffers a kernel writes in full are not zeroed at all (`filled`): reused heap
+//! memory would otherwise be cleared by a memset as long as the kernel's own pass.
 
+use std::mem::MaybeUninit;
+
+use super::interrupt;
 use crate::tensor::Elem;
 
 /// Buffers at least this large are advised to use huge pages (2 MiB each).
@@ -26,6 +31,55 @@ pub fn zeroed<T: Elem>(n: usize) -> Option<Vec<T>> {
     // and all-zero bytes are a valid value of every element type (bool, integers,
     // f16, bf16, f32, f64: false or zero).
     Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
+}
+
+/// An empty vector with room for exactly `n` values (huge pages advised for a large
+/// one), or `None` when the size overflows or the system refuses.
+pub fn with_capacity<T>(n: usize) -> Option<Vec<T>> {
+    let mut buf: Vec<T> = Vec::new();
+    buf.try_reserve_exact(n).ok()?;
+    let bytes = n * std::mem::size_of::<T>();
+    if bytes >= HUGE_PAGE_MIN_BYTES {
+        advise_huge_pages(buf.as_mut_ptr().cast::<u8>(), bytes);
+    }
+    Some(buf)
+}
+
+/// A buffer of `n` values of `T` written by `fill`, without zeroing it first; `None`
+/// when the size overflows or the system refuses. When Ctrl-C stopped `fill` early the
+/// buffer is zeros instead (the interpreter discards that value anyway).
+///
+/// # Safety
+/// `fill` must write every element of the slice it is given, unless an interrupt is
+/// requested (`interrupt::requested`) while it runs.
+pub unsafe fn filled<T: Elem>(
+    n: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<T>]),
+) -> Option<Vec<T>> {
+    let mut buf: Vec<T> = Vec::new();
+    buf.try_reserve_exact(n).ok()?;
+    let bytes = n * std::mem::size_of::<T>();
+    if bytes >= HUGE_PAGE_MIN_BYTES {
+        advise_huge_pages(buf.as_mut_ptr().cast::<u8>(), bytes);
+    }
+    fill(&mut buf.spare_capacity_mut()[..n]);
+    if interrupt::requested() {
+        return zeroed(n);
+    }
+    // SAFETY: the capacity is at least `n`, and `fill` wrote all `n` elements (the
+    // caller's promise, since no interrupt was requested).
+    unsafe { buf.set_len(n) };
+    Some(buf)
+}
+
+/// The elements of a slice that has been written in full.
+///
+/// # Safety
+/// Every element of `xs` must be initialized.
+pub unsafe fn assume_written<T>(xs: &mut [MaybeUninit<T>]) -> &mut [T] {
+    // SAFETY: `MaybeUninit<T>` has the layout of `T`, and the caller promises that
+    // every element holds a value.
+    unsafe { &mut *(xs as *mut [MaybeUninit<T>] as *mut [T]) }
 }
 
 #[cfg(target_os = "linux")]
@@ -59,5 +113,21 @@ mod tests {
         let big = zeroed::<f32>(3 << 20).unwrap();
         assert!(big.len() == 3 << 20 && big.iter().all(|&x| x == 0.0));
         assert!(zeroed::<i64>(usize::MAX / 4).is_none());
+    }
+
+    #[test]
+    fn filled_buffers_hold_what_was_written() {
+        let fill = |xs: &mut [MaybeUninit<i32>]| {
+            for (i, x) in xs.iter_mut().enumerate() {
+                x.write(i as i32 * 3);
+            }
+        };
+        for n in [0, 1, 1000, 3 << 20] {
+            // SAFETY: `fill` writes every element.
+            let v = unsafe { filled(n, fill) }.unwrap();
+            assert!(v.len() == n && v.iter().enumerate().all(|(i, &x)| x == i as i32 * 3));
+        }
+        // SAFETY: the size is refused before `fill` could run.
+        assert!(unsafe { filled::<f64>(usize::MAX / 4, |_| {}) }.is_none());
     }
 }

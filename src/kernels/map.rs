@@ -6,11 +6,14 @@
 //! functions written branch-free (arithmetic, comparisons, `simd::math`) run as AVX2.
 //! A tensor at most one chunk long runs on the calling thread without allocating.
 
+use std::mem::MaybeUninit;
+
+use super::alloc::{assume_written, filled};
 use super::isa::Isa;
 use super::parallel::{for_each_chunk_mut, ELEMENTWISE_CHUNK};
 use super::simd::twin;
 use super::strided::{at, for_each_run, for_each_run_in, Span};
-use crate::tensor::Layout;
+use crate::tensor::{Elem, Layout};
 
 twin! {
     fn map1[A: Copy, O, F: Fn(A) -> O](dst: &mut [O], src: &[A], f: &F) {
@@ -103,6 +106,46 @@ pub fn unary_map_then<A, O>(
     });
 }
 
+/// `unary_map_then` into a new buffer of `layout`'s numel (`None` when it cannot be
+/// allocated).
+pub fn unary_map_then_new<A, O>(
+    isa: Isa,
+    a: &[A],
+    layout: &Layout,
+    f: impl Fn(A) -> O + Sync + Send,
+    post: impl Fn(&mut [O]) + Sync + Send,
+) -> Option<Vec<O>>
+where
+    A: Copy + Sync,
+    O: Elem,
+{
+    let f = |x| MaybeUninit::new(f(x));
+    // SAFETY: `post` runs on each chunk right after `unary_map_then` has written it.
+    let post = |chunk: &mut [MaybeUninit<O>]| post(unsafe { assume_written(chunk) });
+    // SAFETY: `unary_map_then` writes every element of its output: the runs of each
+    // chunk's walk tile the chunk, and only an interrupt skips chunks.
+    unsafe {
+        filled(layout.numel(), |out| {
+            unary_map_then(isa, out, a, layout, f, post)
+        })
+    }
+}
+
+/// `unary_map` into a new buffer of `layout`'s numel (`None` when it cannot be
+/// allocated).
+pub fn unary_map_new<A, O>(
+    isa: Isa,
+    a: &[A],
+    layout: &Layout,
+    f: impl Fn(A) -> O + Sync + Send,
+) -> Option<Vec<O>>
+where
+    A: Copy + Sync,
+    O: Elem,
+{
+    unary_map_then_new(isa, a, layout, f, |_: &mut [O]| {})
+}
+
 /// `data[o] = f(data[o])` for every storage index `o` that `layout` addresses, in place,
 /// then `post` over the results. A dense layout is mapped in parallel chunks; others
 /// run by runs (`post` then sees each run, or each element of a strided run).
@@ -183,6 +226,31 @@ pub fn binary_map<A, B, O>(
             }
         });
     });
+}
+
+/// `binary_map` into a new buffer of the layouts' numel (`None` when it cannot be
+/// allocated).
+pub fn binary_map_new<A, B, O>(
+    isa: Isa,
+    a: &[A],
+    a_layout: &Layout,
+    b: &[B],
+    b_layout: &Layout,
+    f: impl Fn(A, B) -> O + Sync + Send,
+) -> Option<Vec<O>>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    O: Elem,
+{
+    let f = |x, y| MaybeUninit::new(f(x, y));
+    // SAFETY: `binary_map` writes every element of its output: the runs of each chunk's
+    // walk tile the chunk, and only an interrupt skips chunks.
+    unsafe {
+        filled(a_layout.numel(), |out| {
+            binary_map(isa, out, a, a_layout, b, b_layout, f)
+        })
+    }
 }
 
 #[cfg(test)]

@@ -2,10 +2,10 @@
 
 use std::borrow::Cow;
 
-use super::{elems, scalar_as, Operand};
+use super::{cannot_allocate, elems, scalar_as, Operand};
 use crate::kernels::arith::{truth, Arith, Float};
 use crate::kernels::isa::Isa;
-use crate::kernels::map::binary_map;
+use crate::kernels::map::binary_map_new;
 use crate::kernels::reduce::any;
 use crate::tensor::shape::{broadcast_shapes, shape_str};
 use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};
@@ -198,16 +198,10 @@ fn map<T: Elem, O: Elem>(
     b: &Tensor,
     f: impl Fn(T, T) -> O + Sync + Send,
 ) -> Result<Tensor> {
-    let mut out = zeroed_output(op, a.shape())?;
-    binary_map(
-        Isa::detect(),
-        &mut out,
-        elems(op, a)?,
-        a.layout(),
-        elems(op, b)?,
-        b.layout(),
-        f,
-    );
+    let n = crate::tensor::budget::check(op, a.shape(), O::DTYPE)?;
+    let (x, y) = (elems(op, a)?, elems(op, b)?);
+    let out = binary_map_new(Isa::detect(), x, a.layout(), y, b.layout(), f)
+        .ok_or_else(|| cannot_allocate(op, n))?;
     Tensor::from_vec(out, a.shape())
 }
 
@@ -215,8 +209,7 @@ fn map<T: Elem, O: Elem>(
 /// memory limit, or an allocation the system refuses, is an error rather than an abort.
 pub(super) fn zeroed_output<T: Elem>(op: &str, shape: &[usize]) -> Result<Vec<T>> {
     let n = crate::tensor::budget::check(op, shape, T::DTYPE)?;
-    crate::kernels::alloc::zeroed(n)
-        .ok_or_else(|| TensorError::value(op, format!("cannot allocate a tensor of {n} elements")))
+    crate::kernels::alloc::zeroed(n).ok_or_else(|| cannot_allocate(op, n))
 }
 
 #[cfg(test)]

@@ -75,11 +75,14 @@ fn elems<'t, T: Elem>(op: &str, t: &'t Tensor) -> Result<&'t [T]> {
 /// limit, or an allocation the system refuses, is an error rather than an abort.
 fn output_buffer<T: Clone>(op: &str, shape: &[usize], value: T) -> Result<Vec<T>> {
     let n = budget::check_bytes(op, shape, std::mem::size_of::<T>())?;
-    let mut buf = Vec::new();
-    buf.try_reserve_exact(n)
-        .map_err(|_| TensorError::value(op, format!("cannot allocate a tensor of {n} elements")))?;
+    let mut buf = crate::kernels::alloc::with_capacity(n).ok_or_else(|| cannot_allocate(op, n))?;
     buf.resize(n, value);
     Ok(buf)
+}
+
+/// The error for an allocation of `n` elements that the system refused.
+fn cannot_allocate(op: &str, n: usize) -> TensorError {
+    TensorError::value(op, format!("cannot allocate a tensor of {n} elements"))
 }
 
 /// A weak scalar converted to `T` the way `astype` converts.

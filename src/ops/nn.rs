@@ -5,10 +5,10 @@
 //! dtypes); f16/bf16 compute in f32 and round once at the end; f64 computes in f64.
 
 use super::binary::zeroed_output;
+use super::unary::math_map;
 use super::{binary, elems, BinaryOp, Operand};
-use crate::kernels::arith::{Arith, Float};
+use crate::kernels::arith::Arith;
 use crate::kernels::isa::Isa;
-use crate::kernels::map::unary_map_then;
 use crate::kernels::nn::{self as kernel, NnFloat};
 use crate::kernels::simd::math::MathFn;
 use crate::tensor::shape::{normalize_axis, shape_str};
@@ -82,20 +82,8 @@ pub fn activation(act: Activation, x: &Tensor) -> Result<Tensor> {
     crate::dispatch!(x.dtype(), T => activate::<T>(act, x))
 }
 
-/// Applies `act` to every element of `x` (of type `T`) with the vector math of
-/// `T::Real` (f16/bf16 through f32 blocks, rounding once).
 fn activate<T: Arith>(act: Activation, x: &Tensor) -> Result<Tensor> {
-    let (op, isa, f) = (act.name(), Isa::detect(), act.math_fn());
-    let mut out = zeroed_output(op, x.shape())?;
-    unary_map_then(
-        isa,
-        &mut out,
-        elems::<T>(op, x)?,
-        x.layout(),
-        T::to_real,
-        |c| T::Real::math_in_place(isa, f, c),
-    );
-    Tensor::from_vec(out, x.shape())
+    math_map::<T>(act.name(), x, act.math_fn())
 }
 
 /// `softmax(x, axis)`: exp(x) / sum(exp(x)) along `axis`, computed stably (the lane's

@@ -1,12 +1,11 @@
 //! Elementwise unary ops, into a new tensor or in place.
 
-use super::binary::zeroed_output;
-use super::elems;
+use super::{cannot_allocate, elems};
 use crate::kernels::arith::{is_nan, truth, Arith, Float};
 use crate::kernels::isa::Isa;
-use crate::kernels::map::{unary_map, unary_map_in_place, unary_map_then};
+use crate::kernels::map::{unary_map_in_place, unary_map_new, unary_map_then_new};
 use crate::kernels::simd::math::MathFn;
-use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};
+use crate::tensor::{budget, Category, DType, Elem, Result, Tensor, TensorError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnaryOp {
@@ -225,27 +224,29 @@ impl<T: Arith> Apply<T> for NewTensor<'_> {
         map(self.op, self.a, |x: T| f(x.to_real()))
     }
     fn math(self, f: MathFn) -> Result<Tensor> {
-        let (op, a) = (self.op, self.a);
-        let isa = Isa::detect();
-        let mut out = zeroed_output(op, a.shape())?;
-        unary_map_then(
-            isa,
-            &mut out,
-            elems(op, a)?,
-            a.layout(),
-            T::to_real,
-            |chunk| T::Real::math_in_place(isa, f, chunk),
-        );
-        Tensor::from_vec(out, a.shape())
+        math_map::<T>(self.op, self.a, f)
     }
     fn test(self, f: impl Fn(T) -> bool + Sync + Send) -> Result<Tensor> {
         map(self.op, self.a, f)
     }
 }
 
+/// `f` of every element of `a` (of type `T`) with the vector math of `T::Real`
+/// (f16/bf16 through f32 blocks, rounding once), into a new tensor.
+pub(super) fn math_map<T: Arith>(op: &str, a: &Tensor, f: MathFn) -> Result<Tensor> {
+    let isa = Isa::detect();
+    let n = budget::check(op, a.shape(), T::Real::DTYPE)?;
+    let out = unary_map_then_new(isa, elems(op, a)?, a.layout(), T::to_real, |chunk| {
+        T::Real::math_in_place(isa, f, chunk)
+    })
+    .ok_or_else(|| cannot_allocate(op, n))?;
+    Tensor::from_vec(out, a.shape())
+}
+
 fn map<T: Elem, O: Elem>(op: &str, a: &Tensor, f: impl Fn(T) -> O + Sync + Send) -> Result<Tensor> {
-    let mut out = zeroed_output(op, a.shape())?;
-    unary_map(Isa::detect(), &mut out, elems(op, a)?, a.layout(), f);
+    let n = budget::check(op, a.shape(), O::DTYPE)?;
+    let out = unary_map_new(Isa::detect(), elems(op, a)?, a.layout(), f)
+        .ok_or_else(|| cannot_allocate(op, n))?;
     Tensor::from_vec(out, a.shape())
 }
 
