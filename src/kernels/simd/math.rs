@@ -1,6 +1,7 @@
-//! Vectorizable f32 math: exp, exp2, log, log2, log10, sin, cos, tan, tanh and the
-//! activations, each a branch-free function of one element that LLVM turns into AVX2
-//! code inside `twin!` loops. They compute in f64 (one f32 → f64 widening, a short
+//! Vectorizable f32 math: exp2, log, log2, log10, sin, cos, tan and gelu's tanh form,
+//! each a branch-free function of one element that LLVM turns into AVX2 code inside
+//! `twin!` loops (exp, tanh, sigmoid and silu are in `exp_f32`, computed in f32 for
+//! speed; `apply_f32` dispatches to both). These compute in f64 (one f32 → f64 widening, a short
 //! polynomial, one rounding back), which makes them accurate to about half an ulp and
 //! handles f32 subnormals, overflow and underflow without special cases: the f64
 //! intermediate never leaves its normal range where it matters, and the final
@@ -13,7 +14,7 @@
 
 use half::{bf16, f16};
 
-use super::twin;
+use super::{exp_f32, twin};
 use crate::kernels::isa::Isa;
 use crate::kernels::nn;
 
@@ -48,7 +49,7 @@ const PIO2_2: f64 = 6.077_100_506_303_966e-11;
 const PIO2_3: f64 = 2.022_266_248_711_166_5e-21;
 /// Beyond this |x| the π/2 reduction above loses bits: sin, cos and tan fall back to std.
 const TRIG_FAST_LIMIT: f32 = 524288.0; // 2^19
-/// Below this |x|, sin(x), tan(x) and tanh(x) round to x itself in f32.
+/// Below this |x|, sin(x) and tan(x) round to x itself in f32.
 const TINY: f32 = 2.441_406_3e-4; // 2^-12
 
 /// `z` rounded to the nearest integer (ties to even), as f64 and as i64; |z| < 2⁵¹.
@@ -105,11 +106,6 @@ pub fn exp_wide(z: f64) -> f64 {
     } else {
         e
     }
-}
-
-#[inline(always)]
-pub fn exp(x: f32) -> f32 {
-    exp_wide(f64::from(x)) as f32
 }
 
 #[inline(always)]
@@ -239,32 +235,6 @@ pub fn tan(x: f32) -> f32 {
     }
 }
 
-/// (e^2a - 1)/(e^2a + 1) for a = |x| ≤ 10 (beyond, tanh rounds to ±1), sign restored.
-#[inline(always)]
-pub fn tanh(x: f32) -> f32 {
-    let a = f64::from(x.abs());
-    let a = if a > 10.0 { 10.0 } else { a };
-    let e = exp_wide(2.0 * a);
-    let t = ((e - 1.0) / (e + 1.0)) as f32;
-    if x.abs() < TINY {
-        x
-    } else {
-        t.copysign(x)
-    }
-}
-
-#[inline(always)]
-pub fn sigmoid(x: f32) -> f32 {
-    (1.0 / (1.0 + exp_wide(-f64::from(x)))) as f32
-}
-
-/// x / (1 + e^-x), as PyTorch writes it (so silu(-inf) is NaN).
-#[inline(always)]
-pub fn silu(x: f32) -> f32 {
-    let x = f64::from(x);
-    (x / (1.0 + exp_wide(-x))) as f32
-}
-
 /// x · sigmoid(2y), y = √(2/π)(x + 0.044715x³): gelu's tanh form without cancellation.
 #[inline(always)]
 pub fn gelu_tanh(x: f32) -> f32 {
@@ -299,14 +269,14 @@ const BLOCK: usize = 256;
 /// `xs[i] = f(xs[i])` for f32, vectorized with `isa`.
 pub fn apply_f32(isa: Isa, f: MathFn, xs: &mut [f32]) {
     match f {
-        MathFn::Exp => map_in_place(isa, xs, exp),
+        MathFn::Exp => map_in_place(isa, xs, exp_f32::exp),
         MathFn::Exp2 => map_in_place(isa, xs, exp2),
         MathFn::Ln => map_in_place(isa, xs, ln),
         MathFn::Log2 => map_in_place(isa, xs, log2),
         MathFn::Log10 => map_in_place(isa, xs, log10),
-        MathFn::Tanh => map_in_place(isa, xs, tanh),
-        MathFn::Sigmoid => map_in_place(isa, xs, sigmoid),
-        MathFn::Silu => map_in_place(isa, xs, silu),
+        MathFn::Tanh => map_in_place(isa, xs, exp_f32::tanh),
+        MathFn::Sigmoid => map_in_place(isa, xs, exp_f32::sigmoid),
+        MathFn::Silu => map_in_place(isa, xs, exp_f32::silu),
         MathFn::GeluTanh => map_in_place(isa, xs, gelu_tanh),
         MathFn::Gelu => xs.iter_mut().for_each(|x| *x = nn::gelu(*x)),
         MathFn::Sin => trig(isa, xs, sin, f64::sin),
@@ -386,13 +356,6 @@ mod tests {
     #[test]
     fn edge_values_follow_ieee_and_numpy() {
         let (inf, nan) = (f32::INFINITY, f32::NAN);
-        assert_eq!(exp(f32::NEG_INFINITY), 0.0);
-        assert_eq!(exp(inf), inf);
-        assert_eq!(exp(89.0), inf);
-        assert_eq!(exp(-104.0), 0.0);
-        assert_eq!(exp(-100.0), (-100f64).exp() as f32); // a subnormal result
-        assert_eq!(exp(0.0), 1.0);
-        assert!(exp(nan).is_nan());
         assert_eq!(exp2(3.0), 8.0);
         assert_eq!(exp2(-149.0), f32::from_bits(1));
         assert_eq!(ln(0.0), f32::NEG_INFINITY);
@@ -407,14 +370,9 @@ mod tests {
         assert_eq!(log2(8.0), 3.0);
         assert_eq!(log2(f32::from_bits(1)), -149.0);
         assert_eq!(log10(1000.0), 3.0);
-        assert_eq!(tanh(inf), 1.0);
-        assert_eq!(tanh(-inf), -1.0);
-        assert!(tanh(-0.0).is_sign_negative() && sin(-0.0).is_sign_negative());
-        assert!(tanh(nan).is_nan() && sin(nan).is_nan() && cos(inf).is_nan());
-        assert_eq!(sigmoid(-inf), 0.0);
-        assert_eq!(sigmoid(inf), 1.0);
-        assert!(silu(-inf).is_nan() && gelu_tanh(-inf).is_nan());
-        assert_eq!(silu(inf), inf);
+        assert!(sin(-0.0).is_sign_negative());
+        assert!(sin(nan).is_nan() && cos(inf).is_nan());
+        assert!(gelu_tanh(-inf).is_nan());
         assert_eq!(cos(0.0), 1.0);
         let mut big = [1e30f32, -3e7, f32::INFINITY];
         apply_f32(Isa::detect(), MathFn::Sin, &mut big);
@@ -431,7 +389,7 @@ mod tests {
         let mut got = xs.clone();
         apply_half(Isa::detect(), MathFn::Tanh, &mut got);
         for (g, x) in got.iter().zip(&xs) {
-            assert_eq!(*g, f16::from_f32(tanh(x.to_f32())));
+            assert_eq!(*g, f16::from_f32(exp_f32::tanh(x.to_f32())));
         }
     }
 }

@@ -6,6 +6,7 @@
 //! same bits. On aarch64 NEON is the baseline, so the plain build is the NEON build
 //! (untested here: the CI machines are x86-64).
 
+mod exp_f32;
 pub mod math;
 
 /// Defines `fn $name(isa: Isa, args...)` running `$body` built for AVX2+FMA+F16C when
