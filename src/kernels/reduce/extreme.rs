@@ -1,19 +1,24 @@
 //! Largest and smallest elements of a contiguous lane and their first positions, with
-//! NumPy's NaN rules, vectorized: 32 running partials per lane, each updated with a
-//! compare and a select, which LLVM turns into vector max/min (or compare + blend)
-//! in the AVX2 build. The result does not depend on the build: the extreme of a set of
-//! numbers is one value, NaN handling is exact, and the positions are found by a
-//! second, scalar search for the first element equal to it (the lane is in cache by
-//! then). Only the sign of a zero extreme may depend on the lane length (like NumPy's
-//! own SIMD loops, which zero of `max([-0.0, 0.0])` comes back is unspecified).
+//! NumPy's NaN rules, in one pass: each chunk of the lane is folded into `LANES` running
+//! extremes seeded with the best so far (compare and select, which LLVM turns into
+//! vector max/min in the AVX2 build), tested for NaN, and only a chunk that beats the
+//! best is reduced to one value and remembered; the first position of the extreme is
+//! then searched in that chunk alone. The result does not depend on the build: the
+//! extreme of a set of numbers is one value, NaN handling is exact, and positions are
+//! first occurrences. Of a zero extreme, the first zero's sign comes back (NumPy leaves
+//! which zero of `max([-0.0, 0.0])` unspecified).
 //!
 //! On aarch64 the plain build is the NEON build (untested here: no such machine).
 
 use super::super::arith::is_nan;
 use super::super::isa::Isa;
 
-/// Running partials per lane: 4 AVX2 registers of f32, enough to hide the latency.
-const PARTIALS: usize = 32;
+/// Elements per chunk: long enough that the test of a chunk against the best costs
+/// little, short enough that the final search in the best chunk is short.
+const CHUNK: usize = 128;
+
+/// Running extremes per chunk: two AVX2 registers of f32.
+const LANES: usize = 16;
 
 /// The largest (`MAX`) or smallest element of a non-empty lane. With `SKIP_NAN` false
 /// a NaN anywhere makes the result NaN (`max`); with it true NaN is ignored (`nanmax`)
@@ -23,19 +28,7 @@ pub fn extreme<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     xs: &[T],
 ) -> Option<T> {
     let first = *xs.first()?;
-    let Some(start) = xs.iter().position(|&x| !is_nan(x)) else {
-        return Some(first);
-    };
-    if start > 0 && !SKIP_NAN {
-        return Some(first);
-    }
-    #[cfg(target_arch = "x86_64")]
-    if isa.avx2() {
-        // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
-        return Some(unsafe { scan_avx2::<T, MAX, SKIP_NAN>(&xs[start..]) });
-    }
-    let _ = isa;
-    Some(scan::<T, MAX, SKIP_NAN>(&xs[start..]))
+    Some(find::<T, MAX, SKIP_NAN>(isa, xs).map_or(first, |(best, _)| best))
 }
 
 /// `argmax` (`MAX`) or `argmin` of a lane: the first position of the extreme, where a
@@ -45,70 +38,81 @@ pub fn arg_extreme<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     isa: Isa,
     xs: &[T],
 ) -> Option<usize> {
-    let best = extreme::<T, MAX, SKIP_NAN>(isa, xs)?;
-    // NaN wins (or, skipping NaN, the lane held nothing else).
-    let nan = is_nan(best);
-    if nan && SKIP_NAN {
-        return None;
-    }
+    find::<T, MAX, SKIP_NAN>(isa, xs).map(|(_, at)| at)
+}
+
+/// The extreme of `xs` and its first position; `None` when `xs` is empty or, skipping
+/// NaN, all NaN.
+fn find<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
+    isa: Isa,
+    xs: &[T],
+) -> Option<(T, usize)> {
+    let start = xs.iter().position(|&x| !is_nan(x));
+    let start = match start {
+        Some(0) => 0,
+        // A leading NaN is the answer, unless NaN is skipped.
+        _ if !SKIP_NAN => return xs.first().map(|&x| (x, 0)),
+        Some(start) => start,
+        None => return None,
+    };
+    let lane = &xs[start..];
     #[cfg(target_arch = "x86_64")]
     if isa.avx2() {
         // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
-        return unsafe { position_avx2(xs, best, nan) };
+        let (best, at) = unsafe { scan_avx2::<T, MAX, SKIP_NAN>(lane) };
+        return Some((best, start + at));
     }
-    position(xs, best, nan)
+    let _ = isa;
+    let (best, at) = scan::<T, MAX, SKIP_NAN>(lane);
+    Some((best, start + at))
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn position_avx2<T: Copy + PartialOrd>(xs: &[T], best: T, nan: bool) -> Option<usize> {
-    position(xs, best, nan)
-}
-
-/// The first position holding `best` (a NaN when `nan`): whole chunks are tested
-/// without branches first (vectorized), then the chunk that holds it element by element.
-#[inline(always)]
-fn position<T: Copy + PartialOrd>(xs: &[T], best: T, nan: bool) -> Option<usize> {
-    let hit = |x: T| if nan { is_nan(x) } else { x == best };
-    let mut chunks = xs.chunks_exact(PARTIALS);
-    for (i, chunk) in (&mut chunks).enumerate() {
-        if chunk.iter().fold(false, |found, &x| found | hit(x)) {
-            return chunk.iter().position(|&x| hit(x)).map(|j| i * PARTIALS + j);
-        }
-    }
-    let rest = chunks.remainder();
-    let start = xs.len() - rest.len();
-    rest.iter().position(|&x| hit(x)).map(|j| start + j)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-fn scan_avx2<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(xs: &[T]) -> T {
+fn scan_avx2<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(xs: &[T]) -> (T, usize) {
     scan::<T, MAX, SKIP_NAN>(xs)
 }
 
-/// The extreme of a lane whose first element is not NaN.
+/// The extreme of a lane whose first element is not NaN, and its first position (the
+/// first NaN's unless `SKIP_NAN`).
 #[inline(always)]
-fn scan<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(xs: &[T]) -> T {
-    // `beats(x, m)`: x replaces the running extreme m. Without SKIP_NAN a NaN x always
-    // replaces, and nothing replaces a NaN m (every comparison with it is false).
-    let beats = |x: T, m: T| {
-        let better = if MAX { x > m } else { x < m };
-        better || (!SKIP_NAN && is_nan(x))
-    };
-    let mut m = [xs[0]; PARTIALS];
-    let mut chunks = xs.chunks_exact(PARTIALS);
-    for chunk in &mut chunks {
-        for (mj, &x) in m.iter_mut().zip(chunk) {
-            *mj = if beats(x, *mj) { x } else { *mj };
+fn scan<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(xs: &[T]) -> (T, usize) {
+    // NaN never beats anything here: it is found by its own test, or skipped.
+    let beats = |x: T, m: T| if MAX { x > m } else { x < m };
+    let mut best = xs[0];
+    // Where `best` first occurs: at or after here (the start of its chunk).
+    let mut from = 0;
+    let mut chunks = xs.chunks_exact(CHUNK);
+    for (i, chunk) in (&mut chunks).enumerate() {
+        let mut m = [best; LANES];
+        for part in chunk.chunks_exact(LANES) {
+            for (mj, &x) in m.iter_mut().zip(part) {
+                *mj = if beats(x, *mj) { x } else { *mj };
+            }
+        }
+        if !SKIP_NAN && chunk.iter().fold(false, |nan, &x| nan | is_nan(x)) {
+            let j = chunk.iter().position(|&x| is_nan(x)).unwrap_or(0);
+            return (chunk[j], i * CHUNK + j);
+        }
+        if m.iter().fold(false, |better, &v| better | beats(v, best)) {
+            best = m
+                .into_iter()
+                .fold(best, |b, v| if beats(v, b) { v } else { b });
+            from = i * CHUNK;
         }
     }
-    for (mj, &x) in m.iter_mut().zip(chunks.remainder()) {
-        *mj = if beats(x, *mj) { x } else { *mj };
+    let tail = xs.len() - chunks.remainder().len();
+    for (j, &x) in chunks.remainder().iter().enumerate() {
+        if !SKIP_NAN && is_nan(x) {
+            return (x, tail + j);
+        }
+        if beats(x, best) {
+            (best, from) = (x, tail + j);
+        }
     }
-    m.into_iter()
-        .reduce(|a, b| if beats(b, a) && !is_nan(a) { b } else { a })
-        .unwrap_or(xs[0])
+    // Equal to `best` (either zero for a zero), never NaN: `best` is not NaN here.
+    let at = xs[from..].iter().position(|&x| x == best).unwrap_or(0);
+    (best, from + at)
 }
 
 #[cfg(test)]
@@ -167,16 +171,17 @@ mod tests {
 
     fn lanes() -> Vec<Vec<f32>> {
         let nan = f32::NAN;
-        let base: Vec<f32> = (0..203).map(|i| ((i * 37) % 101) as f32 - 50.0).collect();
+        // Several chunks, with the maximum repeated in each (first occurrence matters).
+        let base: Vec<f32> = (0..700).map(|i| ((i * 37) % 101) as f32 - 50.0).collect();
         let mut out = vec![vec![], vec![nan], vec![nan, nan], vec![1.0, nan, 3.0]];
-        for at in [0, 1, 31, 32, 33, 100, 202] {
+        for at in [0, 1, 15, 16, 17, 100, 127, 128, 129, 300, 699] {
             let mut v = base.clone();
             v[at] = nan;
             out.push(v.clone());
-            v[(at + 50) % 203] = f32::INFINITY;
+            v[(at + 50) % 700] = f32::INFINITY;
             out.push(v);
         }
-        for n in [1, 5, 31, 32, 33, 64, 65, 203] {
+        for n in [1, 5, 15, 16, 17, 127, 128, 129, 203, 700] {
             out.push(base[..n].to_vec());
             let mut leading = base[..n].to_vec();
             leading[0] = nan;

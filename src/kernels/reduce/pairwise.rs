@@ -26,9 +26,18 @@ const PAIRWISE_BLOCK: usize = 128;
 /// join costs nothing next to the sum, small enough that 16M elements give 256 tasks.
 pub const PARALLEL_MIN: usize = 1 << 16;
 
-/// Columns summed together by one task of [`column_sums`]: 8 partial rows of them stay
-/// in L1 while the rows stream past.
-const COLUMN_TILE: usize = 512;
+/// Bytes of the 8 partial rows of a tile of [`column_sums`]: they stay in L2 while the
+/// rows stream past. Tiles as wide as this read memory in long sequential runs, which
+/// narrower ones (with partials in L1) do not: on a 4096-column matrix, 512-column
+/// tiles took twice as long.
+const TILE_PARTIAL_BYTES: usize = 256 << 10;
+
+/// Elements of one tile's tree below which it is not split across threads.
+const COLUMN_TASK_MIN: usize = 1 << 20;
+
+/// Row groups (8 rows each) added to the partials per pass of [`column_block`]: more
+/// passes cost L2 traffic, more concurrent runs cost prefetching (3 to 5 were best).
+const GROUPS_PER_PASS: usize = 4;
 
 /// Where the tree splits a lane of `n > PAIRWISE_BLOCK` elements.
 #[inline(always)]
@@ -125,7 +134,8 @@ fn combine<A: Arith>(r: &[A; 8]) -> A {
 /// `c < cols`, `out[k * cols + c]` is the pairwise sum over `r` (in order) of
 /// `to_acc(data[bases[k] + rows[r] + c])`: the tree of a lane of `rows.len()` elements.
 /// Every addressed element must lie in `data`. Runs in parallel over fixed tiles of
-/// columns; each output element's arithmetic is the same on any number of threads.
+/// columns and the top levels of the tree; each output element's arithmetic is the same
+/// on any number of threads.
 pub fn column_sums<T, A, F>(
     isa: Isa,
     out: &mut [A],
@@ -139,21 +149,41 @@ pub fn column_sums<T, A, F>(
     A: Arith,
     F: Fn(T) -> A + Copy + Sync + Send,
 {
+    let tile = (TILE_PARTIAL_BYTES / (8 * size_of::<A>())).max(1);
+    column_sums_tiled(isa, out, data, bases, rows, cols, tile, to_acc);
+}
+
+/// [`column_sums`] with tiles of `tile` columns.
+#[allow(clippy::too_many_arguments)]
+fn column_sums_tiled<T, A, F>(
+    isa: Isa,
+    out: &mut [A],
+    data: &[T],
+    bases: &[usize],
+    rows: &[isize],
+    cols: usize,
+    tile: usize,
+    to_acc: F,
+) where
+    T: Copy + Sync,
+    A: Arith,
+    F: Fn(T) -> A + Copy + Sync + Send,
+{
     use rayon::prelude::*;
     if cols == 0 {
         return;
     }
-    let tiles_per_row = cols.div_ceil(COLUMN_TILE);
+    let tiles_per_row = cols.div_ceil(tile);
     let work = bases.len() * cols * rows.len();
     let job = |(t, dst): (usize, &mut [A])| {
-        let (k, tile) = (t / tiles_per_row, t % tiles_per_row);
-        let start = bases[k] as isize + (tile * COLUMN_TILE) as isize;
-        column_tile(isa, dst, data, start, rows, to_acc);
+        let (k, i) = (t / tiles_per_row, t % tiles_per_row);
+        let start = bases[k] as isize + (i * tile) as isize;
+        column_task(isa, dst, data, start, rows, to_acc);
     };
     // Tiles never straddle two bases: split `out` per base, then per tile.
     let tiles = out
         .chunks_mut(cols)
-        .flat_map(|per_base| per_base.chunks_mut(COLUMN_TILE));
+        .flat_map(|per_base| per_base.chunks_mut(tile));
     if work <= PARALLEL_MIN {
         tiles.enumerate().for_each(job);
     } else {
@@ -165,22 +195,38 @@ pub fn column_sums<T, A, F>(
     }
 }
 
-/// One tile: `dst[c]` = the tree over rows of `data[start + rows[r] + c]`.
-fn column_tile<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
+/// The tree over `rows` of one tile, its top levels joined on several threads (a wide
+/// tile may be the only one).
+fn column_task<T, A, F>(
     isa: Isa,
     dst: &mut [A],
     data: &[T],
     start: isize,
     rows: &[isize],
     to_acc: F,
-) {
+) where
+    T: Copy + Sync,
+    A: Arith,
+    F: Fn(T) -> A + Copy + Sync + Send,
+{
+    if rows.len() > PAIRWISE_BLOCK && rows.len() * dst.len() > COLUMN_TASK_MIN {
+        let (top, bottom) = rows.split_at(split(rows.len()));
+        let mut right = vec![A::default(); dst.len()];
+        rayon::join(
+            || column_task(isa, dst, data, start, top, to_acc),
+            || column_task(isa, &mut right, data, start, bottom, to_acc),
+        );
+        return add_into(dst, &right);
+    }
+    // The leaves' partial rows, reused by every leaf of this subtree.
+    let mut partials = Vec::new();
     #[cfg(target_arch = "x86_64")]
     if isa.avx2() {
         // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
-        return unsafe { column_tree_avx2(dst, data, start, rows, to_acc) };
+        return unsafe { column_tree_avx2(dst, data, start, rows, &mut partials, to_acc) };
     }
     let _ = isa;
-    column_tree(dst, data, start, rows, to_acc)
+    column_tree(dst, data, start, rows, &mut partials, to_acc)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -190,15 +236,16 @@ fn column_tree_avx2<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
     data: &[T],
     start: isize,
     rows: &[isize],
+    partials: &mut Vec<A>,
     to_acc: F,
 ) {
     if rows.len() <= PAIRWISE_BLOCK {
-        return column_block(dst, data, start, rows, to_acc);
+        return column_block(dst, data, start, rows, partials, to_acc);
     }
     let (top, bottom) = rows.split_at(split(rows.len()));
     let mut right = vec![A::default(); dst.len()];
-    column_tree_avx2(dst, data, start, top, to_acc);
-    column_tree_avx2(&mut right, data, start, bottom, to_acc);
+    column_tree_avx2(dst, data, start, top, partials, to_acc);
+    column_tree_avx2(&mut right, data, start, bottom, partials, to_acc);
     add_into(dst, &right);
 }
 
@@ -208,15 +255,16 @@ fn column_tree<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
     data: &[T],
     start: isize,
     rows: &[isize],
+    partials: &mut Vec<A>,
     to_acc: F,
 ) {
     if rows.len() <= PAIRWISE_BLOCK {
-        return column_block(dst, data, start, rows, to_acc);
+        return column_block(dst, data, start, rows, partials, to_acc);
     }
     let (top, bottom) = rows.split_at(split(rows.len()));
     let mut right = vec![A::default(); dst.len()];
-    column_tree(dst, data, start, top, to_acc);
-    column_tree(&mut right, data, start, bottom, to_acc);
+    column_tree(dst, data, start, top, partials, to_acc);
+    column_tree(&mut right, data, start, bottom, partials, to_acc);
     add_into(dst, &right);
 }
 
@@ -228,46 +276,77 @@ fn add_into<A: Arith>(dst: &mut [A], src: &[A]) {
 }
 
 /// A leaf of the column tree: `block` with each scalar replaced by a row of the tile.
+/// Partial `j` takes rows `j, 8 + j, 16 + j, ...` in turn; a pass adds
+/// `GROUPS_PER_PASS` of them to it at once, so the partial row (in L2, for wide tiles)
+/// is read and written once per pass, and the rows stream in a few sequential runs.
 #[inline(always)]
 fn column_block<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
     dst: &mut [A],
     data: &[T],
     start: isize,
     rows: &[isize],
+    partials: &mut Vec<A>,
     to_acc: F,
 ) {
     let w = dst.len();
     // The caller guarantees every addressed element is in `data`.
     let row = |r: usize| &data[(start + rows[r]) as usize..][..w];
-    let add_row = |acc: &mut [A], r: usize| {
-        for (a, &x) in acc.iter_mut().zip(row(r)) {
-            *a = a.add(to_acc(x));
-        }
-    };
     let n = rows.len();
     if n < 8 {
         dst.fill(A::default());
-        (0..n).for_each(|r| add_row(dst, r));
+        for r in 0..n {
+            fold_rows(dst, [row(r)], false, to_acc);
+        }
         return;
     }
-    let mut partials = vec![A::default(); 8 * w];
-    for (j, p) in partials.chunks_exact_mut(w).enumerate() {
-        for (a, &x) in p.iter_mut().zip(row(j)) {
-            *a = to_acc(x);
-        }
-    }
-    let full = n - n % 8;
-    for group in (8..full).step_by(8) {
+    partials.resize(8 * w, A::default());
+    let groups = n / 8;
+    let mut g = 0;
+    while g < groups {
+        let k = (groups - g).min(GROUPS_PER_PASS);
         for (j, p) in partials.chunks_exact_mut(w).enumerate() {
-            add_row(p, group + j);
+            let at = |i: usize| row(8 * (g + i) + j);
+            let fresh = g == 0;
+            match k {
+                1 => fold_rows(p, [at(0)], fresh, to_acc),
+                2 => fold_rows(p, [at(0), at(1)], fresh, to_acc),
+                3 => fold_rows(p, [at(0), at(1), at(2)], fresh, to_acc),
+                _ => fold_rows(p, [at(0), at(1), at(2), at(3)], fresh, to_acc),
+            }
         }
+        g += k;
     }
     let r: [&[A]; 8] = std::array::from_fn(|j| &partials[j * w..(j + 1) * w]);
     for (c, d) in dst.iter_mut().enumerate() {
         let pair = |a: usize| r[a][c].add(r[a + 1][c]);
         *d = (pair(0).add(pair(2))).add(pair(4).add(pair(6)));
     }
-    (full..n).for_each(|r| add_row(dst, r));
+    for r in 8 * groups..n {
+        fold_rows(dst, [row(r)], false, to_acc);
+    }
+}
+
+/// `acc[c]` += each of `rows[i][c]` in order, element by element (starting from
+/// `rows[0][c]` instead when `fresh`, as the first row of a partial).
+#[inline(always)]
+fn fold_rows<T: Copy, A: Arith, F: Fn(T) -> A + Copy, const K: usize>(
+    acc: &mut [A],
+    rows: [&[T]; K],
+    fresh: bool,
+    to_acc: F,
+) {
+    let rows = rows.map(|r| &r[..acc.len()]);
+    if fresh {
+        for (c, a) in acc.iter_mut().enumerate() {
+            *a = rows[1..]
+                .iter()
+                .fold(to_acc(rows[0][c]), |s, r| s.add(to_acc(r[c])));
+        }
+    } else {
+        for (c, a) in acc.iter_mut().enumerate() {
+            *a = rows.iter().fold(*a, |s, r| s.add(to_acc(r[c])));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -359,33 +438,52 @@ mod tests {
     }
 
     /// Column sums equal the pairwise sum of each column as a lane, bitwise, for row
-    /// counts around every branch of the tree, several tiles and reversed row order.
+    /// counts around every branch of the tree and every number of row groups per pass,
+    /// several tiles, reversed row order, and a tile wide enough to split across threads.
     #[test]
     fn columns_are_summed_with_the_lane_tree() {
-        let cols = COLUMN_TILE + 37;
-        for n_rows in [0, 1, 5, 8, 13, 128, 129, 300, 1031] {
-            let data = awkward(n_rows * cols + 3);
-            let forward: Vec<isize> = (0..n_rows).map(|r| (r * cols) as isize).collect();
-            let backward: Vec<isize> = forward
-                .iter()
-                .rev()
-                .map(|&o| o - forward[n_rows.saturating_sub(1)].max(0))
-                .collect();
-            for (rows, base) in [
-                (&forward, 3usize),
-                (&backward, 3 + (n_rows.max(1) - 1) * cols),
-            ] {
-                for isa in [Isa::SCALAR, Isa::detect()] {
-                    let mut out = vec![f32::NAN; 2 * cols];
-                    column_sums(isa, &mut out, &data, &[base, base], rows, cols, |x| x);
-                    for c in 0..cols {
-                        let lane: Vec<f32> = rows
-                            .iter()
-                            .map(|&r| data[(base as isize + r) as usize + c])
-                            .collect();
-                        let want = numpy_pairwise(&lane).to_bits();
-                        assert_eq!(out[c].to_bits(), want, "{n_rows} rows, col {c}");
-                        assert_eq!(out[cols + c].to_bits(), want);
+        let rows_counts = [0, 1, 5, 8, 13, 24, 40, 56, 128, 129, 300, 1031];
+        for (cols, tile) in [(2 * 16 + 5, Some(16)), (1100, None)] {
+            for n_rows in rows_counts {
+                if tile.is_none() && n_rows < 1000 {
+                    continue;
+                }
+                let data = awkward(n_rows * cols + 3);
+                let forward: Vec<isize> = (0..n_rows).map(|r| (r * cols) as isize).collect();
+                let backward: Vec<isize> = forward
+                    .iter()
+                    .rev()
+                    .map(|&o| o - forward[n_rows.saturating_sub(1)].max(0))
+                    .collect();
+                for (rows, base) in [
+                    (&forward, 3usize),
+                    (&backward, 3 + (n_rows.max(1) - 1) * cols),
+                ] {
+                    for isa in [Isa::SCALAR, Isa::detect()] {
+                        let mut out = vec![f32::NAN; 2 * cols];
+                        let bases = [base, base];
+                        match tile {
+                            Some(t) => column_sums_tiled(
+                                isa,
+                                &mut out,
+                                &data,
+                                &bases,
+                                rows,
+                                cols,
+                                t,
+                                |x| x,
+                            ),
+                            None => column_sums(isa, &mut out, &data, &bases, rows, cols, |x| x),
+                        }
+                        for c in 0..cols {
+                            let lane: Vec<f32> = rows
+                                .iter()
+                                .map(|&r| data[(base as isize + r) as usize + c])
+                                .collect();
+                            let want = numpy_pairwise(&lane).to_bits();
+                            assert_eq!(out[c].to_bits(), want, "{n_rows} rows, col {c}");
+                            assert_eq!(out[cols + c].to_bits(), want);
+                        }
                     }
                 }
             }
