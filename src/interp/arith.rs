@@ -45,8 +45,8 @@ pub struct OperandSpans {
 pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value, Diagnostic> {
     // Scalars first: they are the common case in loops.
     if let (Some(a), Some(b)) = (l.as_scalar(), r.as_scalar()) {
-        if op != BinOp::MatMul {
-            return scalar_binary(op, a, b).map_err(|msg| Diagnostic::new(at.whole, msg));
+        if let Some(result) = scalars(op, a, b, at.whole) {
+            return result;
         }
     }
     if op == BinOp::MatMul {
@@ -79,6 +79,13 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
         }),
         None => other_binary(op, l, r, at),
     }
+}
+
+/// `a op b` on scalars, computed inline; `None` for `@`, which takes tensors.
+#[inline]
+pub fn scalars(op: BinOp, a: Scalar, b: Scalar, whole: Span) -> Option<Result<Value, Diagnostic>> {
+    (op != BinOp::MatMul)
+        .then(|| scalar_binary(op, a, b).map_err(|msg| Diagnostic::new(whole, msg)))
 }
 
 /// Strings, none, dtypes and other non-numeric operands.
@@ -128,7 +135,9 @@ fn int_of(s: Scalar) -> Option<i64> {
 }
 
 /// Scalar (int, float, bool) operators with Python's semantics, except that integer
-/// overflow is an error instead of a big integer.
+/// overflow is an error instead of a big integer. Inlined: its result then stays in
+/// registers in the loops that need it fast.
+#[inline]
 pub fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, String> {
     use BinOp::*;
     if let (Scalar::Bool(x), Scalar::Bool(y)) = (a, b) {

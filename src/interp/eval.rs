@@ -10,7 +10,7 @@ use crate::quant::{QType, QUANTIZABLE};
 use crate::syntax::ast::{Arg, BinOp, Block, Expr, ExprKind, Ident, IndexItem, Param, Pattern};
 use crate::syntax::Span;
 use crate::tensor::shape::shape_str;
-use crate::tensor::{DType, SliceSpec, Tensor};
+use crate::tensor::{DType, Scalar, SliceSpec, Tensor};
 
 use super::arith::{self, OperandSpans};
 use super::env::Scope;
@@ -61,11 +61,26 @@ const CONSTANTS: &[(&str, f64)] = &[
 impl Interp {
     /// Evaluates statements in `scope`; the value is the last statement's.
     pub(crate) fn eval_stmts(&mut self, stmts: &[Expr], scope: &Rc<Scope>) -> Eval {
-        let mut last = Value::None;
+        let Some((last, init)) = stmts.split_last() else {
+            return Ok(Value::None);
+        };
+        self.run_stmts(init, scope)?;
+        self.eval(last, scope)
+    }
+
+    /// Runs statements whose values are not used (a loop body): an assignment, the
+    /// common case, makes no value to drop.
+    fn run_stmts(&mut self, stmts: &[Expr], scope: &Rc<Scope>) -> Result<(), Flow> {
         for s in stmts {
-            last = self.eval(s, scope)?;
+            match &s.kind {
+                ExprKind::Assign { target, op, value } => {
+                    self.step(s.span)?;
+                    self.assign(target, *op, value, scope)?;
+                }
+                _ => drop(self.eval(s, scope)?),
+            }
         }
-        Ok(last)
+        Ok(())
     }
 
     /// `lhs op rhs`. Operands that are variables are read in place rather than cloned
@@ -79,6 +94,14 @@ impl Interp {
         at: OperandSpans,
         scope: &Rc<Scope>,
     ) -> Eval {
+        // Scalar operands (the arithmetic of loops) go straight to scalar arithmetic.
+        if let Some(a) = scalar_operand(lhs, scope) {
+            if let Some(result) =
+                scalar_operand(rhs, scope).and_then(|b| arith::scalars(op, a, b, at.whole))
+            {
+                return Ok(result?);
+            }
+        }
         let compute = |l: &Value, r: &Value| arith::binary(op, l, r, at);
         match (&lhs.kind, &rhs.kind) {
             (ExprKind::Ident(a), ExprKind::Ident(b)) => {
@@ -111,16 +134,26 @@ impl Interp {
     }
 
     fn eval_block(&mut self, b: &Block, scope: &Rc<Scope>) -> Eval {
-        // A block that binds nothing itself needs no scope of its own.
-        if !b.stmts.iter().any(binds_a_name) {
-            return self.eval_stmts(&b.stmts, scope);
+        self.in_block(b, scope, Self::eval_stmts)
+    }
+
+    /// Runs `f` on a block's statements in the block's own scope, or in `scope` when
+    /// the block binds nothing and so needs no scope.
+    fn in_block<R>(
+        &mut self,
+        b: &Block,
+        scope: &Rc<Scope>,
+        f: impl FnOnce(&mut Self, &[Expr], &Rc<Scope>) -> R,
+    ) -> R {
+        if b.frame.is_empty() {
+            return f(self, &b.stmts, scope);
         }
-        let inner = Scope::new(Some(scope.clone()));
-        self.eval_stmts(&b.stmts, &inner)
+        let inner = Scope::local(scope, &b.frame);
+        f(self, &b.stmts, &inner)
     }
 
     pub(crate) fn eval(&mut self, e: &Expr, scope: &Rc<Scope>) -> Eval {
-        self.check_interrupt(e.span)?;
+        self.step(e.span)?;
         Ok(match &e.kind {
             ExprKind::Int(i) => Value::Int(*i),
             ExprKind::Float(f) => Value::Float(*f),
@@ -142,7 +175,7 @@ impl Interp {
                 }
                 Value::str(&out)
             }
-            ExprKind::Ident(name) => self.lookup(name, e.span, scope)?,
+            ExprKind::Ident(var) => self.lookup(var, scope)?,
             ExprKind::List(items) => {
                 let mut vals = Vec::with_capacity(items.len());
                 for it in items {
@@ -234,7 +267,7 @@ impl Interp {
             }
             ExprKind::While { cond, body } => {
                 while self.truth(cond, scope)? {
-                    match self.eval_block(body, scope) {
+                    match self.in_block(body, scope, Self::run_stmts) {
                         Ok(_) | Err(Flow::Continue(_)) => {}
                         Err(Flow::Break(_)) => break,
                         Err(other) => return Err(other),
@@ -250,12 +283,17 @@ impl Interp {
                 let it = self.eval(iter, scope)?;
                 self.for_loop(pattern, &it, iter.span, body, scope)?
             }
-            ExprKind::Lambda { params, body } => {
+            ExprKind::Lambda {
+                params,
+                body,
+                frame,
+            } => {
                 let params = self.eval_params(params, scope)?;
                 Value::Func(Rc::new(Closure {
                     name: Rc::from("<lambda>"),
                     params,
                     body: Body::Expr((**body).clone()),
+                    frame: frame.clone(),
                     scope: scope.clone(),
                 }))
             }
@@ -265,9 +303,10 @@ impl Interp {
                     name: name.name.clone(),
                     params,
                     body: Body::Block(body.clone()),
+                    frame: body.frame.clone(),
                     scope: scope.clone(),
                 }));
-                scope.define(&name.name, f);
+                scope.bind(name, f);
                 Value::None
             }
             ExprKind::Let { pattern, value } => {
@@ -290,12 +329,12 @@ impl Interp {
             ExprKind::Continue => return Err(Flow::Continue(e.span)),
             ExprKind::Import { path, alias } => {
                 let m = self.import(path, e.span)?;
-                scope.define(&alias.name, Value::Module(m));
+                scope.bind(alias, Value::Module(m));
                 Value::None
             }
             ExprKind::Use { module } => {
                 let m = self.use_stdlib(&module.name, module.span)?;
-                scope.define(&module.name, Value::Module(m));
+                scope.bind(module, Value::Module(m));
                 Value::None
             }
         })
@@ -306,10 +345,11 @@ impl Interp {
         Ok(v.truthy().map_err(|m| Diagnostic::new(e.span, m))?)
     }
 
-    fn lookup(&self, name: &str, span: Span, scope: &Rc<Scope>) -> Result<Value, Diagnostic> {
-        if let Some(v) = scope.lookup(name) {
+    fn lookup(&self, var: &Ident, scope: &Rc<Scope>) -> Result<Value, Diagnostic> {
+        if let Some(v) = scope.get(var) {
             return Ok(v);
         }
+        let name = &*var.name;
         if let Some(b) = builtins::lookup(name) {
             return Ok(Value::Builtin(b));
         }
@@ -323,7 +363,7 @@ impl Interp {
         if let Some(q) = QType::from_name(name).filter(|q| QUANTIZABLE.contains(q)) {
             return Ok(Value::str(q.name()));
         }
-        let mut d = Diagnostic::new(span, format!("undefined name `{name}`"));
+        let mut d = Diagnostic::new(var.span, format!("undefined name `{name}`"));
         if let Some(s) = self.suggest(name, scope) {
             d = d.with_note(format!("hint: did you mean `{s}`?"));
         }
@@ -369,7 +409,7 @@ impl Interp {
     ) -> Result<(), Diagnostic> {
         match pattern {
             Pattern::Name(id) => {
-                scope.define(&id.name, v);
+                scope.bind(id, v);
                 Ok(())
             }
             Pattern::Tuple(pats, pspan) => {
@@ -420,16 +460,16 @@ impl Interp {
     ) -> Eval {
         // Each iteration gets a fresh scope; the previous one is reused (cleared) unless
         // a closure made in the body still holds it.
-        let mut inner = Scope::new(Some(scope.clone()));
+        let mut inner = Scope::local(scope, &body.frame);
         // Runs the body once with `item` bound; Ok(true) means `break`.
         let mut step = |this: &mut Interp, item: Value| -> Result<bool, Flow> {
             if Rc::strong_count(&inner) == 1 {
                 inner.clear();
             } else {
-                inner = Scope::new(Some(scope.clone()));
+                inner = Scope::local(scope, &body.frame);
             }
             this.bind(pattern, item, it_span, &inner)?;
-            match this.eval_stmts(&body.stmts, &inner) {
+            match this.run_stmts(&body.stmts, &inner) {
                 Ok(_) | Err(Flow::Continue(_)) => Ok(false),
                 Err(Flow::Break(_)) => Ok(true),
                 Err(other) => Err(other),
@@ -595,7 +635,7 @@ impl Interp {
                     scope.set(var, other);
                     Err(d)
                 }
-                None => Err(match self.lookup(var, target.span, scope) {
+                None => Err(match self.lookup(var, scope) {
                     Ok(v) => not_tensor(&v),
                     Err(d) => d,
                 }),
@@ -624,7 +664,7 @@ impl Interp {
                 };
                 let value = builtins::call(b, &mut ctx, args)?;
                 // A kernel interrupted half-way returns an unfinished result: drop it.
-                self.check_interrupt(callee_span)?;
+                Self::check_interrupt(callee_span)?;
                 Ok(value)
             }
             Value::Func(c) => self.call_closure(c, args),
@@ -670,7 +710,7 @@ impl Interp {
             .with_note("hint: check the recursion's base case")
             .into());
         }
-        let scope = Scope::new(Some(c.scope.clone()));
+        let scope = Scope::local(&c.scope, &c.frame);
         let sig = || {
             let ps: Vec<&str> = c.params.iter().map(|(n, _)| &**n).collect();
             format!("signature: {}({})", c.name, ps.join(", "))
@@ -952,24 +992,31 @@ impl Interp {
     ) -> Result<(), Flow> {
         match &target.kind {
             ExprKind::Ident(name) => {
-                let rhs = self.eval(value, scope)?;
+                let scalar = scalar_operand(value, scope);
+                if let (Some(op), Some(b)) = (op, scalar) {
+                    if let Some(done) = update_scalar(scope, name, op, b, value.span) {
+                        return Ok(done?);
+                    }
+                }
+                let rhs = match scalar {
+                    Some(b) => Value::from_scalar(b),
+                    None => self.eval(value, scope)?,
+                };
                 let new = match op {
                     None => rhs,
                     Some(op) => {
+                        let updated = rhs
+                            .as_scalar()
+                            .and_then(|b| update_scalar(scope, name, op, b, value.span));
+                        if let Some(done) = updated {
+                            return Ok(done?);
+                        }
                         let at = OperandSpans {
                             lhs: target.span,
                             rhs: value.span,
                             whole: target.span.to(value.span),
                         };
-                        // A scalar variable is updated in its slot: one search, no clone.
-                        let updated = scope.with_binding(name, |slot| {
-                            slot.as_scalar()?;
-                            Some(arith::binary(op, slot, &rhs, at).map(|v| *slot = v))
-                        });
-                        if let Some(Some(done)) = updated {
-                            return Ok(done?);
-                        }
-                        let cur = self.lookup(name, target.span, scope)?;
+                        let cur = self.lookup(name, scope)?;
                         let result = arith::binary(op, &cur, &rhs, at)?;
                         match cur {
                             // In place: the result is written back into the tensor's own storage.
@@ -998,9 +1045,12 @@ impl Interp {
                 if !scope.set(name, new) {
                     return Err(Diagnostic::new(
                         target.span,
-                        format!("assignment to undefined variable `{name}`"),
+                        format!("assignment to undefined variable `{}`", name.name),
                     )
-                    .with_note(format!("hint: declare it first with `let {name} = ...`"))
+                    .with_note(format!(
+                        "hint: declare it first with `let {} = ...`",
+                        name.name
+                    ))
                     .into());
                 }
                 Ok(())
@@ -1017,15 +1067,17 @@ impl Interp {
                     .into());
                 };
                 // Keyed containers: d["k"] = v
-                if let Some(Value::Dict(_)) = scope.lookup(name) {
+                if let Some(Value::Dict(_)) = scope.get(name) {
                     return self.assign_dict(name, base.span, items, op, value, scope);
                 }
                 let idx = self.eval_index(items, scope)?;
                 let rhs = self.eval(value, scope)?;
                 let Some(mut cur) = scope.take(name) else {
-                    return Err(
-                        Diagnostic::new(base.span, format!("undefined name `{name}`")).into(),
-                    );
+                    return Err(Diagnostic::new(
+                        base.span,
+                        format!("undefined name `{}`", name.name),
+                    )
+                    .into());
                 };
                 let result =
                     self.assign_index(&mut cur, &idx, rhs, op, base.span, target.span, value.span);
@@ -1121,7 +1173,7 @@ impl Interp {
 
     fn assign_dict(
         &mut self,
-        name: &str,
+        name: &Ident,
         base: Span,
         items: &[IndexItem],
         op: Option<BinOp>,
@@ -1172,6 +1224,44 @@ impl Interp {
         scope.set(name, Value::Dict(d));
         Ok(())
     }
+}
+
+/// A literal, or a variable holding a scalar, read without evaluating it as an
+/// expression (no `Value` cloned or moved): the operands of scalar loops.
+#[inline]
+fn scalar_operand(e: &Expr, scope: &Scope) -> Option<Scalar> {
+    match &e.kind {
+        ExprKind::Int(i) => Some(Scalar::Int(*i)),
+        ExprKind::Float(f) => Some(Scalar::Float(*f)),
+        ExprKind::Bool(b) => Some(Scalar::Bool(*b)),
+        ExprKind::Ident(var) => scope.with_value(var, Value::as_scalar)?,
+        _ => None,
+    }
+}
+
+/// `x op= b` when `x` holds a scalar: computed and stored in its slot, nothing cloned.
+/// (The error's span is only worked out on an error: this is the loop's hot path.)
+#[inline]
+fn update_scalar(
+    scope: &Scope,
+    var: &Ident,
+    op: BinOp,
+    b: Scalar,
+    value: Span,
+) -> Option<Result<(), Diagnostic>> {
+    if op == BinOp::MatMul {
+        return None;
+    }
+    scope.with_binding(var, |slot| {
+        let v = arith::scalar_binary(op, slot.as_scalar()?, b);
+        Some(match v {
+            Ok(v) => {
+                *slot = v;
+                Ok(())
+            }
+            Err(m) => Err(Diagnostic::new(var.span.to(value), m)),
+        })
+    })?
 }
 
 /// An indexing error, labelled at the offending index when it can be told apart.
@@ -1242,12 +1332,4 @@ fn edit_distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
-}
-
-/// Statements that bind a name in the enclosing block's scope.
-fn binds_a_name(stmt: &Expr) -> bool {
-    matches!(
-        stmt.kind,
-        ExprKind::Let { .. } | ExprKind::Fn { .. } | ExprKind::Import { .. } | ExprKind::Use { .. }
-    )
 }

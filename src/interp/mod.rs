@@ -27,9 +27,9 @@ pub use eval::Flow;
 pub use modules::STDLIB;
 pub use value::Value;
 
-/// How many expressions pass between two looks at the clock under a time limit
-/// (a few microseconds of work).
-const CLOCK_EVERY: u32 = 64;
+/// How many expressions pass between two looks at the step limit, the clock and
+/// Ctrl-C (a few microseconds of work): the check per expression is one countdown.
+const CHECK_EVERY: u64 = 64;
 
 /// One interpreter session: its sources, global scope, print options and output.
 pub struct Interp {
@@ -46,12 +46,12 @@ pub struct Interp {
     modules: modules::Modules,
     /// Directory of each source that came from a file, for relative imports.
     file_dirs: HashMap<SrcId, PathBuf>,
-    /// Expressions the session may still evaluate; `None` is no limit.
+    /// Expressions the session may still evaluate past `countdown`; `None` is no limit.
     steps_left: Option<u64>,
     /// When a run must stop (`--timeout`), and the limit as given.
     deadline: Option<(Instant, Duration)>,
-    /// Expressions evaluated, to look at the clock only now and then.
-    ticks: u32,
+    /// Expressions left to evaluate before the next [`Interp::checkpoint`].
+    countdown: u64,
 }
 
 impl Interp {
@@ -59,7 +59,7 @@ impl Interp {
     pub fn new(out: Box<dyn Write>) -> Interp {
         Interp {
             sources: SourceMap::new(),
-            globals: Scope::new(None),
+            globals: Scope::globals(),
             print_opts: PrintOptions::default(),
             script_args: Vec::new(),
             rng: RandomState::default(),
@@ -70,7 +70,7 @@ impl Interp {
             file_dirs: HashMap::new(),
             steps_left: None,
             deadline: None,
-            ticks: 0,
+            countdown: 0,
         }
     }
 
@@ -79,6 +79,7 @@ impl Interp {
     /// with an error. For embedders and fuzzing that must bound any program's run.
     pub fn limit_steps(&mut self, steps: u64) {
         self.steps_left = Some(steps);
+        self.countdown = 0;
     }
 
     /// Stops evaluation with an error once `limit` has passed from now (`--timeout`).
@@ -160,20 +161,28 @@ impl Interp {
         let _ = self.out.flush();
     }
 
-    /// Ctrl-C, a `--timeout` or the step limit: stops the evaluation with an error at
-    /// `span`.
-    fn check_interrupt(&mut self, span: Span) -> Result<(), Flow> {
-        if let Some(left) = &mut self.steps_left {
-            if *left == 0 {
-                return Err(Diagnostic::new(span, "the step limit was reached")
-                    .with_note("the session was limited to a number of evaluation steps")
-                    .into());
-            }
-            *left -= 1;
+    /// Counts one evaluation step, now and then stopping the evaluation with an error
+    /// at `span` for the step limit, a `--timeout` or Ctrl-C.
+    #[inline]
+    fn step(&mut self, span: Span) -> Result<(), Flow> {
+        if self.countdown == 0 {
+            self.checkpoint(span)?;
+        }
+        self.countdown -= 1;
+        Ok(())
+    }
+
+    /// The countdown ran out: looks at the limits and Ctrl-C, then grants the next
+    /// steps (no more than the step limit leaves).
+    #[cold]
+    fn checkpoint(&mut self, span: Span) -> Result<(), Flow> {
+        if self.steps_left == Some(0) {
+            return Err(Diagnostic::new(span, "the step limit was reached")
+                .with_note("the session was limited to a number of evaluation steps")
+                .into());
         }
         if let Some((at, limit)) = self.deadline {
-            self.ticks = self.ticks.wrapping_add(1);
-            if self.ticks.is_multiple_of(CLOCK_EVERY) && Instant::now() >= at {
+            if Instant::now() >= at {
                 return Err(Diagnostic::new(
                     span,
                     format!(
@@ -185,6 +194,19 @@ impl Interp {
                 .into());
             }
         }
+        Self::check_interrupt(span)?;
+        let grant = self
+            .steps_left
+            .map_or(CHECK_EVERY, |left| left.min(CHECK_EVERY));
+        if let Some(left) = &mut self.steps_left {
+            *left -= grant;
+        }
+        self.countdown = grant;
+        Ok(())
+    }
+
+    /// Ctrl-C: stops the evaluation with an error at `span`.
+    fn check_interrupt(span: Span) -> Result<(), Flow> {
         if interrupt::take() {
             return Err(Diagnostic::new(span, "interrupted").into());
         }

@@ -91,7 +91,7 @@ impl Interp {
         file: Option<&Path>,
         span: Span,
     ) -> Result<Rc<Module>, Diagnostic> {
-        let scope = Scope::new(None);
+        let scope = Scope::globals();
         let imported_here =
             |d: Diagnostic| d.with_label(span, format!("while importing `{name}` here"));
         let program = self

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use crate::ops::Operand;
 use crate::quant::QTensor;
-use crate::syntax::ast::{Block, Expr};
+use crate::syntax::ast::{Block, Expr, Frame};
 use crate::tensor::format::{format_float_repr, format_tensor, PrintOptions};
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Scalar, Tensor};
@@ -171,6 +171,8 @@ pub struct Closure {
     pub name: Rc<str>,
     pub params: Params,
     pub body: Body,
+    /// The names a call's scope holds: the parameters, then those the body binds.
+    pub frame: Frame,
     pub scope: Rc<Scope>,
 }
 
@@ -215,6 +217,7 @@ impl Value {
         Value::Str(Rc::from(s))
     }
 
+    #[inline]
     pub fn as_scalar(&self) -> Option<Scalar> {
         match self {
             Value::Bool(b) => Some(Scalar::Bool(*b)),
@@ -232,6 +235,7 @@ impl Value {
         }
     }
 
+    #[inline]
     pub fn from_scalar(s: Scalar) -> Value {
         match s {
             Scalar::Bool(b) => Value::Bool(b),

@@ -1,6 +1,7 @@
 //! The syntax tree: data only. Every node carries the span it was parsed from.
 
 use super::span::Span;
+use std::cell::Cell;
 use std::rc::Rc;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -9,12 +10,47 @@ pub struct Program {
     pub span: Span,
 }
 
+/// A name as written: a variable read or assigned, a name a statement binds, or an
+/// attribute or keyword name (for which `at` stays empty).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ident {
     // Rc: scopes keep the name without copying it on every binding.
     pub name: Rc<str>,
     pub span: Span,
+    /// Where the variable lives, filled in by the resolver.
+    pub at: Binding,
 }
+
+impl Ident {
+    pub fn new(name: &str, span: Span) -> Ident {
+        Ident {
+            name: name.into(),
+            span,
+            at: Binding::default(),
+        }
+    }
+}
+
+/// Where a variable may be stored (see `syntax::resolve`): the slots of the enclosing
+/// local scopes that bind its name, innermost first. None of them bound yet (or no
+/// such scope) means the global of that name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Binding {
+    pub locals: Vec<Slot>,
+    /// Where the global was last found among the globals, tried first next time.
+    pub global_hint: Cell<usize>,
+}
+
+/// A slot of a local scope: `hops` scopes up the chain from where the name is used,
+/// at `index` in that scope's [`Frame`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Slot {
+    pub hops: usize,
+    pub index: usize,
+}
+
+/// The names a local scope holds, in slot order.
+pub type Frame = Rc<[Rc<str>]>;
 
 /// A `{ ... }` body: statements separated by newlines or `;`. Its value is the value
 /// of the last statement when that statement is an expression, else `none`.
@@ -22,6 +58,19 @@ pub struct Ident {
 pub struct Block {
     pub stmts: Vec<Expr>,
     pub span: Span,
+    /// The names its scope holds (a `for` pattern's or a function's parameters first),
+    /// filled in by the resolver. A plain block that binds nothing gets no scope.
+    pub frame: Frame,
+}
+
+impl Block {
+    pub fn new(stmts: Vec<Expr>, span: Span) -> Block {
+        Block {
+            stmts,
+            span,
+            frame: Frame::default(),
+        }
+    }
 }
 
 /// A binding target of `let` and `for`: a name or a (nested) tuple of names.
@@ -147,7 +196,7 @@ pub enum ExprKind {
     Str(Rc<str>),
     FStr(Vec<FStrPart>),
     None,
-    Ident(Rc<str>),
+    Ident(Ident),
     /// `[a, b, ...]`: a tensor literal (nested lists make higher ranks).
     List(Vec<Expr>),
     /// `(a, b)`, `(a,)`, `()`
@@ -194,10 +243,11 @@ pub enum ExprKind {
         iter: Box<Expr>,
         body: Block,
     },
-    /// `|a, b = 1| expr`
+    /// `|a, b = 1| expr`; `frame` holds the parameters (filled in by the resolver).
     Lambda {
         params: Vec<Param>,
         body: Box<Expr>,
+        frame: Frame,
     },
     /// `fn name(params) { body }`: binds `name` in the current scope.
     Fn {

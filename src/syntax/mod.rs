@@ -1,7 +1,9 @@
-//! Source text to syntax tree: spans, tokens (logos), the AST, the parser (chumsky).
+//! Source text to syntax tree: spans, tokens (logos), the AST, the parser (chumsky),
+//! name resolution.
 
 pub mod ast;
 pub mod parser;
+pub mod resolve;
 pub mod span;
 pub mod token;
 

@@ -9,7 +9,7 @@ use chumsky::{
 };
 
 use crate::syntax::ast::{
-    Arg, BinOp, Block, Expr, ExprKind, FStrPart, Ident, IndexItem, Param, Pattern, UnOp,
+    Arg, BinOp, Block, Expr, ExprKind, FStrPart, Frame, Ident, IndexItem, Param, Pattern, UnOp,
 };
 use crate::syntax::span::{Span, SrcId};
 use crate::syntax::token::{self, Token};
@@ -490,10 +490,7 @@ impl Grammar {
             Token::Ident(name) = e => (name, e.span()),
             t = e if t.keyword().is_some() => (t.keyword().unwrap_or_default(), e.span()),
         }
-        .map(move |(name, s)| Ident {
-            name: name.into(),
-            span: self.span(s),
-        })
+        .map(move |(name, s)| Ident::new(name, self.span(s)))
         .labelled("attribute name")
     }
 
@@ -502,8 +499,7 @@ impl Grammar {
     where
         I: ValueInput<'tok, Token = Token<'src>, Span = SimpleSpan>,
     {
-        select! { Token::Ident(name) = e => Ident { name: name.into(), span: self.span(e.span()) } }
-            .labelled("name")
+        select! { Token::Ident(name) = e => Ident::new(name, self.span(e.span())) }.labelled("name")
     }
 
     /// `atom = literal | name | fstring | paren | list | brace | if | while | for | lambda`
@@ -526,7 +522,7 @@ impl Grammar {
             Token::True => ExprKind::Bool(true),
             Token::False => ExprKind::Bool(false),
             Token::NoneLit => ExprKind::None,
-            Token::Ident(name) => ExprKind::Ident(name.into()),
+            Token::Ident(name) = e => ExprKind::Ident(Ident::new(name, self.span(e.span()))),
             Token::Error => ExprKind::None,
         }
         .map_with(move |kind, e| self.expr_at(kind, e.span()));
@@ -690,7 +686,7 @@ impl Grammar {
                 let span = self.span(e.span());
                 let kind = match brace {
                     Brace::Dict(entries) => ExprKind::Dict(entries),
-                    Brace::Block(stmts) => ExprKind::Block(Block { stmts, span }),
+                    Brace::Block(stmts) => ExprKind::Block(Block::new(stmts, span)),
                 };
                 Expr { kind, span }
             })
@@ -713,10 +709,7 @@ impl Grammar {
                     .collect(),
             )
             .delimited_by(just(Token::LBrace), just(Token::RBrace))
-            .map_with(move |stmts, e| Block {
-                stmts,
-                span: self.span(e.span()),
-            })
+            .map_with(move |stmts, e| Block::new(stmts, self.span(e.span())))
             .boxed()
     }
 
@@ -804,6 +797,7 @@ impl Grammar {
                     ExprKind::Lambda {
                         params,
                         body: Box::new(body),
+                        frame: Frame::default(),
                     },
                     e.span(),
                 )

@@ -3,8 +3,9 @@
 //!
 //! The pipeline: [`lex`](crate::syntax::token::lex) (logos) → `layout` (lexical
 //! checks, f-string expansion, newline rules) → `grammar` (chumsky) → `errors`
-//! (diagnostics). `lang/grammar.md` is the grammar in EBNF, with the newline rules and
-//! the operator precedence table (`grammar::PRECEDENCE`).
+//! (diagnostics); a program that parses is then resolved (`syntax::resolve`).
+//! `lang/grammar.md` is the grammar in EBNF, with the newline rules and the operator
+//! precedence table (`grammar::PRECEDENCE`).
 
 mod errors;
 mod grammar;
@@ -31,10 +32,13 @@ pub fn parse(src: &str, id: SrcId) -> Result<Program, Vec<Diagnostic>> {
         diags.extend(errors::diagnostics(parsed.errors, &prepared, src.len(), id));
     }
     match parsed.stmts {
-        Some(stmts) if diags.is_empty() => Ok(Program {
-            stmts,
-            span: Span::new(id, 0..src.len()),
-        }),
+        Some(mut stmts) if diags.is_empty() => {
+            super::resolve::resolve(&mut stmts);
+            Ok(Program {
+                stmts,
+                span: Span::new(id, 0..src.len()),
+            })
+        }
         _ if diags.is_empty() => Err(vec![Diagnostic::new(
             Span::new(id, 0..src.len()),
             "could not parse this input",

@@ -65,7 +65,7 @@ fn show(e: &Expr) -> String {
             format!("(fstr {})", parts.join(" "))
         }
         ExprKind::None => "none".into(),
-        ExprKind::Ident(n) => n.to_string(),
+        ExprKind::Ident(n) => n.name.to_string(),
         ExprKind::List(items) => format!("(list {})", list(items)),
         ExprKind::Tuple(items) => format!("(tuple {})", list(items)),
         ExprKind::Dict(entries) => {
@@ -115,7 +115,7 @@ fn show(e: &Expr) -> String {
             show(iter),
             show_block(body)
         ),
-        ExprKind::Lambda { params, body } => {
+        ExprKind::Lambda { params, body, .. } => {
             format!("(lambda ({}) {})", show_params(params), show(body))
         }
         ExprKind::Fn { name, params, body } => format!(
