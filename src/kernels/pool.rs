@@ -82,16 +82,14 @@ fn beats<T: Copy + PartialOrd>(x: T, m: T) -> bool {
     x > m || is_nan(x)
 }
 
-/// `dst = max(dst, src)` elementwise, computed into `scratch` and copied back: written
-/// in place, LLVM turns the select into AVX2 masked stores (`vmaskmovps`), which AMD
-/// CPUs microcode, and the pool ran seven times slower.
+/// `out = max(a, b)` elementwise, out of place: written in place (`a` being `out`),
+/// LLVM turns the select into AVX2 masked stores (`vmaskmovps`), which AMD CPUs
+/// microcode, and the pool ran seven times slower.
 #[inline(always)]
-fn max_into<T: Copy + PartialOrd>(dst: &mut [T], src: &[T], scratch: &mut [T]) {
-    let tmp = &mut scratch[..dst.len()];
-    for ((t, &m), &x) in tmp.iter_mut().zip(&*dst).zip(src) {
-        *t = if beats(x, m) { x } else { m };
+fn max_of<T: Copy + PartialOrd>(out: &mut [T], a: &[T], b: &[T]) {
+    for ((o, &m), &x) in out.iter_mut().zip(a).zip(b) {
+        *o = if beats(x, m) { x } else { m };
     }
-    dst.copy_from_slice(tmp);
 }
 
 #[inline(always)]
@@ -104,8 +102,8 @@ fn max_pool<T: Copy + PartialOrd>(
     lowest: T,
 ) {
     let s = cols.stride;
-    let mut row_max = vec![lowest; width];
-    let mut scratch = vec![lowest; width];
+    // Running maxima and the buffer for their next value (see `max_of`), swapped.
+    let (mut row_max, mut row_next) = (vec![lowest; width], vec![lowest; width]);
     // Phase `p` of `row_max` at `phases[p * phase_len..]`, `phase_lens[p]` long. Only
     // the first `width` phases can hold columns: a stride longer than the row has
     // empty phases past it, which are not stored.
@@ -113,10 +111,12 @@ fn max_pool<T: Copy + PartialOrd>(
     let phase_lens: Vec<usize> = (0..s.min(width)).map(|p| (width - p).div_ceil(s)).collect();
     let mut phases = vec![lowest; phase_lens.len() * phase_len];
     let out_w = out.len() / rows.len().max(1);
+    let (mut acc, mut acc_next) = (vec![lowest; out_w], vec![lowest; out_w]);
     for (dst, taps) in out.chunks_exact_mut(out_w).zip(rows) {
         row_max.fill(lowest);
         for &r in taps {
-            max_into(&mut row_max, &plane[r * width..][..width], &mut scratch);
+            max_of(&mut row_next, &row_max, &plane[r * width..][..width]);
+            std::mem::swap(&mut row_max, &mut row_next);
         }
         for (p, &len) in phase_lens.iter().enumerate() {
             let phase = &mut phases[p * phase_len..][..len];
@@ -124,7 +124,7 @@ fn max_pool<T: Copy + PartialOrd>(
                 *y = x;
             }
         }
-        dst.fill(lowest);
+        acc.fill(lowest);
         for &d in &cols.offsets {
             let (p, q) = (d.rem_euclid(s as isize) as usize, d.div_euclid(s as isize));
             let Some(&len) = phase_lens.get(p) else {
@@ -136,9 +136,15 @@ fn max_pool<T: Copy + PartialOrd>(
             let end = (phase.len() as isize - q).clamp(0, out_w as isize) as usize;
             if first < end {
                 let src = &phase[(first as isize + q) as usize..];
-                max_into(&mut dst[first..end], src, &mut scratch);
+                // Outside [first, end) this tap adds nothing (a few edge columns).
+                for o in (0..first).chain(end..out_w) {
+                    acc_next[o] = acc[o];
+                }
+                max_of(&mut acc_next[first..end], &acc[first..end], src);
+                std::mem::swap(&mut acc, &mut acc_next);
             }
         }
+        dst.copy_from_slice(&acc);
     }
 }
 
