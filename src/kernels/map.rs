@@ -55,23 +55,10 @@ twin! {
     }
 }
 
-/// `out[i] = f(a[i])` over the logical elements of `layout`; `out.len()` is its numel.
-pub fn unary_map<A, O>(
-    isa: Isa,
-    out: &mut [O],
-    a: &[A],
-    layout: &Layout,
-    f: impl Fn(A) -> O + Sync + Send,
-) where
-    A: Copy + Sync,
-    O: Copy + Send,
-{
-    unary_map_then(isa, out, a, layout, f, |_: &mut [O]| {});
-}
-
-/// `unary_map`, then `post` on each finished chunk of the output while it is still in
+/// `out[i] = f(a[i])` over the logical elements of `layout` (`out.len()` is its
+/// numel), then `post` on each finished chunk of the output while it is still in
 /// cache (the vector math of `simd::math` runs as such a pass over converted inputs).
-pub fn unary_map_then<A, O>(
+fn unary_map_then<A, O>(
     isa: Isa,
     out: &mut [O],
     a: &[A],
@@ -131,7 +118,7 @@ where
     }
 }
 
-/// `unary_map` into a new buffer of `layout`'s numel (`None` when it cannot be
+/// `f` of every logical element of `layout` into a new buffer of `layout`'s numel (`None` when it cannot be
 /// allocated).
 pub fn unary_map_new<A, O>(
     isa: Isa,
@@ -188,7 +175,7 @@ pub fn unary_map_in_place<T>(
 /// `out[i] = f(a[i], b[i])` over two layouts of the same (already broadcast) shape;
 /// `out.len()` is their numel. Row broadcasting (`[m, n] + [n]`) is a contiguous pair
 /// of runs per row; scalar and column broadcasting are the stride-0 loops.
-pub fn binary_map<A, B, O>(
+fn binary_map<A, B, O>(
     isa: Isa,
     out: &mut [O],
     a: &[A],
@@ -292,8 +279,7 @@ mod tests {
         for l in views() {
             assert_eq!(l.shape, vec![3, 4]);
             for isa in isas() {
-                let mut out = vec![0i64; 12];
-                unary_map(isa, &mut out, &data, &l, |x| x * 10 + 1);
+                let out = unary_map_new(isa, &data, &l, |x| x * 10 + 1).unwrap();
                 let want: Vec<i64> = gather(&data, &l).iter().map(|x| x * 10 + 1).collect();
                 assert_eq!(out, want, "{l:?}");
             }
@@ -360,14 +346,13 @@ mod tests {
             |x, y| x + y,
         );
         assert_eq!(out, [7]);
-        let mut none: [u8; 0] = [];
-        unary_map(
+        let none = unary_map_new(
             Isa::SCALAR,
-            &mut none,
             &[] as &[u8],
             &Layout::contiguous(&[2, 0]),
             |x| x,
         );
+        assert_eq!(none, Some(vec![]));
     }
 
     /// Values with NaN, ±inf, ±0, subnormals and ordinary numbers.
@@ -451,8 +436,7 @@ mod tests {
             }
         }
         let unary = |isa: Isa, l: &Layout| {
-            let mut out = vec![0f32; rows * cols];
-            unary_map(isa, &mut out, &a, l, |x: f32| x * x - 1.0);
+            let out = unary_map_new(isa, &a, l, |x: f32| x * x - 1.0).unwrap();
             out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
         };
         for l in [&full, &transposed] {

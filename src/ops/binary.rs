@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{cannot_allocate, elems, scalar_as, Operand};
+use super::{cannot_allocate, elems, new_tensor, scalar_as, Operand};
 use crate::kernels::arith::{truth, Arith, Float};
 use crate::kernels::isa::Isa;
 use crate::kernels::map::binary_map_new;
@@ -198,11 +198,10 @@ fn map<T: Elem, O: Elem>(
     b: &Tensor,
     f: impl Fn(T, T) -> O + Sync + Send,
 ) -> Result<Tensor> {
-    let n = crate::tensor::budget::check(op, a.shape(), O::DTYPE)?;
     let (x, y) = (elems(op, a)?, elems(op, b)?);
-    let out = binary_map_new(Isa::detect(), x, a.layout(), y, b.layout(), f)
-        .ok_or_else(|| cannot_allocate(op, n))?;
-    Tensor::from_vec(out, a.shape())
+    new_tensor(op, a.shape(), || {
+        binary_map_new(Isa::detect(), x, a.layout(), y, b.layout(), f)
+    })
 }
 
 /// A zero-filled result buffer for `shape` (see `kernels::alloc`). A shape over the

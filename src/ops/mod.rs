@@ -80,6 +80,18 @@ fn output_buffer<T: Clone>(op: &str, shape: &[usize], value: T) -> Result<Vec<T>
     Ok(buf)
 }
 
+/// A tensor of `shape` whose buffer `make` allocates and writes (`None` when the system
+/// refuses the allocation), after checking the shape against the memory limit.
+fn new_tensor<T: Elem>(
+    op: &str,
+    shape: &[usize],
+    make: impl FnOnce() -> Option<Vec<T>>,
+) -> Result<Tensor> {
+    let n = budget::check(op, shape, T::DTYPE)?;
+    let data = make().ok_or_else(|| cannot_allocate(op, n))?;
+    Tensor::from_vec(data, shape)
+}
+
 /// The error for an allocation of `n` elements that the system refused.
 fn cannot_allocate(op: &str, n: usize) -> TensorError {
     TensorError::value(op, format!("cannot allocate a tensor of {n} elements"))

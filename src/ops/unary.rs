@@ -1,11 +1,11 @@
 //! Elementwise unary ops, into a new tensor or in place.
 
-use super::{cannot_allocate, elems};
+use super::{elems, new_tensor};
 use crate::kernels::arith::{is_nan, truth, Arith, Float};
 use crate::kernels::isa::Isa;
 use crate::kernels::map::{unary_map_in_place, unary_map_new, unary_map_then_new};
 use crate::kernels::simd::math::MathFn;
-use crate::tensor::{budget, Category, DType, Elem, Result, Tensor, TensorError};
+use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnaryOp {
@@ -234,20 +234,19 @@ impl<T: Arith> Apply<T> for NewTensor<'_> {
 /// `f` of every element of `a` (of type `T`) with the vector math of `T::Real`
 /// (f16/bf16 through f32 blocks, rounding once), into a new tensor.
 pub(super) fn math_map<T: Arith>(op: &str, a: &Tensor, f: MathFn) -> Result<Tensor> {
-    let isa = Isa::detect();
-    let n = budget::check(op, a.shape(), T::Real::DTYPE)?;
-    let out = unary_map_then_new(isa, elems(op, a)?, a.layout(), T::to_real, |chunk| {
-        T::Real::math_in_place(isa, f, chunk)
+    let (isa, x) = (Isa::detect(), elems(op, a)?);
+    new_tensor(op, a.shape(), || {
+        unary_map_then_new(isa, x, a.layout(), T::to_real, |chunk| {
+            T::Real::math_in_place(isa, f, chunk)
+        })
     })
-    .ok_or_else(|| cannot_allocate(op, n))?;
-    Tensor::from_vec(out, a.shape())
 }
 
 fn map<T: Elem, O: Elem>(op: &str, a: &Tensor, f: impl Fn(T) -> O + Sync + Send) -> Result<Tensor> {
-    let n = budget::check(op, a.shape(), O::DTYPE)?;
-    let out = unary_map_new(Isa::detect(), elems(op, a)?, a.layout(), f)
-        .ok_or_else(|| cannot_allocate(op, n))?;
-    Tensor::from_vec(out, a.shape())
+    let x = elems(op, a)?;
+    new_tensor(op, a.shape(), || {
+        unary_map_new(Isa::detect(), x, a.layout(), f)
+    })
 }
 
 /// Writes the results over the elements of `t`.

@@ -16,7 +16,7 @@ use super::strided::{at, for_each_run};
 use crate::tensor::iter::{merged_dims, StridedIter};
 use crate::tensor::Layout;
 use lanes::{signed_offsets, split_dims};
-use pairwise::column_sums;
+use pairwise::{column_sums, column_tile};
 
 /// Columns summed at once below which a lane-by-lane sum is faster.
 const MIN_COLUMNS: usize = 16;
@@ -62,6 +62,7 @@ where
         &bases,
         &signed_offsets(&lane),
         cols,
+        column_tile::<A>(),
         to_acc,
     );
     out

@@ -130,32 +130,20 @@ fn combine<A: Arith>(r: &[A; 8]) -> A {
     (r[0].add(r[1]).add(r[2].add(r[3]))).add(r[4].add(r[5]).add(r[6].add(r[7])))
 }
 
+/// Columns per tile of [`column_sums`] for accumulators of type `A`: as many as keep
+/// the tile's 8 partial rows within `TILE_PARTIAL_BYTES`.
+pub fn column_tile<A>() -> usize {
+    (TILE_PARTIAL_BYTES / (8 * size_of::<A>())).max(1)
+}
+
 /// Column sums of a stack of rows: for every base `b` in `bases` and column
 /// `c < cols`, `out[k * cols + c]` is the pairwise sum over `r` (in order) of
 /// `to_acc(data[bases[k] + rows[r] + c])`: the tree of a lane of `rows.len()` elements.
 /// Every addressed element must lie in `data`. Runs in parallel over fixed tiles of
-/// columns and the top levels of the tree; each output element's arithmetic is the same
-/// on any number of threads.
-pub fn column_sums<T, A, F>(
-    isa: Isa,
-    out: &mut [A],
-    data: &[T],
-    bases: &[usize],
-    rows: &[isize],
-    cols: usize,
-    to_acc: F,
-) where
-    T: Copy + Sync,
-    A: Arith,
-    F: Fn(T) -> A + Copy + Sync + Send,
-{
-    let tile = (TILE_PARTIAL_BYTES / (8 * size_of::<A>())).max(1);
-    column_sums_tiled(isa, out, data, bases, rows, cols, tile, to_acc);
-}
-
-/// [`column_sums`] with tiles of `tile` columns.
+/// `tile` columns ([`column_tile`]) and the top levels of the tree; each output
+/// element's arithmetic is the same on any number of threads.
 #[allow(clippy::too_many_arguments)]
-fn column_sums_tiled<T, A, F>(
+pub fn column_sums<T, A, F>(
     isa: Isa,
     out: &mut [A],
     data: &[T],
@@ -462,19 +450,8 @@ mod tests {
                     for isa in [Isa::SCALAR, Isa::detect()] {
                         let mut out = vec![f32::NAN; 2 * cols];
                         let bases = [base, base];
-                        match tile {
-                            Some(t) => column_sums_tiled(
-                                isa,
-                                &mut out,
-                                &data,
-                                &bases,
-                                rows,
-                                cols,
-                                t,
-                                |x| x,
-                            ),
-                            None => column_sums(isa, &mut out, &data, &bases, rows, cols, |x| x),
-                        }
+                        let tile = tile.unwrap_or_else(column_tile::<f32>);
+                        column_sums(isa, &mut out, &data, &bases, rows, cols, tile, |x| x);
                         for c in 0..cols {
                             let lane: Vec<f32> = rows
                                 .iter()
