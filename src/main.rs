@@ -182,6 +182,7 @@ fn start_kernel_threads(n: Option<usize>, command: &Option<Command>) -> Result<(
 }
 
 fn configure_memory(flag: Option<usize>) -> Result<(), String> {
+    tsr::kernels::alloc::reuse_freed_buffers();
     let limit = flag_or_env(flag, "TSR_MAX_MEMORY", |v| {
         memory_size(v).map_err(|e| format!("TSR_MAX_MEMORY: {e}"))
     })?;

@@ -4,6 +4,9 @@
 //! of 16,384, which is most of the gap to NumPy (it asks for huge pages the same way).
 //! Buffers a kernel writes in full are not zeroed at all (`filled`): reused heap
 //! memory would otherwise be cleared by a memset as long as the kernel's own pass.
+//! Freed buffers up to `REUSED_BUFFER_MAX_BYTES` stay in the process for the next
+//! result (`reuse_freed_buffers`), so a loop making a 64 MiB result does not fault its
+//! pages in afresh every time.
 
 use std::mem::MaybeUninit;
 
@@ -12,6 +15,31 @@ use crate::tensor::Elem;
 
 /// Buffers at least this large are advised to use huge pages (2 MiB each).
 const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
+
+/// The largest buffer the allocator keeps for reuse after it is freed, and the most
+/// free memory it keeps at the top of its heap.
+const REUSED_BUFFER_MAX_BYTES: usize = 256 << 20;
+
+/// Makes glibc's allocator keep freed buffers of up to `REUSED_BUFFER_MAX_BYTES` for
+/// the next allocation. By default it returns every buffer over 32 MiB to the system
+/// on free, and the next one of that size costs a page fault per page, the kernel
+/// zeroing each: adding two 16M-element f32 tensors took 11 ms that way, 6.4 ms with
+/// the memory reused. One arena: the interpreter runs on a thread of its own, and a
+/// thread's own arena cannot hold a buffer over 64 MiB, so it would be mapped afresh.
+/// Called once at startup; elsewhere (other C libraries) it does nothing.
+pub fn reuse_freed_buffers() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let max = REUSED_BUFFER_MAX_BYTES as libc::c_int;
+        // SAFETY: mallopt only sets allocator parameters (under the allocator's lock);
+        // a value it refuses leaves the default, which is harmless.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+            libc::mallopt(libc::M_MMAP_THRESHOLD, max);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, max);
+        }
+    }
+}
 
 /// `n` zeros of `T`, or `None` when the size overflows or the system refuses.
 pub fn zeroed<T: Elem>(n: usize) -> Option<Vec<T>> {
