@@ -94,6 +94,71 @@ fn control_flow() {
 }
 
 #[test]
+fn for_loops_over_ranges() {
+    // The counter is written straight into the loop variable's slot; these pin down
+    // what that must keep.
+    assert_eq!(
+        run("let s = 0; for i in range(10) { if i == 7 { break }; if i % 2 == 0 { continue }; s += i }; print(s)"),
+        "9\n"
+    );
+    assert_eq!(
+        run("for r in (range(0, 10, 4), range(5, 5), range(3, 0), range(-2, 2), range(2, -3, -2)) { for i in r { print(i, end=\" \") }; print(\"|\") }"),
+        "0 4 8 |\n|\n|\n-2 -1 0 1 |\n2 0 -2 |\n"
+    );
+    // Stepping past the ends of i64 ends the loop.
+    assert_eq!(
+        run("for i in range(9223372036854775800, 9223372036854775807, 3) { print(i) }"),
+        "9223372036854775800\n9223372036854775803\n9223372036854775806\n"
+    );
+    assert_eq!(
+        run("for i in range(-9223372036854775805, -9223372036854775807 - 1, -2) { print(i) }"),
+        "-9223372036854775805\n-9223372036854775807\n"
+    );
+    // Each iteration has its own scope: closures keep their iteration's variables.
+    assert_eq!(
+        run("let d = {}; for i in range(3) { let j = i * 2; d[i] = |x| x + i * 10 + j }; print(d[0](1), d[1](1), d[2](1))"),
+        "1 13 25\n"
+    );
+    // The loop variable shadows a global only inside the body, and only for names
+    // the body itself resolves.
+    assert_eq!(
+        run("let i = 100; fn g() { i }; for i in range(2) { print(i, g()) }; print(i)"),
+        "0 100\n1 100\n100\n"
+    );
+    assert_eq!(
+        run("for i in range(2) { for i in range(3, 5) { print(i, end=\" \") }; print(i) }"),
+        "3 4 0\n3 4 1\n"
+    );
+    // Assigning to the loop variable does not change the iteration.
+    assert_eq!(
+        run("for i in range(3) { i += 10; print(i, end=\" \") }"),
+        "10 11 12 "
+    );
+    // A name the body binds is unbound again at the start of the next iteration.
+    assert_eq!(
+        run("let x = \"outer\"; for i in range(2) { print(x); let x = i; print(x) }"),
+        "outer\n0\nouter\n1\n"
+    );
+    // `op=` on a scalar: ints stay ints, mix with floats and bools as Python does.
+    assert_eq!(
+        run("let s = 0; let f = 0; let t = true; for i in range(4) { s -= i; s *= 2; f += 0.5; t += i }; print(s, f, t)"),
+        "-22 2.0 7\n"
+    );
+    assert_eq!(
+        run("fn f() { let s = 0; for i in range(5) { if i == 3 { return s }; s += i }; -1 }; print(f())"),
+        "3\n"
+    );
+    let out = common::eval("let s = 9223372036854775800; for i in range(10) { s += i }");
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("integer overflow in `+`"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("s += i"), "{}", out.stderr);
+}
+
+#[test]
 fn tuples_dicts_strings() {
     assert_eq!(
         run("let (a, (b, c)) = (1, (2, 3)); print(a + b + c, (1,), ())"),

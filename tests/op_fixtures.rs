@@ -84,9 +84,7 @@ fn run_case(dir: &Path, c: &Case) -> Result<(), String> {
     let mut interp = Interp::new(Box::new(SharedOutput::default()));
     for var in &c.inputs {
         let t = load_npy(&dir.join(format!("{}.{var}.npy", c.name)))?;
-        interp
-            .globals
-            .define(&var.as_str().into(), Value::Tensor(t));
+        interp.globals.define(&var.as_str().into(), Value::from(t));
     }
     let v = interp
         .run("<case>", &c.expr, None)

@@ -25,6 +25,12 @@ fn a_step_limit_ends_any_loop() {
         run(&mut interp, "let s = 0\nfor i in range(10) { s += i }\ns"),
         Ok("45".into())
     );
+
+    // Every run of a loop body counts, even an empty one.
+    let mut interp = Interp::new(Box::new(std::io::sink()));
+    interp.limit_steps(1000);
+    let err = run(&mut interp, "for i in range(1000000000000) {}").unwrap_err();
+    assert!(err.contains("the step limit was reached"), "{err}");
 }
 
 #[test]

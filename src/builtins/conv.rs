@@ -126,7 +126,7 @@ pub const BUILTINS: &[Builtin] = &[
 ];
 
 fn tensor_result(a: &Bound, r: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
-    r.map(Value::Tensor).map_err(|e| a.tensor_err(e))
+    r.map(Value::from).map_err(|e| a.tensor_err(e))
 }
 
 /// A size argument: an int (repeated for every spatial dim) or a list with one

@@ -69,14 +69,14 @@ fn tensor(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
         Some(d) if d != t.dtype() => t.to_dtype(d),
         _ => t.contiguous(),
     };
-    Ok(Value::Tensor(t))
+    Ok(Value::from(t))
 }
 
 fn filled(op: &str, a: &Bound, value: Scalar) -> Result<Value, Diagnostic> {
     let shape = a.shape(0)?;
     let dtype = a.opt_dtype(1)?.unwrap_or(DType::F32);
     ops::full(op, &shape, value, dtype)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }
 
@@ -109,7 +109,7 @@ fn full(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     };
     let dtype = a.opt_dtype(2)?.unwrap_or(default);
     ops::full("full", &shape, scalar, dtype)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }
 
@@ -117,7 +117,7 @@ fn like(op: &str, a: &Bound, value: Scalar) -> Result<Value, Diagnostic> {
     let x = a.tensor(0)?;
     let dtype = a.opt_dtype(1)?.unwrap_or(x.dtype());
     ops::full(op, x.shape(), value, dtype)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }
 
@@ -141,7 +141,7 @@ fn arange(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let default = if all_int { DType::I64 } else { DType::F32 };
     let dtype = a.opt_dtype(3)?.unwrap_or(default);
     ops::arange(start, stop, step, dtype)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }
 
@@ -152,7 +152,7 @@ fn linspace(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     };
     let dtype = a.opt_dtype(3)?.unwrap_or(DType::F32);
     ops::linspace(a.float(0)?, a.float(1)?, num, dtype)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }
 
@@ -165,6 +165,6 @@ fn eye(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let k = a.opt_int(2)?.unwrap_or(0);
     let dtype = a.opt_dtype(3)?.unwrap_or(DType::F32);
     ops::eye(n, m, k, dtype)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }

@@ -51,7 +51,7 @@ pub fn shortest_f64(x: f32) -> f64 {
 fn array_to_value(a: &GgufArray) -> Value {
     let n = a.len();
     let tensor = |t: Result<Tensor, crate::tensor::TensorError>| match t {
-        Ok(t) => Value::Tensor(t),
+        Ok(t) => Value::from(t),
         Err(_) => Value::None,
     };
     match a {
@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn tensors_keep_their_dtype_and_i64_narrows() {
-        let t = |v: Vec<i64>| Value::Tensor(Tensor::from_vec(v.clone(), &[v.len()]).unwrap());
+        let t = |v: Vec<i64>| Value::from(Tensor::from_vec(v.clone(), &[v.len()]).unwrap());
         assert_eq!(
             from_value(&t(vec![1, 2])),
             Ok(GgufValue::Array(GgufArray::U32(vec![1, 2])))
@@ -249,14 +249,14 @@ mod tests {
             from_value(&t(vec![-1, 1 << 40])),
             Ok(GgufValue::Array(GgufArray::I64(vec![-1, 1 << 40])))
         );
-        let f64s = Value::Tensor(Tensor::from_vec(vec![0.1f64], &[1]).unwrap());
+        let f64s = Value::from(Tensor::from_vec(vec![0.1f64], &[1]).unwrap());
         assert_eq!(
             from_value(&f64s),
             Ok(GgufValue::Array(GgufArray::F64(vec![0.1])))
         );
-        let scalar = Value::Tensor(Tensor::scalar(7u8));
+        let scalar = Value::from(Tensor::scalar(7u8));
         assert_eq!(from_value(&scalar), Ok(GgufValue::U8(7)));
-        let matrix = Value::Tensor(Tensor::zeros(DType::F32, &[2, 2]).unwrap());
+        let matrix = Value::from(Tensor::zeros(DType::F32, &[2, 2]).unwrap());
         assert!(from_value(&matrix).unwrap_err().contains("shape [2, 2]"));
     }
 

@@ -160,7 +160,7 @@ fn short_value(v: &Value, opts: &PrintOptions) -> String {
                         step: 1,
                     },
                 )
-                .unwrap_or_else(|_| t.clone());
+                .unwrap_or_else(|_| (**t).clone());
             list(&tensor_items(&head), t.numel(), opts)
         }
         Value::Tuple(items) => list(&items[..items.len().min(SHOWN_ITEMS)], items.len(), opts),
@@ -214,12 +214,12 @@ mod tests {
         );
         let floats = Tensor::from_vec(vec![1e-5f32, 0.1, -2.0], &[3]).unwrap();
         assert_eq!(
-            short_value(&Value::Tensor(floats), &opts),
+            short_value(&Value::from(floats), &opts),
             "[1e-05, 0.1, -2.0]"
         );
         let ints = Tensor::from_vec((0..10i32).collect(), &[10]).unwrap();
         assert_eq!(
-            short_value(&Value::Tensor(ints), &opts),
+            short_value(&Value::from(ints), &opts),
             "[0, 1, 2, 3, ... (10 items)]"
         );
         let text = Value::str(&"ab\n".repeat(30));

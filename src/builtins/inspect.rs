@@ -30,7 +30,7 @@ pub fn inspect(path: &Path) -> Result<String, InspectError> {
         "gguf" => open_gguf(path).map(model_value),
         "safetensors" => safetensors::load_safetensors(path).map(tensor_dict),
         "npz" => npz::load_npz(path).map(tensor_dict),
-        "npy" => npy::load_npy(path).map(Value::Tensor),
+        "npy" => npy::load_npy(path).map(Value::from),
         _ => {
             return Err(InspectError::Unsupported(format!(
                 "cannot inspect '{}': expected a .gguf, .safetensors, .npz or .npy file",

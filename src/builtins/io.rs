@@ -51,7 +51,7 @@ pub const BUILTINS: &[Builtin] = &[
 fn load(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let path = a.string(0)?;
     npy::load_npy(Path::new(&path))
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.arg_err(0, format!("{e} ({path})")))
 }
 
@@ -66,7 +66,7 @@ fn save(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
 pub(super) fn tensor_dict(items: Vec<(String, Tensor)>) -> Value {
     let mut d = Dict::default();
     for (name, t) in items {
-        d.insert(Key::Str(Rc::from(name.as_str())), Value::Tensor(t));
+        d.insert(Key::Str(Rc::from(name.as_str())), Value::from(t));
     }
     Value::Dict(Rc::new(d))
 }

@@ -30,18 +30,18 @@ fn matmul(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
         let result = super::quant_matmul(&a.req(0)?.value, &weight);
         return match result {
             Some(r) => r
-                .map(Value::Tensor)
+                .map(Value::from)
                 .map_err(|e| a.err(format!("matmul: {e}"))),
             None => Err(a.err("matmul: unsupported operands")),
         };
     }
     ops::matmul(&a.tensor(0)?, &a.tensor(1)?)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }
 
 fn dot(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     ops::linalg::dot(&a.tensor(0)?, &a.tensor(1)?)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }

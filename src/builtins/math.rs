@@ -165,7 +165,7 @@ pub(super) fn inplace_op(method: &str) -> Option<UnaryOp> {
 fn unary(a: &Bound, op: UnaryOp) -> Result<Value, Diagnostic> {
     let x = a.tensor(0)?;
     ops::unary(op, &x)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }
 
@@ -182,14 +182,14 @@ fn opt_operand<'a>(a: &'a Bound, i: usize) -> Result<Option<Operand<'a>>, Diagno
 
 fn binary(_: &mut Ctx, a: &Bound, op: BinaryOp) -> Result<Value, Diagnostic> {
     ops::binary(op, a.operand(0)?, a.operand(1)?)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }
 
 fn clip(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let x = a.tensor(0)?;
     ops::binary::clip(&x, opt_operand(&a, 1)?, opt_operand(&a, 2)?)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }
 

@@ -67,7 +67,7 @@ pub const BUILTINS: &[Builtin] = &[
 ];
 
 fn tensor_result(a: &Bound, r: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
-    r.map(Value::Tensor).map_err(|e| a.tensor_err(e))
+    r.map(Value::from).map_err(|e| a.tensor_err(e))
 }
 
 fn axis(a: &Bound) -> Result<i64, Diagnostic> {

@@ -63,7 +63,7 @@ fn dequantize(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     } else {
         q.q.dequantize()
     };
-    t.map(Value::Tensor).map_err(|e| a.arg_err(0, e))
+    t.map(Value::from).map_err(|e| a.arg_err(0, e))
 }
 
 /// `x @ q.T` (x [..., K], q [N, K]) and `q @ x` without dequantizing q; `None` when

@@ -53,7 +53,7 @@ fn with_rng(
         Some(_) => draw(&mut RandomState::from_seed(a.count(seed_arg)? as u64)),
         None => draw(ctx.rng),
     };
-    result.map(Value::Tensor).map_err(|e| a.tensor_err(e))
+    result.map(Value::from).map_err(|e| a.tensor_err(e))
 }
 
 /// The float dtype of rand/randn (argument 1), checked where it was written.

@@ -153,7 +153,7 @@ fn reduce(a: &Bound, op: ReduceOp) -> Result<Value, Diagnostic> {
 }
 
 fn result(a: &Bound, t: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
-    t.map(Value::Tensor).map_err(|e| a.tensor_err(e))
+    t.map(Value::from).map_err(|e| a.tensor_err(e))
 }
 
 fn norm(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {

@@ -136,7 +136,7 @@ fn or_diag<T>(a: &Bound, r: Result<T, TensorError>) -> Result<T, Diagnostic> {
 }
 
 fn tuple(parts: Vec<Tensor>) -> Value {
-    Value::Tuple(Rc::new(parts.into_iter().map(Value::Tensor).collect()))
+    Value::Tuple(Rc::new(parts.into_iter().map(Value::from).collect()))
 }
 
 /// Argument `i` as a sequence of tensors: a tuple (numbers count as 0-d tensors), or
@@ -190,7 +190,7 @@ fn concat(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let parts = tensor_seq(&a, 0)?;
     let axis = a.opt_int(1)?.unwrap_or(0);
     ops::concat(&parts, axis)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| join_err(&a, e))
 }
 
@@ -198,7 +198,7 @@ fn stack(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let parts = tensor_seq(&a, 0)?;
     let axis = a.opt_int(1)?.unwrap_or(0);
     ops::stack(&parts, axis)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| join_err(&a, e))
 }
 
@@ -216,7 +216,7 @@ fn where_(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let cond = a.tensor(0)?;
     let (x, y) = (a.operand(1)?, a.operand(2)?);
     ops::where_(&cond, x, y)
-        .map(Value::Tensor)
+        .map(Value::from)
         .map_err(|e| match e {
             // Name all three shapes: the mismatch may be between any two of them.
             TensorError::Broadcast { .. } => {
@@ -238,7 +238,7 @@ fn count_nonzero(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     let x = a.tensor(0)?;
     let axes = a.axes(1)?;
     let keepdim = a.bool_or(2, false)?;
-    or_diag(&a, ops::count_nonzero(&x, axes.as_deref(), keepdim)).map(Value::Tensor)
+    or_diag(&a, ops::count_nonzero(&x, axes.as_deref(), keepdim)).map(Value::from)
 }
 
 fn fill(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
@@ -264,7 +264,7 @@ fn fill(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
         )
     })?;
     or_diag(&a, ops::fill_inplace(&mut x, value))?;
-    Ok(Value::Tensor(x))
+    Ok(Value::from(x))
 }
 
 fn view(
@@ -272,7 +272,7 @@ fn view(
     f: impl FnOnce(&Tensor) -> Result<Tensor, TensorError>,
 ) -> Result<Value, Diagnostic> {
     let x = a.tensor(0)?;
-    f(&x).map(Value::Tensor).map_err(|e| a.tensor_err(e))
+    f(&x).map(Value::from).map_err(|e| a.tensor_err(e))
 }
 
 fn reshape(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {

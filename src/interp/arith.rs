@@ -51,7 +51,7 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
     }
     if op == BinOp::MatMul {
         if let Some(result) = crate::builtins::quant_matmul(l, r) {
-            return result.map(Value::Tensor).map_err(|msg| {
+            return result.map(Value::from).map_err(|msg| {
                 Diagnostic::new(at.whole, format!("matmul: {msg}"))
                     .with_label(at.lhs, format!("left operand is {}", l.describe()))
                     .with_label(at.rhs, format!("right operand is {}", r.describe()))
@@ -67,7 +67,7 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
         _ => None,
     };
     match tensor_result {
-        Some(result) => result.map(Value::Tensor).map_err(|e| {
+        Some(result) => result.map(Value::from).map_err(|e| {
             let broadcast = matches!(e, TensorError::Broadcast { .. });
             let d = tensor_diag(e, at.whole, &[at.lhs, at.rhs]);
             if broadcast {
@@ -134,12 +134,29 @@ fn int_of(s: Scalar) -> Option<i64> {
     }
 }
 
+/// `x op y` for the operators that keep two ints an int, computed without building a
+/// `Value`; `None` on overflow or another operator, which [`scalar_binary`] handles.
+#[inline(always)]
+pub fn int_binary(op: BinOp, x: i64, y: i64) -> Option<i64> {
+    match op {
+        BinOp::Add => x.checked_add(y),
+        BinOp::Sub => x.checked_sub(y),
+        BinOp::Mul => x.checked_mul(y),
+        _ => None,
+    }
+}
+
 /// Scalar (int, float, bool) operators with Python's semantics, except that integer
 /// overflow is an error instead of a big integer. Inlined: its result then stays in
 /// registers in the loops that need it fast.
 #[inline]
 pub fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, String> {
     use BinOp::*;
+    if let (Scalar::Int(x), Scalar::Int(y)) = (a, b) {
+        if let Some(v) = int_binary(op, x, y) {
+            return Ok(Value::Int(v));
+        }
+    }
     if let (Scalar::Bool(x), Scalar::Bool(y)) = (a, b) {
         match op {
             BitAnd => return Ok(Value::Bool(x & y)),
@@ -234,7 +251,7 @@ pub fn unary(op: UnOp, v: &Value, span: Span) -> Result<Value, Diagnostic> {
                 UnaryOp::BitNot
             };
             ops::unary(top, t)
-                .map(Value::Tensor)
+                .map(Value::from)
                 .map_err(|e| tensor_diag(e, span, &[]))
         }
         (_, v) => Err(err(format!(

@@ -1,21 +1,25 @@
 //! Lexical scopes: a chain from the innermost block to the module's globals.
 //!
 //! A local scope starts with a slot for each name its block binds (its [`Frame`]),
-//! unbound until the binding runs, so a resolved variable ([`Binding`]) is found by
-//! index; the globals grow as names are defined and are searched by name.
+//! unbound until the binding runs, so a resolved variable (its
+//! [`Binding`](crate::syntax::ast::Binding)) is found by index; the globals grow as
+//! names are defined and are searched by name.
 
-use std::cell::RefCell;
+use std::cell::{Ref, RefCell, RefMut};
 use std::rc::Rc;
 
-use crate::syntax::ast::{Binding, Frame, Ident};
+use crate::syntax::ast::{Frame, Ident};
 
 use super::value::Value;
 
+/// A name of a scope and its value. `None` marks a name not bound (yet, or again: see
+/// `clear`).
+type Var = (Rc<str>, Option<Value>);
+
 #[derive(Debug, Default)]
 pub struct Scope {
-    // A short Vec beats a hash map for the handful of names a block defines. `None`
-    // marks a name not bound (yet, or again: see `clear`).
-    vars: RefCell<Vec<(Rc<str>, Option<Value>)>>,
+    // A short Vec beats a hash map for the handful of names a block defines.
+    vars: RefCell<Vec<Var>>,
     parent: Option<Rc<Scope>>,
 }
 
@@ -57,9 +61,25 @@ impl Scope {
 
     /// Unbinds every name but keeps the slots, so a loop body that runs again in this
     /// scope binds its names without allocating.
+    #[inline]
     pub fn clear(&self) {
         for slot in self.vars.borrow_mut().iter_mut() {
             slot.1 = None;
+        }
+    }
+
+    /// Starts another run of a `for` body over a range in this scope, kept from the
+    /// previous run: every name unbound but the loop variable `var`, bound to `value`.
+    #[inline]
+    pub fn restart(&self, var: &Ident, value: i64) {
+        let at = var.at.locals.first().map(|s| s.index);
+        for (i, slot) in self.vars.borrow_mut().iter_mut().enumerate() {
+            match &mut slot.1 {
+                // Still the int of the previous run: only the number changes.
+                Some(Value::Int(n)) if Some(i) == at => *n = value,
+                binding if Some(i) == at => *binding = Some(Value::Int(value)),
+                binding => *binding = None,
+            }
         }
     }
 
@@ -79,72 +99,82 @@ impl Scope {
     /// The value of a variable.
     #[inline]
     pub fn get(&self, var: &Ident) -> Option<Value> {
-        self.with_value(var, Value::clone)
+        self.value(var).map(|v| v.clone())
     }
 
-    /// Runs `f` on the value of a variable without cloning it (an operand of `a + b`
-    /// need not be copied). `f` must not touch the scopes.
-    #[inline]
-    pub fn with_value<R>(&self, var: &Ident, f: impl FnOnce(&Value) -> R) -> Option<R> {
-        let (scope, i) = self.locate(var)?;
-        let vars = scope.vars.borrow();
-        vars[i].1.as_ref().map(f)
+    /// The value of a variable, borrowed rather than cloned (an operand of `a + b`
+    /// need not be copied). No scope may be changed while it is held.
+    #[inline(always)]
+    pub fn value(&self, var: &Ident) -> Option<Ref<'_, Value>> {
+        self.nearest(var, |scope, slot| {
+            Ref::filter_map(scope.vars.borrow(), |vars| {
+                vars.get(slot.or_else(|| global_index(vars, var))?)?
+                    .1
+                    .as_ref()
+            })
+            .ok()
+        })
     }
 
-    /// Runs `f` on a variable's binding, if it is bound. `f` must not touch the scopes.
-    #[inline]
-    pub fn with_binding<R>(&self, var: &Ident, f: impl FnOnce(&mut Value) -> R) -> Option<R> {
-        let (scope, i) = self.locate(var)?;
-        let mut vars = scope.vars.borrow_mut();
-        vars[i].1.as_mut().map(f)
+    /// A variable's binding, to update in place (`s += 1`). No scope may be read or
+    /// changed while it is held.
+    #[inline(always)]
+    pub fn binding(&self, var: &Ident) -> Option<RefMut<'_, Value>> {
+        self.nearest(var, |scope, slot| {
+            RefMut::filter_map(scope.vars.borrow_mut(), |vars| {
+                let i = slot.or_else(|| global_index(vars, var))?;
+                vars.get_mut(i)?.1.as_mut()
+            })
+            .ok()
+        })
+    }
+
+    /// Opens a variable's nearest binding with `open`: the first of its local slots
+    /// that is bound (`open` gets the slot's scope and index), else the global of its
+    /// name (`open` gets the globals and no index).
+    #[inline(always)]
+    fn nearest<'a, G>(
+        &'a self,
+        var: &Ident,
+        open: impl Fn(&'a Scope, Option<usize>) -> Option<G>,
+    ) -> Option<G> {
+        for slot in &var.at.locals {
+            if let Some(found) = open(self.up(slot.hops)?, Some(slot.index)) {
+                return Some(found);
+            }
+        }
+        open(self.root(), None)
     }
 
     /// Assignment: replaces the nearest binding. Returns false when the name is unbound.
     pub fn set(&self, var: &Ident, value: Value) -> bool {
-        self.with_binding(var, |slot| *slot = value).is_some()
+        self.binding(var).map(|mut slot| *slot = value).is_some()
     }
 
     /// Moves a value out of its binding (leaving `none`) so it can be updated in
     /// place without a second reference forcing a copy-on-write. Put it back with `set`.
     pub fn take(&self, var: &Ident) -> Option<Value> {
-        self.with_binding(var, std::mem::take)
+        self.binding(var).map(|mut slot| std::mem::take(&mut *slot))
     }
 
-    /// The scope and slot index of a variable's nearest binding: the first of its
-    /// local slots that is bound, else the global of its name.
-    #[inline]
-    fn locate(&self, var: &Ident) -> Option<(&Scope, usize)> {
-        for slot in &var.at.locals {
-            let mut scope = self;
-            for _ in 0..slot.hops {
-                scope = scope.parent.as_deref()?;
-            }
-            if matches!(scope.vars.borrow().get(slot.index), Some((_, Some(_)))) {
-                return Some((scope, slot.index));
-            }
+    /// The scope `hops` up the chain.
+    #[inline(always)]
+    fn up(&self, hops: usize) -> Option<&Scope> {
+        let mut scope = self;
+        for _ in 0..hops {
+            scope = scope.parent.as_deref()?;
         }
+        Some(scope)
+    }
+
+    /// The global scope at the end of the chain.
+    #[inline]
+    fn root(&self) -> &Scope {
         let mut root = self;
         while let Some(p) = root.parent.as_deref() {
             root = p;
         }
-        root.global_index(&var.name, &var.at)
-    }
-
-    /// Where a bound global is among the globals, trying the binding's hint first.
-    #[inline]
-    fn global_index(&self, name: &Rc<str>, at: &Binding) -> Option<(&Scope, usize)> {
-        let vars = self.vars.borrow();
-        let hint = at.global_hint.get();
-        if let Some((n, Some(_))) = vars.get(hint) {
-            if Rc::ptr_eq(n, name) || **n == **name {
-                return Some((self, hint));
-            }
-        }
-        let i = vars
-            .iter()
-            .position(|(n, v)| v.is_some() && **n == **name)?;
-        at.global_hint.set(i);
-        Some((self, i))
+        root
     }
 
     pub fn parent(&self) -> Option<Rc<Scope>> {
@@ -158,4 +188,21 @@ impl Scope {
             .filter_map(|(n, v)| Some((n.clone(), v.clone()?)))
             .collect()
     }
+}
+
+/// Where a variable's bound global is among the globals `vars`, trying the binding's
+/// hint first. (A variable none of whose local slots is bound is a global.)
+#[inline]
+fn global_index(vars: &[Var], var: &Ident) -> Option<usize> {
+    let (name, hint) = (&var.name, var.at.global_hint.get());
+    if let Some((n, Some(_))) = vars.get(hint) {
+        if Rc::ptr_eq(n, name) || **n == **name {
+            return Some(hint);
+        }
+    }
+    let i = vars
+        .iter()
+        .position(|(n, v)| v.is_some() && **n == **name)?;
+    var.at.global_hint.set(i);
+    Some(i)
 }

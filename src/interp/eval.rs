@@ -83,6 +83,18 @@ impl Interp {
         Ok(())
     }
 
+    /// Runs a loop body; Ok(true) means it ran `break`. Each run counts a step, so
+    /// even a loop with an empty body stops for the limits and Ctrl-C.
+    #[inline(always)]
+    fn run_body(&mut self, body: &Block, scope: &Rc<Scope>) -> Result<bool, Flow> {
+        self.step(body.span)?;
+        match self.run_stmts(&body.stmts, scope) {
+            Ok(()) | Err(Flow::Continue(_)) => Ok(false),
+            Err(Flow::Break(_)) => Ok(true),
+            Err(other) => Err(other),
+        }
+    }
+
     /// `lhs op rhs`. Operands that are variables are read in place rather than cloned
     /// (a tensor clone copies its shape and strides), keeping left-to-right order: a
     /// variable on the left is only borrowed when the right side has no effects.
@@ -102,24 +114,24 @@ impl Interp {
                 return Ok(result?);
             }
         }
+        // Variables are borrowed, not cloned: computing touches no scope.
         let compute = |l: &Value, r: &Value| arith::binary(op, l, r, at);
         match (&lhs.kind, &rhs.kind) {
             (ExprKind::Ident(a), ExprKind::Ident(b)) => {
-                let both = scope.with_value(a, |l| scope.with_value(b, |r| compute(l, r)));
-                if let Some(Some(result)) = both {
-                    return Ok(result?);
+                if let (Some(l), Some(r)) = (scope.value(a), scope.value(b)) {
+                    return Ok(compute(&l, &r)?);
                 }
             }
             (ExprKind::Ident(a), ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_)) => {
                 let r = self.eval(rhs, scope)?;
-                if let Some(result) = scope.with_value(a, |l| compute(l, &r)) {
-                    return Ok(result?);
+                if let Some(l) = scope.value(a) {
+                    return Ok(compute(&l, &r)?);
                 }
             }
             (_, ExprKind::Ident(b)) => {
                 let l = self.eval(lhs, scope)?;
-                return match scope.with_value(b, |r| compute(&l, r)) {
-                    Some(result) => Ok(result?),
+                return match scope.value(b) {
+                    Some(r) => Ok(compute(&l, &r)?),
                     None => {
                         let r = self.eval(rhs, scope)?;
                         Ok(compute(&l, &r)?)
@@ -181,7 +193,7 @@ impl Interp {
                 for it in items {
                     vals.push((self.eval(it, scope)?, it.span));
                 }
-                Value::Tensor(literal::build(vals, e.span)?)
+                Value::from(literal::build(vals, e.span)?)
             }
             ExprKind::Tuple(items) => {
                 let mut vals = Vec::with_capacity(items.len());
@@ -267,10 +279,8 @@ impl Interp {
             }
             ExprKind::While { cond, body } => {
                 while self.truth(cond, scope)? {
-                    match self.in_block(body, scope, Self::run_stmts) {
-                        Ok(_) | Err(Flow::Continue(_)) => {}
-                        Err(Flow::Break(_)) => break,
-                        Err(other) => return Err(other),
+                    if self.in_block(body, scope, |this, _, inner| this.run_body(body, inner))? {
+                        break;
                     }
                 }
                 Value::None
@@ -416,7 +426,7 @@ impl Interp {
                 let items: Vec<Value> = match &v {
                     Value::Tuple(items) => items.to_vec(),
                     Value::Tensor(t) if t.ndim() > 0 => (0..t.shape()[0] as i64)
-                        .map(|i| t.select(0, i).map(Value::Tensor))
+                        .map(|i| t.select(0, i).map(Value::from))
                         .collect::<Result<_, _>>()
                         .map_err(|e| tensor_diag(e, span, &[]))?,
                     other => {
@@ -461,6 +471,19 @@ impl Interp {
         // Each iteration gets a fresh scope; the previous one is reused (cleared) unless
         // a closure made in the body still holds it.
         let mut inner = Scope::local(scope, &body.frame);
+        if let (Value::Range(start, stop, by), Pattern::Name(var)) = (it, pattern) {
+            // The common loop: the counter goes straight into the variable's slot.
+            for i in range_values(*start, *stop, *by) {
+                if Rc::strong_count(&inner) != 1 {
+                    inner = Scope::local(scope, &body.frame);
+                }
+                inner.restart(var, i);
+                if self.run_body(body, &inner)? {
+                    break;
+                }
+            }
+            return Ok(Value::None);
+        }
         // Runs the body once with `item` bound; Ok(true) means `break`.
         let mut step = |this: &mut Interp, item: Value| -> Result<bool, Flow> {
             if Rc::strong_count(&inner) == 1 {
@@ -469,22 +492,13 @@ impl Interp {
                 inner = Scope::local(scope, &body.frame);
             }
             this.bind(pattern, item, it_span, &inner)?;
-            match this.run_stmts(&body.stmts, &inner) {
-                Ok(_) | Err(Flow::Continue(_)) => Ok(false),
-                Err(Flow::Break(_)) => Ok(true),
-                Err(other) => Err(other),
-            }
+            this.run_body(body, &inner)
         };
         match it {
             Value::Range(start, stop, by) => {
-                let mut i = *start;
-                while (*by > 0 && i < *stop) || (*by < 0 && i > *stop) {
+                for i in range_values(*start, *stop, *by) {
                     if step(self, Value::Int(i))? {
                         break;
-                    }
-                    match i.checked_add(*by) {
-                        Some(n) => i = n,
-                        None => break,
                     }
                 }
             }
@@ -494,7 +508,7 @@ impl Interp {
                 }
                 for i in 0..t.shape()[0] as i64 {
                     let row = t.select(0, i).map_err(|e| tensor_diag(e, it_span, &[]))?;
-                    if step(self, Value::Tensor(row))? {
+                    if step(self, Value::from(row))? {
                         break;
                     }
                 }
@@ -676,7 +690,7 @@ impl Interp {
                         format!("cannot convert {} to {d}", a.value.describe()),
                     )
                 })?;
-                Ok(Value::Tensor(t.to_dtype(*d)))
+                Ok(Value::from(t.to_dtype(*d)))
             }
             Value::DType(d) => {
                 let message = match (args.positional.len(), args.keyword.first()) {
@@ -794,7 +808,7 @@ impl Interp {
                 "is_contiguous" => Some(Value::Bool(t.is_contiguous())),
                 "owns_data" => Some(Value::Bool(t.owns_data())),
                 "T" if t.ndim() < 2 => Some(Value::Tensor(t.clone())),
-                "T" => Some(Value::Tensor(
+                "T" => Some(Value::from(
                     t.transpose(-2, -1)
                         .map_err(|e| tensor_diag(e, name.span, &[]))?,
                 )),
@@ -903,7 +917,7 @@ impl Interp {
                 let items: Vec<Index> = idx.iter().map(|(i, _)| i.clone()).collect();
                 let picked =
                     ix::index_get(t, &items).map_err(|e| index_diag(e, t, idx, target, whole))?;
-                Ok(Value::Tensor(picked))
+                Ok(Value::from(picked))
             }
             Value::Tuple(items) => match idx {
                 [(Index::Int(i), s)] => {
@@ -983,7 +997,29 @@ impl Interp {
         })
     }
 
+    /// `target = value`, `target op= value`. A scalar variable updated by a scalar
+    /// (`s += i`, the loop case) is done here; the rest out of line.
+    #[inline(always)]
     fn assign(
+        &mut self,
+        target: &Expr,
+        op: Option<BinOp>,
+        value: &Expr,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Flow> {
+        if let (ExprKind::Ident(name), Some(op)) = (&target.kind, op) {
+            if let Some(b) = scalar_operand(value, scope) {
+                if let Some(done) = update_scalar(scope, name, op, b, value.span) {
+                    return done;
+                }
+            }
+        }
+        self.assign_any(target, op, value, scope)
+    }
+
+    /// Any assignment: to a variable, through an index, into a dict.
+    #[inline(never)]
+    fn assign_any(
         &mut self,
         target: &Expr,
         op: Option<BinOp>,
@@ -993,11 +1029,6 @@ impl Interp {
         match &target.kind {
             ExprKind::Ident(name) => {
                 let scalar = scalar_operand(value, scope);
-                if let (Some(op), Some(b)) = (op, scalar) {
-                    if let Some(done) = update_scalar(scope, name, op, b, value.span) {
-                        return Ok(done?);
-                    }
-                }
                 let rhs = match scalar {
                     Some(b) => Value::from_scalar(b),
                     None => self.eval(value, scope)?,
@@ -1009,7 +1040,7 @@ impl Interp {
                             .as_scalar()
                             .and_then(|b| update_scalar(scope, name, op, b, value.span));
                         if let Some(done) = updated {
-                            return Ok(done?);
+                            return done;
                         }
                         let at = OperandSpans {
                             lhs: target.span,
@@ -1126,7 +1157,7 @@ impl Interp {
             Some(op) => {
                 // Read-modify-write; with repeated indices the last write wins (NumPy).
                 let old = ix::read(t, &region).map_err(|e| tensor_diag(e, target, &[]))?;
-                arith::binary(op, &Value::Tensor(old), &rhs, at)?
+                arith::binary(op, &Value::from(old), &rhs, at)?
             }
         };
         self.store(t, &region, &new, op, at)
@@ -1226,42 +1257,58 @@ impl Interp {
     }
 }
 
+/// The values of `range(start, stop, by)`, in order.
+fn range_values(start: i64, stop: i64, by: i64) -> impl Iterator<Item = i64> {
+    std::iter::successors(Some(start), move |i| i.checked_add(by))
+        .take_while(move |&i| (by > 0 && i < stop) || (by < 0 && i > stop))
+}
+
 /// A literal, or a variable holding a scalar, read without evaluating it as an
 /// expression (no `Value` cloned or moved): the operands of scalar loops.
-#[inline]
+#[inline(always)]
 fn scalar_operand(e: &Expr, scope: &Scope) -> Option<Scalar> {
     match &e.kind {
         ExprKind::Int(i) => Some(Scalar::Int(*i)),
         ExprKind::Float(f) => Some(Scalar::Float(*f)),
         ExprKind::Bool(b) => Some(Scalar::Bool(*b)),
-        ExprKind::Ident(var) => scope.with_value(var, Value::as_scalar)?,
+        ExprKind::Ident(var) => scope.value(var)?.as_scalar(),
         _ => None,
     }
 }
 
 /// `x op= b` when `x` holds a scalar: computed and stored in its slot, nothing cloned.
 /// (The error's span is only worked out on an error: this is the loop's hot path.)
-#[inline]
+#[inline(always)]
 fn update_scalar(
     scope: &Scope,
     var: &Ident,
     op: BinOp,
     b: Scalar,
     value: Span,
-) -> Option<Result<(), Diagnostic>> {
+) -> Option<Result<(), Flow>> {
     if op == BinOp::MatMul {
         return None;
     }
-    scope.with_binding(var, |slot| {
-        let v = arith::scalar_binary(op, slot.as_scalar()?, b);
-        Some(match v {
-            Ok(v) => {
-                *slot = v;
-                Ok(())
-            }
-            Err(m) => Err(Diagnostic::new(var.span.to(value), m)),
-        })
-    })?
+    let mut slot = scope.binding(var)?;
+    if let (Value::Int(x), Scalar::Int(y)) = (&mut *slot, b) {
+        if let Some(v) = arith::int_binary(op, *x, y) {
+            *x = v;
+            return Some(Ok(()));
+        }
+    }
+    Some(match arith::scalar_binary(op, slot.as_scalar()?, b) {
+        Ok(v) => {
+            *slot = v;
+            Ok(())
+        }
+        Err(m) => Err(update_error(var, value, m)),
+    })
+}
+
+/// The error of `x op= b` (out of line, to keep the loop's path short).
+#[cold]
+fn update_error(var: &Ident, value: Span, message: String) -> Flow {
+    Diagnostic::new(var.span.to(value), message).into()
 }
 
 /// An indexing error, labelled at the offending index when it can be told apart.
@@ -1296,7 +1343,7 @@ fn index_item(v: &Value, span: Span) -> Result<Index, Diagnostic> {
             Ok(Index::Int(t.item_i64().unwrap_or(0)))
         }
         Value::Tensor(t) if t.dtype().is_int() || t.dtype() == DType::Bool => {
-            Ok(Index::Tensor(t.clone()))
+            Ok(Index::Tensor((**t).clone()))
         }
         // `x[[]]`: an empty literal is f32, but NumPy reads it as an empty index list.
         Value::Tensor(t) if t.numel() == 0 && t.ndim() == 1 => {

@@ -20,7 +20,7 @@ pub fn build(items: Vec<(Value, Span)>, span: Span) -> Result<Tensor, Diagnostic
     let mut dtype: Option<DType> = None;
     for (v, s) in &items {
         let t = match v {
-            Value::Tensor(t) => t.clone(),
+            Value::Tensor(t) => (**t).clone(),
             other => other.to_tensor().ok_or_else(|| {
                 Diagnostic::new(
                     *s,

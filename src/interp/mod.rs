@@ -163,7 +163,7 @@ impl Interp {
 
     /// Counts one evaluation step, now and then stopping the evaluation with an error
     /// at `span` for the step limit, a `--timeout` or Ctrl-C.
-    #[inline]
+    #[inline(always)]
     fn step(&mut self, span: Span) -> Result<(), Flow> {
         if self.countdown == 0 {
             self.checkpoint(span)?;

@@ -21,7 +21,9 @@ pub enum Value {
     Int(i64),
     Float(f64),
     Str(Rc<str>),
-    Tensor(Tensor),
+    // Boxed: inline, a tensor's shape and strides would make every value (an int
+    // included) 80 bytes to move and to tell apart.
+    Tensor(Box<Tensor>),
     Tuple(Rc<Vec<Value>>),
     Dict(Rc<Dict>),
     /// `range(start, stop, step)`: iterated lazily.
@@ -183,6 +185,12 @@ pub struct Module {
     pub scope: Rc<Scope>,
 }
 
+impl From<Tensor> for Value {
+    fn from(t: Tensor) -> Value {
+        Value::Tensor(Box::new(t))
+    }
+}
+
 impl Value {
     /// The value's kind, as named in error messages.
     pub fn kind(&self) -> &'static str {
@@ -217,7 +225,7 @@ impl Value {
         Value::Str(Rc::from(s))
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn as_scalar(&self) -> Option<Scalar> {
         match self {
             Value::Bool(b) => Some(Scalar::Bool(*b)),
@@ -280,7 +288,7 @@ impl Value {
     /// default dtype (i64, f32, bool).
     pub fn to_tensor(&self) -> Option<Tensor> {
         match self {
-            Value::Tensor(t) => Some(t.clone()),
+            Value::Tensor(t) => Some((**t).clone()),
             Value::Int(i) => Some(Tensor::scalar(*i)),
             Value::Float(f) => Some(Tensor::scalar(*f as f32)),
             Value::Bool(b) => Some(Tensor::scalar(*b)),

@@ -188,6 +188,9 @@ pub struct Expr {
     pub span: Span,
 }
 
+// A plain tag byte: the evaluator matches on the kind of every node it visits, and
+// a tag hidden in a field's spare values takes several instructions to decode.
+#[repr(u8)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Int(i64),
