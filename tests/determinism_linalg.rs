@@ -167,3 +167,219 @@ fn convolutions_are_thread_count_independent() {
         conv_transpose(&x, &wt, None, 2, &p).unwrap()
     });
 }
+
+/// Each f32 fast path (blocked im2col, Winograd, blocked transposed convolution) gives
+/// the same bits for any thread count and agrees with the f64 kernels (checked against
+/// NumPy by the op fixtures) within f32 rounding of sums of up to 600 products.
+#[test]
+fn f32_convolution_paths_agree_with_f64() {
+    let pad = |p: &[usize]| Padding::Explicit(p.to_vec());
+    let conv_case = |x: &[usize],
+                     w: &[usize],
+                     stride: &[usize],
+                     padding: Padding,
+                     dilation: &[usize],
+                     groups| {
+        let nd = w.len() - 2;
+        let (x, w) = (tensor(x, 11, DType::F32), tensor(w, 12, DType::F32));
+        let b = tensor(&[w.shape()[0]], 13, DType::F32);
+        let p = ConvParams {
+            stride: stride.to_vec(),
+            padding,
+            dilation: dilation.to_vec(),
+            groups,
+        };
+        let what = format!("conv {:?} * {:?} {p:?}", x.shape(), w.shape());
+        let got = same_bits_for_any_thread_count(&what, || conv(&x, &w, Some(&b), nd, &p).unwrap());
+        let f64 = |t: &Tensor| t.to_dtype(DType::F64);
+        let want = conv(&f64(&x), &f64(&w), Some(&f64(&b)), nd, &p).unwrap();
+        assert_close(&got, &want.to_vec::<f64>(), 2e-5, &what);
+    };
+    // Winograd: 3×3 stride 1, ≥ 8 channels; odd and even outputs, padding 0..2, groups,
+    // many bands per sample (a tall image with 64 channels), an image smaller than a tile.
+    conv_case(
+        &[2, 16, 30, 30],
+        &[24, 16, 3, 3],
+        &[1, 1],
+        pad(&[1, 1]),
+        &[1, 1],
+        1,
+    );
+    conv_case(
+        &[1, 8, 9, 13],
+        &[8, 8, 3, 3],
+        &[1, 1],
+        pad(&[0, 0]),
+        &[1, 1],
+        1,
+    );
+    conv_case(
+        &[1, 9, 10, 7],
+        &[12, 9, 3, 3],
+        &[1, 1],
+        pad(&[2, 1]),
+        &[1, 1],
+        1,
+    );
+    conv_case(
+        &[1, 32, 11, 12],
+        &[16, 16, 3, 3],
+        &[1, 1],
+        pad(&[1, 1]),
+        &[1, 1],
+        2,
+    );
+    conv_case(
+        &[1, 64, 128, 20],
+        &[8, 64, 3, 3],
+        &[1, 1],
+        pad(&[1, 1]),
+        &[1, 1],
+        1,
+    );
+    conv_case(
+        &[1, 8, 2, 1],
+        &[8, 8, 3, 3],
+        &[1, 1],
+        pad(&[1, 1]),
+        &[1, 1],
+        1,
+    );
+    // Blocked im2col: strides, dilation, 7×7, few channels, blocks split inside rows,
+    // more positions than a block, "same" padding, 1-d and 3-d, groups.
+    conv_case(
+        &[2, 3, 45, 47],
+        &[16, 3, 7, 7],
+        &[2, 2],
+        pad(&[3, 3]),
+        &[1, 1],
+        1,
+    );
+    conv_case(
+        &[1, 4, 40, 41],
+        &[6, 4, 3, 3],
+        &[1, 1],
+        pad(&[1, 1]),
+        &[1, 1],
+        1,
+    );
+    conv_case(
+        &[1, 12, 17, 19],
+        &[12, 4, 3, 2],
+        &[1, 3],
+        pad(&[2, 0]),
+        &[2, 1],
+        3,
+    );
+    conv_case(
+        &[1, 6, 21, 20],
+        &[8, 6, 4, 3],
+        &[1, 1],
+        Padding::Same,
+        &[1, 2],
+        1,
+    );
+    conv_case(&[3, 5, 77], &[7, 5, 5], &[2], pad(&[4]), &[3], 1);
+    conv_case(
+        &[1, 4, 9, 10, 11],
+        &[5, 4, 3, 2, 3],
+        &[2, 1, 1],
+        pad(&[1, 0, 2]),
+        &[1, 2, 1],
+        1,
+    );
+    // Transposed: strides, dilation, output padding, groups, more channels than a block.
+    let transpose_case = |x: &[usize],
+                          w: &[usize],
+                          stride: &[usize],
+                          padding: &[usize],
+                          output_padding: &[usize],
+                          dilation: &[usize],
+                          groups| {
+        let nd = w.len() - 2;
+        let (x, w) = (tensor(x, 14, DType::F32), tensor(w, 15, DType::F32));
+        let b = tensor(&[w.shape()[1] * groups], 16, DType::F32);
+        let p = TransposeParams {
+            stride: stride.to_vec(),
+            padding: padding.to_vec(),
+            output_padding: output_padding.to_vec(),
+            groups,
+            dilation: dilation.to_vec(),
+        };
+        let what = format!("conv_transpose {:?} * {:?} {p:?}", x.shape(), w.shape());
+        let got = same_bits_for_any_thread_count(&what, || {
+            conv_transpose(&x, &w, Some(&b), nd, &p).unwrap()
+        });
+        let f64 = |t: &Tensor| t.to_dtype(DType::F64);
+        let want = conv_transpose(&f64(&x), &f64(&w), Some(&f64(&b)), nd, &p).unwrap();
+        assert_close(&got, &want.to_vec::<f64>(), 2e-5, &what);
+    };
+    transpose_case(
+        &[2, 16, 15, 15],
+        &[16, 8, 4, 4],
+        &[2, 2],
+        &[1, 1],
+        &[0, 0],
+        &[1, 1],
+        1,
+    );
+    transpose_case(
+        &[1, 6, 7, 9],
+        &[6, 3, 3, 2],
+        &[1, 3],
+        &[0, 1],
+        &[0, 2],
+        &[2, 1],
+        2,
+    );
+    transpose_case(
+        &[1, 32, 8, 8],
+        &[32, 96, 3, 3],
+        &[2, 2],
+        &[1, 1],
+        &[1, 1],
+        &[1, 1],
+        1,
+    );
+    transpose_case(&[2, 3, 50], &[3, 4, 5], &[3], &[2], &[1], &[2], 1);
+    transpose_case(
+        &[1, 2, 3, 4, 5],
+        &[2, 3, 2, 3, 2],
+        &[2, 1, 2],
+        &[0, 1, 0],
+        &[1, 0, 0],
+        &[1, 1, 2],
+        1,
+    );
+}
+
+/// Winograd's transforms would turn an infinity into inf - inf = NaN; with a
+/// non-finite operand the direct sum runs instead, as IEEE arithmetic has it.
+#[test]
+fn convolutions_with_infinities_follow_the_direct_sum() {
+    let x = tensor(&[1, 8, 6, 6], 17, DType::F32);
+    let mut xv = x.to_vec::<f32>();
+    xv[3 * 36 + 14] = f32::INFINITY;
+    xv[5 * 36 + 15] = f32::NEG_INFINITY;
+    let x = Tensor::from_vec(xv, &[1, 8, 6, 6]).unwrap();
+    let w = tensor(&[8, 8, 3, 3], 18, DType::F32);
+    let p = ConvParams {
+        stride: vec![1, 1],
+        padding: Padding::Explicit(vec![1, 1]),
+        dilation: vec![1, 1],
+        groups: 1,
+    };
+    let got = conv(&x, &w, None, 2, &p).unwrap().to_vec::<f32>();
+    let f64 = |t: &Tensor| t.to_dtype(DType::F64);
+    let want = conv(&f64(&x), &f64(&w), None, 2, &p)
+        .unwrap()
+        .to_vec::<f64>();
+    for (g, w) in got.iter().zip(&want) {
+        let same_class = g.is_nan() == w.is_nan() && (g.is_infinite() == w.is_infinite());
+        assert!(
+            same_class && (!w.is_finite() || (*g as f64 - w).abs() < 1e-4),
+            "{g} vs {w}"
+        );
+    }
+    assert!(want.iter().any(|w| w.is_infinite()));
+}

@@ -59,6 +59,11 @@ impl Window {
         }
     }
 
+    /// The spatial dims, outermost first.
+    pub fn dims(&self) -> &[Dim] {
+        &self.dims
+    }
+
     /// The stride of the last spatial dim (1 without spatial dims).
     fn last_stride(&self) -> usize {
         self.dims.last().map_or(1, |d| d.stride)

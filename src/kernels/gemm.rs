@@ -21,7 +21,7 @@ use gemm::Parallelism;
 use rayon::prelude::*;
 
 use super::matmul::Mat;
-use super::parallel::for_each_chunk_mut;
+use super::parallel::{for_each_chunk_mut, Disjoint};
 
 /// The element types the `gemm` crate multiplies.
 pub trait GemmFloat:
@@ -69,7 +69,7 @@ pub fn gemm<T: GemmFloat>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
     }
     let (tm, tn) = tile_shape(m, n, k);
     let (row_tiles, col_tiles) = (m.div_ceil(tm), n.div_ceil(tn));
-    let dst = SharedOut(out.as_mut_ptr());
+    let dst = Disjoint::new(out);
     let tile = |t: usize| {
         let (r, c) = (t / col_tiles * tm, t % col_tiles * tn);
         let (r_end, c_end) = ((r + tm).min(m), (c + tn).min(n));
@@ -90,21 +90,6 @@ pub fn gemm<T: GemmFloat>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
         (0..row_tiles * col_tiles).into_par_iter().for_each(tile);
     }
 }
-
-/// The output written by several tiles at once (disjoint regions, see `gemm`).
-struct SharedOut<T>(*mut T);
-
-impl<T> SharedOut<T> {
-    /// Pointer to element `offset` (the caller keeps it inside the output).
-    fn at(&self, offset: usize) -> *mut T {
-        self.0.wrapping_add(offset)
-    }
-}
-// SAFETY: the pointer is only used to write disjoint tiles of an exclusively borrowed
-// output slice, for the duration of that borrow.
-unsafe impl<T: Send> Sync for SharedOut<T> {}
-// SAFETY: as above.
-unsafe impl<T: Send> Send for SharedOut<T> {}
 
 /// One single-threaded crate call: the (a.rows × b.cols) block at `dst` (row stride
 /// `dst_row_stride`, unit column stride) becomes a · b.

@@ -6,6 +6,7 @@
 
 use super::interrupt;
 use rayon::prelude::*;
+use std::marker::PhantomData;
 use std::ops::Range;
 
 /// Elements per chunk for cheap elementwise work (a few ns per element): large enough
@@ -37,6 +38,72 @@ pub fn for_each_chunk_mut<T: Send>(
         });
     }
 }
+
+/// Calls `f(scratch, i)` for every item `i` in `0..n`, in parallel when `n > 1`, with
+/// scratch space made by `init` once per task and reused for the items it runs. Items
+/// not yet started when Ctrl-C is pressed are skipped (see `interrupt`).
+pub fn for_each_item<S>(
+    n: usize,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, usize) + Sync + Send,
+) {
+    if n == 1 {
+        f(&mut init(), 0);
+    } else {
+        (0..n).into_par_iter().for_each_init(init, |scratch, i| {
+            if !interrupt::requested() {
+                f(scratch, i)
+            }
+        });
+    }
+}
+
+/// An exclusively borrowed slice that parallel tasks write in disjoint parts (such as
+/// the same columns of many rows), each task taking only the parts it owns.
+pub struct Disjoint<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T> Disjoint<'a, T> {
+    pub fn new(out: &'a mut [T]) -> Disjoint<'a, T> {
+        Disjoint {
+            ptr: out.as_mut_ptr(),
+            len: out.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Pointer to element `offset` (the caller keeps its writes inside the slice).
+    pub fn at(&self, offset: usize) -> *mut T {
+        self.ptr.wrapping_add(offset)
+    }
+
+    /// Elements `start..start + len`.
+    ///
+    /// # Safety
+    /// No other part or pointer taken from `self` may access these elements while the
+    /// returned slice lives.
+    ///
+    /// # Panics
+    /// When the range is outside the slice.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn part(&self, start: usize, len: usize) -> &'a mut [T] {
+        assert!(
+            start <= self.len && len <= self.len - start,
+            "part out of bounds"
+        );
+        // SAFETY: in bounds (checked above) of a slice borrowed for 'a; the caller
+        // vouches that nothing else accesses the range meanwhile.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), len) }
+    }
+}
+// SAFETY: the pointer is only used to write disjoint parts of an exclusively borrowed
+// slice, for the duration of that borrow.
+unsafe impl<T: Send> Sync for Disjoint<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Send for Disjoint<'_, T> {}
 
 /// Splits `0..n` at multiples of `chunk`, maps each range with `f` (in parallel when
 /// there is more than one) and combines the partials pairwise in a fixed tree: the

@@ -6,12 +6,14 @@
 //! Dtypes: operands promote (PyTorch rules); f16/bf16 compute in f32 and round once;
 //! integers are exact with wrapping, like `matmul`.
 
-use super::{elems, output_buffer};
+use super::{elems, new_tensor, output_buffer};
+use crate::kernels::alloc::zeroed;
 use crate::kernels::arith::Arith;
 use crate::kernels::conv::{
     col2im as col2im_kernel, conv as conv_kernel, conv_transpose as conv_transpose_kernel,
     im2col as im2col_kernel, Channels, Dim, Window,
 };
+use crate::kernels::conv_f32;
 use crate::kernels::matmul::MatMul;
 use crate::tensor::shape::{checked_numel, shape_str};
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
@@ -118,19 +120,22 @@ pub fn conv(
     shape.extend(dims.iter().map(|d| d.out));
     let dtype = promoted(&[&x, weight], bias);
     let win = Window::new(&dims);
+    let ch = Channels {
+        c_in,
+        c_out,
+        groups: p.groups,
+    };
     let operands = Operands {
         op,
         x: &x,
         weight,
         bias,
-        groups: p.groups,
         shape: &shape,
+        win: &win,
+        ch,
+        transpose: false,
     };
-    let out = crate::dispatch!(compute_dtype(dtype), T => {
-        run_kernel::<T>(&operands, win.out_len(), |out, xd, wd, ch| {
-            conv_kernel(out, xd, wd, &win, ch)
-        })
-    })?;
+    let out = run(&operands, dtype)?;
     unbatch(out.to_dtype(dtype), unbatched)
 }
 
@@ -140,37 +145,74 @@ struct Operands<'a> {
     x: &'a Tensor,
     weight: &'a Tensor,
     bias: Option<&'a Tensor>,
-    groups: usize,
     shape: &'a [usize],
+    win: &'a Window,
+    ch: Channels,
+    /// Transposed convolution (the adjoint) rather than convolution.
+    transpose: bool,
 }
 
-/// Runs `kernel(out, x, weight, channels)` (see `kernels::conv`) on contiguous `T`
-/// copies of the operands into a fresh output, then adds the bias to each of the
-/// output's channels (of `spatial_len` elements each).
+/// The convolution (or transposed one) of `o` in `dtype`'s compute type: f32 on the
+/// blocked kernels of `conv_f32` where they fit, the others on `kernels::conv`.
+fn run(o: &Operands, dtype: DType) -> Result<Tensor> {
+    let (win, ch) = (o.win, o.ch);
+    let blocked = match o.transpose {
+        false => conv_f32::fits(win, ch),
+        true => conv_f32::fits_transpose(win, ch),
+    };
+    match compute_dtype(dtype) {
+        DType::F32 if blocked => run_kernel::<f32>(o, |n, x, weight, bias| {
+            let operands = conv_f32::Operands {
+                x,
+                weight,
+                bias,
+                win,
+                ch,
+            };
+            match o.transpose {
+                false => conv_f32::conv_new(n, operands),
+                true => conv_f32::conv_transpose_new(n, operands),
+            }
+        }),
+        d => crate::dispatch!(d, T => {
+            run_kernel::<T>(o, |n, x, w, b| {
+                let mut out = zeroed(n)?;
+                let channel_len = match o.transpose {
+                    false => {
+                        conv_kernel(&mut out, x, w, win, ch);
+                        win.out_len()
+                    }
+                    true => {
+                        conv_transpose_kernel(&mut out, x, w, win, ch);
+                        win.image_len()
+                    }
+                };
+                add_bias(&mut out, b, channel_len);
+                Some(out)
+            })
+        }),
+    }
+}
+
+/// `make(n, x, weight, bias)` on contiguous `T` copies of the operands: the kernel's
+/// output of `n` elements with the bias added (`None` when it cannot be allocated).
 fn run_kernel<T: MatMul>(
     o: &Operands,
-    spatial_len: usize,
-    kernel: impl Fn(&mut [T], &[T], &[T], Channels),
+    make: impl FnOnce(usize, &[T], &[T], Option<&[T]>) -> Option<Vec<T>>,
 ) -> Result<Tensor> {
-    let mut out = output_buffer(o.op, o.shape, T::default())?;
-    if out.is_empty() {
-        return Tensor::from_vec(out, o.shape);
+    if o.shape.contains(&0) {
+        return Tensor::from_vec(Vec::<T>::new(), o.shape);
     }
     let (x, w) = (
         o.x.to_dtype(T::DTYPE).contiguous(),
         o.weight.to_dtype(T::DTYPE).contiguous(),
     );
     let (xd, wd) = (elems::<T>(o.op, &x)?, elems::<T>(o.op, &w)?);
-    let ch = Channels {
-        c_in: x.shape()[1],
-        c_out: o.shape[1],
-        groups: o.groups,
-    };
-    kernel(&mut out, xd, wd, ch);
-    for on in out.chunks_exact_mut(ch.c_out * spatial_len) {
-        add_bias(on, o.bias, spatial_len);
-    }
-    Tensor::from_vec(out, o.shape)
+    let bias = o.bias.map(|b| b.to_vec::<T>());
+    // The shape passed the memory limit when `make` runs, so its product fits.
+    new_tensor(o.op, o.shape, || {
+        make(o.shape.iter().product(), xd, wd, bias.as_deref())
+    })
 }
 
 /// `conv_transpose{n}d(x, weight, bias)`: the adjoint (gradient) of `conv` with the
@@ -253,19 +295,22 @@ pub fn conv_transpose(
     shape.extend(dims.iter().map(|d| d.image));
     let dtype = promoted(&[&x, weight], bias);
     let win = Window::new(&dims);
+    let ch = Channels {
+        c_in,
+        c_out,
+        groups: p.groups,
+    };
     let operands = Operands {
         op,
         x: &x,
         weight,
         bias,
-        groups: p.groups,
         shape: &shape,
+        win: &win,
+        ch,
+        transpose: true,
     };
-    let out = crate::dispatch!(compute_dtype(dtype), T => {
-        run_kernel::<T>(&operands, win.image_len(), |out, xd, wd, ch| {
-            conv_transpose_kernel(out, xd, wd, &win, ch)
-        })
-    })?;
+    let out = run(&operands, dtype)?;
     unbatch(out.to_dtype(dtype), unbatched)
 }
 
@@ -612,11 +657,11 @@ fn compute_dtype(dtype: DType) -> DType {
     }
 }
 
-/// Adds `bias[c]` to row `c` (of length `row`) of one sample's output.
-fn add_bias<T: Arith>(out: &mut [T], bias: Option<&Tensor>, row: usize) {
+/// Adds `bias[c]` to channel `c` (of `len` elements) of every sample in `out`.
+fn add_bias<T: Arith>(out: &mut [T], bias: Option<&[T]>, len: usize) {
     let Some(bias) = bias else { return };
-    for (r, b) in out.chunks_exact_mut(row).zip(bias.to_vec::<T>()) {
-        r.iter_mut().for_each(|v| *v = v.add(b));
+    for (channel, &b) in out.chunks_exact_mut(len).zip(bias.iter().cycle()) {
+        channel.iter_mut().for_each(|v| *v = v.add(b));
     }
 }
 

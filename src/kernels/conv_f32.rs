@@ -1,0 +1,213 @@
+//! f32 convolution and transposed convolution (the contracts of `conv::conv` and
+//! `conv::conv_transpose`) in blocks that stay in L2, on the micro-kernel.
+//!
+//! Convolution cuts each sample's output positions into blocks; im2col writes just a
+//! block's columns (c_in/g · taps rows) and the micro-kernel multiplies the packed
+//! weights by them. 3×3 stride-1 convolutions with enough channels take Winograd's
+//! algorithm instead; depthwise and 1×1 ones are left to `conv::conv` (`fits`).
+//! Transposed convolution cuts the output channels into blocks: the columns of a
+//! block's channels (weightᵀ times the sample), then col2im adds them into those
+//! channels alone.
+//!
+//! im2col and col2im work on the image padded and split into phases (`padded`), so
+//! every run of positions reads or adds a contiguous stretch. Both add the bias (when
+//! given) last, as `ops::conv` does for the other kernels. Blocks run in parallel; each output element is computed the same
+//! way (one fused multiply-add chain per column entry, then the same additions)
+//! whatever the blocking and thread count.
+
+use std::mem::MaybeUninit;
+
+use super::alloc::filled;
+use super::conv::{Channels, Window};
+use super::isa::Isa;
+use super::microkernel::{pack_panels, panels_len, product, row_stride, LANES, MR, NR};
+use super::padded::{add_columns, fill_columns, Padded, Runs};
+use super::parallel::{for_each_item, Disjoint};
+use super::winograd;
+
+/// Bytes of one block's columns (a quarter of a 1 MiB L2).
+const BLOCK_BYTES: usize = 1 << 18;
+/// Most positions per block.
+const MAX_BLOCK: usize = 32 * NR;
+
+/// True when `conv` takes this convolution: several input channels per group, output
+/// channels, a window that is not the image itself (those run as one GEMM), and a
+/// compact padded layout (`Padded::is_compact`).
+pub fn fits(win: &Window, ch: Channels) -> bool {
+    let (ci, co) = (ch.c_in / ch.groups, ch.c_out / ch.groups);
+    ci > 1 && co > 0 && !win.is_identity() && win.out_len() > 0 && Padded::is_compact(win)
+}
+
+/// The operands of a batch's convolution or transposed convolution: `x`, `weight`,
+/// `bias` [c_out] (added last), the window and the channels.
+#[derive(Clone, Copy)]
+pub struct Operands<'a> {
+    pub x: &'a [f32],
+    pub weight: &'a [f32],
+    pub bias: Option<&'a [f32]>,
+    pub win: &'a Window,
+    pub ch: Channels,
+}
+
+impl Operands<'_> {
+    /// Input and output channels per group.
+    pub fn per_group(&self) -> (usize, usize) {
+        (
+            self.ch.c_in / self.ch.groups,
+            self.ch.c_out / self.ch.groups,
+        )
+    }
+}
+
+/// Convolution of a batch, as `conv::conv` plus the bias, where `fits` holds: `x`
+/// [N, c_in, image...], `weight` [c_out, c_in/groups · kernel_len]; the result
+/// [N, c_out, out_len] has `len` elements (`None` when it cannot be allocated).
+pub fn conv_new(len: usize, o: Operands) -> Option<Vec<f32>> {
+    // SAFETY: `conv` writes every element: each item its block of every output row (or
+    // Winograd band, every row of its tile rows), and only an interrupt skips items.
+    unsafe { filled(len, |out| conv(out, o)) }
+}
+
+/// `conv_new` into `out`.
+fn conv(out: &mut [MaybeUninit<f32>], o: Operands) {
+    let (x, weight, bias) = (o.x, o.weight, o.bias);
+    let (win, ch, (ci, co)) = (o.win, o.ch, o.per_group());
+    if winograd::applies(win, ci, co, x, weight) {
+        return winograd::conv(out, o);
+    }
+    let (taps, l) = (win.kernel_len(), win.out_len());
+    let k = ci * taps;
+    // A multiple of NR positions (of LANES for an output smaller than that).
+    let block = (BLOCK_BYTES / 4 / k / NR * NR)
+        .clamp(NR, MAX_BLOCK)
+        .min(l.next_multiple_of(LANES));
+    let (blocks, ldb) = (l.div_ceil(block), row_stride(block));
+    // Per group, the weights packed for the micro-kernel.
+    let size = panels_len(co, k);
+    let mut panels = vec![0.0; ch.groups * size];
+    for (dst, w) in panels
+        .chunks_exact_mut(size)
+        .zip(weight.chunks_exact(co * k))
+    {
+        pack_panels(dst, w, (co, k), (k, 1));
+    }
+    let isa = Isa::detect();
+    let layout = Padded::new(win);
+    let x = layout.lay_out(isa, x, win.image_len());
+    let image = layout.channel_len();
+    let samples = out.len() / (ch.c_out * l);
+    let out = Disjoint::new(out);
+    for_each_item(
+        samples * blocks,
+        || vec![0.0; k * ldb],
+        |cols, item| {
+            let (n, p0) = (item / blocks, item % blocks * block);
+            let nb = block.min(l - p0);
+            let runs = Runs::new(win, &layout, p0, nb);
+            for (g, panels) in panels.chunks_exact(size).enumerate() {
+                let xg = &x[(n * ch.c_in + g * ci) * image..][..ci * image];
+                fill_columns(isa, cols, ldb, xg, image, &runs);
+                let first = (n * ch.c_out + g * co) * l + p0;
+                // SAFETY: item (n, block) alone writes columns p0..p0 + nb of sample n's
+                // output rows, and only here.
+                let mut rows: Vec<&mut [MaybeUninit<f32>]> = (0..co)
+                    .map(|r| unsafe { out.part(first + r * l, nb) })
+                    .collect();
+                let bias = bias.map(|b| &b[g * co..][..co]);
+                product(isa, (panels, co, k), cols, (ldb, nb), &mut rows, bias);
+            }
+        },
+    );
+}
+
+/// True when `conv_transpose` takes this transposed convolution (one with channels,
+/// spatial dims and an input image, and a compact padded layout).
+pub fn fits_transpose(win: &Window, ch: Channels) -> bool {
+    ch.c_in > 0
+        && ch.c_out > 0
+        && !win.dims().is_empty()
+        && win.out_len() > 0
+        && Padded::is_compact(win)
+}
+
+/// Transposed convolution of a batch, as `conv::conv_transpose` plus the bias, where `fits_transpose` holds: `x` [N, c_in, L], `weight` [c_in, c_out/groups ·
+/// kernel_len]; the result [N, c_out, image...] has `len` elements (`None` when it
+/// cannot be allocated).
+pub fn conv_transpose_new(len: usize, o: Operands) -> Option<Vec<f32>> {
+    // SAFETY: `conv_transpose` writes every element (each item all of its block's
+    // output channels), and only an interrupt skips items.
+    unsafe { filled(len, |out| conv_transpose(out, o)) }
+}
+
+/// `conv_transpose_new` into `out`.
+fn conv_transpose(out: &mut [MaybeUninit<f32>], o: Operands) {
+    let (x, weight, bias) = (o.x, o.weight, o.bias);
+    let (win, ch, (ci, co)) = (o.win, o.ch, o.per_group());
+    let (taps, l, image) = (win.kernel_len(), win.out_len(), win.image_len());
+    // The channels of x in rows padded to whole vectors, as the micro-kernel reads them.
+    let ldb = row_stride(l);
+    let mut x_rows = vec![0.0; x.len() / l * ldb];
+    for (dst, src) in x_rows.chunks_exact_mut(ldb).zip(x.chunks_exact(l)) {
+        dst[..l].copy_from_slice(src);
+    }
+    // Output channels per block: columns within budget, in whole panels when possible.
+    let most = (BLOCK_BYTES / 4 / (taps * ldb)).clamp(1, co);
+    let per_block = (1..=most)
+        .rev()
+        .find(|c| c * taps % MR == 0)
+        .unwrap_or(most);
+    let blocks = co.div_ceil(per_block);
+    // Per group and block, the rows (channel, tap) of weightᵀ, packed.
+    let size = panels_len(per_block * taps, ci);
+    let mut panels = vec![0.0; ch.groups * blocks * size];
+    for (gb, dst) in panels.chunks_exact_mut(size).enumerate() {
+        let (g, c0) = (gb / blocks, gb % blocks * per_block);
+        let rows = per_block.min(co - c0) * taps;
+        let wg = &weight[(g * ci * co + c0) * taps..];
+        pack_panels(dst, wg, (rows, ci), (1, co * taps));
+    }
+    let layout = Padded::new(win);
+    let runs = Runs::new(win, &layout, 0, l);
+    // Per item: the columns of a block's channels, then those channels laid out.
+    let (cols_len, channel) = (
+        (per_block * taps).next_multiple_of(MR) * ldb,
+        layout.channel_len(),
+    );
+    let isa = Isa::detect();
+    let samples = out.len() / (ch.c_out * image);
+    let out = Disjoint::new(out);
+    for_each_item(
+        samples * ch.groups * blocks,
+        || vec![0.0; cols_len + per_block * channel],
+        |scratch, item| {
+            let (cols, sums) = scratch.split_at_mut(cols_len);
+            let (n, gb) = (item / (ch.groups * blocks), item % (ch.groups * blocks));
+            let (g, c0) = (gb / blocks, gb % blocks * per_block);
+            let channels = per_block.min(co - c0);
+            let xg = &x_rows[(n * ch.c_in + g * ci) * ldb..][..ci * ldb];
+            let mut rows: Vec<&mut [f32]> = cols.chunks_mut(ldb).collect();
+            let panels = &panels[gb * size..][..size];
+            product(
+                isa,
+                (panels, channels * taps, ci),
+                xg,
+                (ldb, l),
+                &mut rows,
+                None,
+            );
+            let sums = &mut sums[..channels * channel];
+            add_columns(isa, sums, channel, cols, ldb, &runs);
+            let first = (n * ch.c_out + g * co + c0) * image;
+            // SAFETY: item (n, g, block) alone writes the block's output channels.
+            let dst = unsafe { out.part(first, channels * image) };
+            for (c, (dst, sums)) in dst
+                .chunks_exact_mut(image)
+                .zip(sums.chunks_exact(channel))
+                .enumerate()
+            {
+                let plus = bias.map_or(-0.0, |b| b[g * co + c0 + c]);
+                layout.crop(isa, dst, sums, plus);
+            }
+        },
+    );
+}

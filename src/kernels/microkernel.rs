@@ -1,0 +1,370 @@
+//! The f32 register-blocked multiply-add under the blocked convolutions: one tile of
+//! `MR` output rows by 8 or 16 columns accumulates Σ_p a[p][r] · b[p][c], with `a`
+//! packed as panels of `MR` rows ([k][MR], weights packed once per call) and `b` read
+//! as rows of contiguous values at any row stride (an im2col block, a Winograd
+//! transform). The tile stays in registers for the whole sum: 12 of AVX2's 16 (a 4 × 24
+//! tile, the same 12, made LLVM spill one for the broadcasts).
+//!
+//! Each sum is one chain of fused multiply-adds in order of p, from zero; the AVX2
+//! kernel and its scalar twin (`f32::mul_add`, also exact) give the same bits.
+
+use std::mem::MaybeUninit;
+
+use super::isa::Isa;
+
+/// Rows of a tile (and of a packed panel).
+pub const MR: usize = 6;
+/// Columns per vector.
+pub const LANES: usize = 8;
+/// Columns of the widest tile (two vectors).
+pub const NR: usize = 2 * LANES;
+
+/// An element of the micro-kernel's output: an f32, or one not yet written.
+///
+/// # Safety
+/// Implementors have the size and alignment of f32, and a written f32 is a valid value
+/// (the AVX2 kernel stores f32 vectors into them).
+pub unsafe trait Slot {
+    fn set(&mut self, v: f32);
+}
+
+// SAFETY: f32 itself.
+unsafe impl Slot for f32 {
+    fn set(&mut self, v: f32) {
+        *self = v;
+    }
+}
+
+// SAFETY: `MaybeUninit<f32>` has f32's layout, and any f32 written is a value.
+unsafe impl Slot for MaybeUninit<f32> {
+    fn set(&mut self, v: f32) {
+        self.write(v);
+    }
+}
+
+/// Floats of the packed panels of an `m × k` matrix: ⌈m / MR⌉ panels of [k][MR].
+pub fn panels_len(m: usize, k: usize) -> usize {
+    m.div_ceil(MR) * MR * k
+}
+
+/// Where element (i, p) of an `m × k` matrix goes in its packed panels.
+pub fn panel_index(i: usize, p: usize, k: usize) -> usize {
+    (i / MR * k + p) * MR + i % MR
+}
+
+/// Packs the `m × k` matrix whose element (i, p) is `a[i·rs + p·cs]` into `dst`
+/// (`panels_len(m, k)` floats): ⌈m / MR⌉ panels of [k][MR], rows past `m` zero.
+pub fn pack_panels(dst: &mut [f32], a: &[f32], (m, k): (usize, usize), (rs, cs): (usize, usize)) {
+    for (q, panel) in dst[..panels_len(m, k)].chunks_exact_mut(MR * k).enumerate() {
+        for (p, dst) in panel.chunks_exact_mut(MR).enumerate() {
+            for (r, d) in dst.iter_mut().enumerate() {
+                let i = q * MR + r;
+                *d = if i < m { a[i * rs + p * cs] } else { 0.0 };
+            }
+        }
+    }
+}
+
+/// A row stride for a matrix `b` of `cols` columns: whole vectors, and an odd number
+/// of half cache lines, so that a tile's strip of rows spreads over all L1 sets (a
+/// multiple of 512 bytes would keep it in 1/8 of them).
+pub fn row_stride(cols: usize) -> usize {
+    let s = cols.next_multiple_of(LANES);
+    if s.is_multiple_of(2 * LANES) {
+        s + LANES
+    } else {
+        s
+    }
+}
+
+/// The product of `m` packed rows (`panels` from `pack_panels`, inner size `k`) and the
+/// `k × cols` matrix `b` (row stride `ldb`; its columns up to the next multiple of
+/// `LANES` must be readable), plus `plus[r]` on row r (-0.0, which keeps every value,
+/// without it): `dst[r][c]` for r < m, c < cols. Rows with room are written in whole
+/// vectors up to a multiple of `LANES` (junk for the caller to drop). Tiles go across
+/// all panels before the next columns, so a tile's columns of `b` stay in L1.
+///
+/// # Panics
+/// When an operand is too short (the callers size them so that it cannot fire).
+pub fn product<D: Slot>(
+    isa: Isa,
+    (panels, m, k): (&[f32], usize, usize),
+    b: &[f32],
+    (ldb, cols): (usize, usize),
+    dst: &mut [&mut [D]],
+    plus: Option<&[f32]>,
+) {
+    for c in (0..cols).step_by(NR) {
+        let nv = (cols - c).min(NR).div_ceil(LANES);
+        // Panels past row m (a caller's spare ones) are skipped.
+        for (p, panel) in panels.chunks_exact(MR * k).take(m.div_ceil(MR)).enumerate() {
+            let rows = &mut dst[p * MR..m.min(p * MR + MR)];
+            let plus: [f32; MR] = std::array::from_fn(|r| {
+                plus.and_then(|v| v.get(p * MR + r))
+                    .copied()
+                    .unwrap_or(-0.0)
+            });
+            let b = &b[c..];
+            if rows.iter().all(|row| row.len() >= c + nv * LANES) {
+                tile(isa, panel, b, ldb, (rows, c), nv, &plus);
+            } else {
+                // A row ends inside the tile's last vector: through a whole tile.
+                let mut whole = [[0.0; NR]; MR];
+                let mut scratch = whole.each_mut().map(|r| &mut r[..]);
+                tile(
+                    isa,
+                    panel,
+                    b,
+                    ldb,
+                    (&mut scratch[..rows.len()], 0),
+                    nv,
+                    &plus,
+                );
+                for (row, w) in rows.iter_mut().zip(&whole) {
+                    for (d, &v) in row[c..].iter_mut().zip(w) {
+                        d.set(v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `tile_of::<R, NV, D>` for R = rows.len() and NV = `nv`.
+fn tile<D: Slot>(
+    isa: Isa,
+    panel: &[f32],
+    b: &[f32],
+    ldb: usize,
+    (rows, c): (&mut [&mut [D]], usize),
+    nv: usize,
+    plus: &[f32; MR],
+) {
+    macro_rules! by_shape {
+        ($(($r:literal, $nv:literal)),*) => {
+            match (rows.len(), nv) {
+                $(($r, $nv) => tile_of::<$r, $nv, D>(isa, panel, b, ldb, (rows, c), plus),)*
+                _ => unreachable!("tiles have 1..=MR rows and 1..=2 vectors"),
+            }
+        };
+    }
+    by_shape!(
+        (1, 1),
+        (2, 1),
+        (3, 1),
+        (4, 1),
+        (5, 1),
+        (6, 1),
+        (1, 2),
+        (2, 2),
+        (3, 2),
+        (4, 2),
+        (5, 2),
+        (6, 2)
+    );
+}
+
+/// `rows[r][c + j] = plus[r] + Σ_p panel[p·MR + r] · b[p·ldb + j]` for r < R,
+/// j < LANES · NV and p over the panel's k = panel.len() / MR rows, with the AVX2
+/// kernel when `isa` has it.
+///
+/// # Panics
+/// When `b` is too short for k rows of LANES · NV values at stride `ldb`, or a row for
+/// LANES · NV values from `c` on (the callers size them so that it cannot fire).
+pub fn tile_of<const R: usize, const NV: usize, D: Slot>(
+    isa: Isa,
+    panel: &[f32],
+    b: &[f32],
+    ldb: usize,
+    (rows, c): (&mut [&mut [D]], usize),
+    plus: &[f32; MR],
+) {
+    const { assert!(R >= 1 && R <= MR && NV >= 1 && NV * LANES <= NR) };
+    let k = panel.len() / MR;
+    // Cannot fire: see "Panics".
+    assert!(
+        (k == 0 || b.len() >= (k - 1) * ldb + NV * LANES)
+            && rows.len() == R
+            && rows.iter().all(|row| row.len() >= c + NV * LANES),
+        "micro-kernel operand too short"
+    );
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx2() {
+        // SAFETY: an `Isa` with AVX2 comes from `Isa::detect` on a CPU that has AVX2 and
+        // FMA; `panel` holds k·MR values and `b` and `rows` were just checked.
+        return unsafe { tile_avx2::<R, NV, D>(panel, b, ldb, (rows, c), plus) };
+    }
+    let _ = isa;
+    tile_scalar::<R, NV, D>(panel, b, ldb, (rows, c), plus)
+}
+
+/// The scalar twin of `tile_avx2`.
+fn tile_scalar<const R: usize, const NV: usize, D: Slot>(
+    panel: &[f32],
+    b: &[f32],
+    ldb: usize,
+    (rows, c): (&mut [&mut [D]], usize),
+    plus: &[f32; MR],
+) {
+    let mut acc = [[0.0; NR]; R];
+    for (p, a) in panel.chunks_exact(MR).enumerate() {
+        let row = &b[p * ldb..][..NV * LANES];
+        for (acc_row, &ar) in acc.iter_mut().zip(a) {
+            for (c, &bv) in acc_row.iter_mut().zip(row) {
+                *c = ar.mul_add(bv, *c);
+            }
+        }
+    }
+    for ((dst, acc), &plus) in rows.iter_mut().zip(&acc).zip(plus) {
+        for (d, &v) in dst[c..][..NV * LANES].iter_mut().zip(acc) {
+            d.set(v + plus);
+        }
+    }
+}
+
+/// # Safety
+/// The CPU has AVX2 and FMA; `panel` holds k·MR values, `b` at least
+/// (k - 1)·ldb + LANES·NV (unless k = 0) where k = panel.len() / MR, and `rows` R rows
+/// of at least c + LANES·NV values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn tile_avx2<const R: usize, const NV: usize, D: Slot>(
+    panel: &[f32],
+    b: &[f32],
+    ldb: usize,
+    (rows, c): (&mut [&mut [D]], usize),
+    plus: &[f32; MR],
+) {
+    use std::arch::x86_64::*;
+    let k = panel.len() / MR;
+    let mut acc = [[_mm256_setzero_ps(); NV]; R];
+    let (mut pa, mut pb) = (panel.as_ptr(), b.as_ptr());
+    for _ in 0..k {
+        // In bounds by the contract: row p of `b` starts at p·ldb and is LANES·NV long.
+        let bv: [__m256; NV] = std::array::from_fn(|v| _mm256_loadu_ps(pb.add(v * LANES)));
+        for (r, acc) in acc.iter_mut().enumerate() {
+            let ar = _mm256_broadcast_ss(&*pa.add(r));
+            for (a, &b) in acc.iter_mut().zip(&bv) {
+                *a = _mm256_fmadd_ps(ar, b, *a);
+            }
+        }
+        pa = pa.add(MR);
+        // Past the last row this points beyond `b` and is never read.
+        pb = pb.wrapping_add(ldb);
+    }
+    for ((dst, acc), &plus) in rows.iter_mut().zip(&acc).zip(plus) {
+        let plus = _mm256_set1_ps(plus);
+        for (v, &a) in acc.iter().enumerate() {
+            // In bounds by the contract: the row holds c + LANES·NV values, each with
+            // f32's layout (`Slot`).
+            let at = dst.as_mut_ptr().cast::<f32>().add(c + v * LANES);
+            _mm256_storeu_ps(at, _mm256_add_ps(a, plus));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(len: usize, seed: u32) -> Vec<f32> {
+        (0..len as u32)
+            .map(|i| ((i.wrapping_mul(2654435761) ^ seed) % 1000) as f32 / 500.0 - 1.0)
+            .collect()
+    }
+
+    fn check<const R: usize, const NV: usize>(k: usize, ldb: usize) {
+        let a = data(MR * k, 1);
+        let b = data(k * ldb, 2);
+        let (c, ldd) = (3, NR + 5);
+        let plus: [f32; MR] = std::array::from_fn(|r| r as f32 - 2.5);
+        let run = |isa| {
+            let mut out = vec![f32::NAN; R * ldd];
+            let mut rows: Vec<&mut [f32]> = out.chunks_mut(ldd).collect();
+            tile_of::<R, NV, f32>(isa, &a, &b, ldb, (&mut rows, c), &plus);
+            out
+        };
+        let (simd, scalar) = (run(Isa::detect()), run(Isa::SCALAR));
+        let bits = |t: &[f32]| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&simd), bits(&scalar), "k {k} R {R} NV {NV}");
+        for (i, &got) in scalar.iter().enumerate() {
+            let (r, j) = (i / ldd, i % ldd);
+            if (c..c + NV * LANES).contains(&j) {
+                let want: f64 = (0..k)
+                    .map(|p| a[p * MR + r] as f64 * b[p * ldb + j - c] as f64)
+                    .sum::<f64>()
+                    + plus[r] as f64;
+                assert!((got as f64 - want).abs() < 1e-4, "k {k} R {R} NV {NV}");
+            } else {
+                assert!(got.is_nan(), "k {k} R {R} NV {NV}: wrote ({r}, {j})");
+            }
+        }
+    }
+
+    #[test]
+    fn avx2_and_scalar_tiles_agree_with_the_sum() {
+        for k in [0, 1, 7, 64] {
+            check::<MR, 1>(k, 8);
+            check::<MR, 2>(k, 19);
+            check::<4, 2>(k, 16);
+            check::<3, 1>(k, 9);
+            check::<1, 2>(k, 24);
+        }
+    }
+
+    #[test]
+    fn products_cover_every_row_and_column() {
+        // Rows with room for whole vectors, and rows that end inside the last one.
+        for (m, k, cols, room) in [
+            (1, 3, 5, 8),
+            (4, 2, 16, 16),
+            (8, 5, 17, 17),
+            (13, 4, 40, 41),
+        ] {
+            let a = data(m * k, 3);
+            let ldb = row_stride(cols);
+            let b = data(k * ldb, 4);
+            let bias: Vec<f32> = (0..m).map(|r| r as f32).collect();
+            let mut out = vec![f32::NAN; m * room];
+            let mut rows: Vec<&mut [f32]> = out.chunks_mut(room).collect();
+            let mut panels = vec![f32::NAN; panels_len(m, k)];
+            pack_panels(&mut panels, &a, (m, k), (k, 1));
+            product(
+                Isa::detect(),
+                (&panels, m, k),
+                &b,
+                (ldb, cols),
+                &mut rows,
+                Some(&bias),
+            );
+            for r in 0..m {
+                for c in 0..cols {
+                    let want: f64 = (0..k)
+                        .map(|p| a[r * k + p] as f64 * b[p * ldb + c] as f64)
+                        .sum();
+                    let got = out[r * room + c] as f64;
+                    assert!(
+                        (got - want - r as f64).abs() < 1e-5,
+                        "{m}x{k}x{cols} at {r}, {c}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn panels_hold_rows_interleaved_and_zero_padded() {
+        let a: Vec<f32> = (0..8 * 3).map(|i| i as f32 + 1.0).collect();
+        let mut p = vec![f32::NAN; panels_len(8, 3)];
+        pack_panels(&mut p, &a, (8, 3), (3, 1));
+        assert_eq!(p.len(), 2 * MR * 3);
+        assert_eq!(&p[..MR], &[1.0, 4.0, 7.0, 10.0, 13.0, 16.0]);
+        assert_eq!(&p[MR * 3..MR * 3 + MR], &[19.0, 22.0, 0.0, 0.0, 0.0, 0.0]);
+        // The transposed view of the same buffer: (i, p) at a[i + 3·p].
+        let mut t = vec![f32::NAN; panels_len(3, 8)];
+        pack_panels(&mut t, &a, (3, 8), (1, 3));
+        assert_eq!(t[panel_index(2, 1, 8)], 6.0);
+        assert_eq!(&t[..MR], &[1.0, 2.0, 3.0, 0.0, 0.0, 0.0]);
+        assert_eq!(&t[MR..2 * MR], &[4.0, 5.0, 6.0, 0.0, 0.0, 0.0]);
+    }
+}

@@ -1,0 +1,300 @@
+//! Blocked im2col and col2im (see `conv`) over images laid out the way the window reads
+//! them: every spatial dim padded with zeros out to where the window reaches, and each
+//! row (along the last dim) split into `stride` phases (columns j, j + stride, ...).
+//! Then tap t at a run of window positions along an output row reads, or adds into,
+//! one contiguous stretch: no bounds to clip and no strided access.
+
+use std::mem::MaybeUninit;
+
+use super::conv::{Dim, Window};
+use super::isa::Isa;
+use super::simd::twin;
+
+/// The layout of one channel: `rows` padded rows (row-major over the outer dims), each
+/// `step` phases of `len` elements; padded column c is element c % step, c / step.
+pub struct Padded {
+    /// Per outer dim: image size, padding before, padded extent.
+    outer: Vec<(usize, usize, usize)>,
+    /// The same for the last dim.
+    last: (usize, usize, usize),
+    step: usize,
+    len: usize,
+    rows: usize,
+}
+
+impl Padded {
+    /// The layout for `win`'s image (a window with spatial dims).
+    pub fn new(win: &Window) -> Padded {
+        let extent = |d: &Dim| {
+            (
+                d.image,
+                d.pad,
+                (d.out - 1) * d.stride + (d.kernel - 1) * d.dilation + 1,
+            )
+        };
+        let (last, outer) = win.dims().split_last().expect("spatial dims");
+        let outer: Vec<_> = outer.iter().map(extent).collect();
+        Padded {
+            rows: outer.iter().map(|e| e.2).product(),
+            outer,
+            last: extent(last),
+            step: last.stride,
+            len: extent(last).2.div_ceil(last.stride),
+        }
+    }
+
+    /// True when the layout of `win`'s image is at most 16 times the image or the
+    /// output (plus 4096): padding and dilation far past the image (up to sizes that
+    /// overflow) are left to `conv::conv`, which skips the taps in the padding.
+    pub fn is_compact(win: &Window) -> bool {
+        let extent = |d: &Dim| {
+            let reach = (d.kernel - 1).checked_mul(d.dilation)?;
+            (d.out - 1)
+                .checked_mul(d.stride)?
+                .checked_add(reach)?
+                .checked_add(1)
+        };
+        let len = win.dims().iter().try_fold(1usize, |len, d| {
+            len.checked_mul(extent(d)?.next_multiple_of(d.stride))
+        });
+        let most = win.image_len().max(win.out_len()).saturating_mul(16);
+        len.is_some_and(|len| len <= most.saturating_add(4096))
+    }
+
+    /// Elements of a channel in this layout.
+    pub fn channel_len(&self) -> usize {
+        self.rows * self.step * self.len
+    }
+
+    /// The index of padded column `c` of padded row `row`.
+    fn index(&self, row: usize, c: usize) -> usize {
+        (row * self.step + c % self.step) * self.len + c / self.step
+    }
+
+    /// The image row (flat over the outer dims) that padded row `row` holds, if any.
+    fn image_row(&self, mut row: usize) -> Option<usize> {
+        let (mut image_row, mut stride) = (0, 1);
+        for &(image, pad, extent) in self.outer.iter().rev() {
+            let i = (row % extent).checked_sub(pad).filter(|&i| i < image)?;
+            (image_row, stride, row) = (image_row + i * stride, stride * image, row / extent);
+        }
+        Some(image_row)
+    }
+
+    /// The channels of `images` (`image_len` elements each) in this layout.
+    pub fn lay_out(&self, isa: Isa, images: &[f32], image_len: usize) -> Vec<f32> {
+        let (width, pad, extent) = self.last;
+        let mut out = vec![0.0; images.len() / image_len * self.channel_len()];
+        let mut line = vec![0.0; self.step * self.len];
+        for (dst, image) in out
+            .chunks_exact_mut(self.channel_len())
+            .zip(images.chunks_exact(image_len))
+        {
+            for (row, dst) in dst.chunks_exact_mut(self.step * self.len).enumerate() {
+                let Some(i) = self.image_row(row) else {
+                    continue;
+                };
+                // The row with its padding, cropped to the extent, then split.
+                let src = &image[i * width..][..width.min(extent.saturating_sub(pad))];
+                line.fill(0.0);
+                line[pad.min(extent)..][..src.len()].copy_from_slice(src);
+                split_row(isa, dst, &line, self.step, self.len);
+            }
+        }
+        out
+    }
+
+    /// `dst` (a channel of the image) = `src` (the channel in this layout, cropped to
+    /// the image) + `plus` (the bias, or -0.0, which keeps every value).
+    pub fn crop(&self, isa: Isa, dst: &mut [MaybeUninit<f32>], src: &[f32], plus: f32) {
+        let (width, pad, extent) = self.last;
+        let mut line = vec![0.0; self.step * self.len];
+        let rows = self.step * self.len;
+        for (i, dst) in dst.chunks_exact_mut(width).enumerate() {
+            // The padded row holding image row i, if the window reaches it.
+            match self.padded_row(i) {
+                Some(row) => merge_row(
+                    isa,
+                    &mut line,
+                    &src[row * rows..][..rows],
+                    self.step,
+                    self.len,
+                ),
+                None => line.fill(0.0),
+            }
+            let reached = &line[pad.min(extent)..extent];
+            crop_row(isa, dst, reached, plus);
+        }
+    }
+
+    /// The padded row holding image row `i` (flat over the outer dims), if any.
+    fn padded_row(&self, mut i: usize) -> Option<usize> {
+        let (mut row, mut stride) = (0, 1);
+        for &(image, pad, extent) in self.outer.iter().rev() {
+            let r = Some(i % image + pad).filter(|&r| r < extent)?;
+            (row, stride, i) = (row + r * stride, stride * extent, i / image);
+        }
+        Some(row)
+    }
+}
+
+twin! {
+    /// A padded row (`line`) as `step` phases of `len` (`dst`).
+    fn split_row[](dst: &mut [f32], line: &[f32], step: usize, len: usize) {
+        if step == 1 {
+            dst.copy_from_slice(line);
+        } else if step == 2 {
+            let (even, odd) = dst.split_at_mut(len);
+            for ((e, o), pair) in even.iter_mut().zip(odd).zip(line.chunks_exact(2)) {
+                (*e, *o) = (pair[0], pair[1]);
+            }
+        } else {
+            for (p, phase) in dst.chunks_exact_mut(len).enumerate() {
+                for (v, &x) in phase.iter_mut().zip(line.iter().skip(p).step_by(step)) {
+                    *v = x;
+                }
+            }
+        }
+    }
+}
+
+twin! {
+    /// The inverse of `split_row`.
+    fn merge_row[](line: &mut [f32], src: &[f32], step: usize, len: usize) {
+        if step == 1 {
+            line.copy_from_slice(src);
+        } else if step == 2 {
+            let (even, odd) = src.split_at(len);
+            for (pair, (&e, &o)) in line.chunks_exact_mut(2).zip(even.iter().zip(odd)) {
+                (pair[0], pair[1]) = (e, o);
+            }
+        } else {
+            for (p, phase) in src.chunks_exact(len).enumerate() {
+                for (v, &x) in line.iter_mut().skip(p).step_by(step).zip(phase) {
+                    *v = x;
+                }
+            }
+        }
+    }
+}
+
+twin! {
+    /// `dst = reached + plus`, and `0 + plus` past what the window reached.
+    fn crop_row[](dst: &mut [MaybeUninit<f32>], reached: &[f32], plus: f32) {
+        let (head, tail) = dst.split_at_mut(reached.len().min(dst.len()));
+        for (d, &v) in head.iter_mut().zip(reached) {
+            d.write(v + plus);
+        }
+        for d in tail {
+            d.write(0.0 + plus);
+        }
+    }
+}
+
+/// A stretch of `len` window positions of one tap's column row, from position `dst` of
+/// the block on, reading `len` consecutive elements of a `Padded` channel from `src`.
+#[derive(Clone, Copy)]
+struct Run {
+    dst: usize,
+    len: usize,
+    src: usize,
+}
+
+/// The runs of each kernel tap over a block of window positions.
+pub struct Runs {
+    runs: Vec<Run>,
+    /// Tap `t`'s runs are `runs[starts[t]..starts[t + 1]]`.
+    starts: Vec<usize>,
+}
+
+impl Runs {
+    /// The runs of positions `p0..p0 + nb` (flat, row-major over the output dims; at
+    /// least one) of `win` over images in `layout`.
+    pub fn new(win: &Window, layout: &Padded, p0: usize, nb: usize) -> Runs {
+        let (last, outer) = win.dims().split_last().expect("spatial dims");
+        let width = last.out;
+        let (first, end) = (p0 / width, (p0 + nb - 1) / width + 1);
+        // The padded row of an output row's window at tap 0, and a tap's shift of it.
+        let out_row = |mut q: usize| {
+            let (mut row, mut stride) = (0, 1);
+            for (d, &(_, _, extent)) in outer.iter().zip(&layout.outer).rev() {
+                row += q % d.out * d.stride * stride;
+                (q, stride) = (q / d.out, stride * extent);
+            }
+            row
+        };
+        let tap_row = |mut t: usize| {
+            let (mut row, mut stride) = (0, 1);
+            for (d, &(_, _, extent)) in outer.iter().zip(&layout.outer).rev() {
+                row += t % d.kernel * d.dilation * stride;
+                (t, stride) = (t / d.kernel, stride * extent);
+            }
+            row
+        };
+        let rows: Vec<usize> = (first..end).map(out_row).collect();
+        let (mut runs, mut starts) = (vec![], vec![0]);
+        for t in 0..win.kernel_len() {
+            let (shift, reach) = (tap_row(t / last.kernel), t % last.kernel * last.dilation);
+            for (q, &row) in (first..end).zip(&rows) {
+                // This output row's positions in the block, along the last dim.
+                let (a, b) = (
+                    p0.max(q * width) - q * width,
+                    (p0 + nb).min(q * width + width) - q * width,
+                );
+                let src = layout.index(row + shift, a * last.stride + reach);
+                runs.push(Run {
+                    dst: q * width + a - p0,
+                    len: b - a,
+                    src,
+                });
+            }
+            starts.push(runs.len());
+        }
+        Runs { runs, starts }
+    }
+
+    /// Kernel taps.
+    fn taps(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Tap `t`'s runs.
+    fn of(&self, t: usize) -> &[Run] {
+        &self.runs[self.starts[t]..self.starts[t + 1]]
+    }
+}
+
+twin! {
+    /// The block's im2col columns of the channels of `x` (`Padded`, `channel_len`
+    /// elements each): row c·taps + t (of `ldb`) holds tap t of channel c at each
+    /// position of the block.
+    pub fn fill_columns[](cols: &mut [f32], ldb: usize, x: &[f32], channel_len: usize, runs: &Runs) {
+        let mut rows = cols.chunks_exact_mut(ldb);
+        for channel in x.chunks_exact(channel_len) {
+            for (t, row) in rows.by_ref().take(runs.taps()).enumerate() {
+                for run in runs.of(t) {
+                    row[run.dst..][..run.len].copy_from_slice(&channel[run.src..][..run.len]);
+                }
+            }
+        }
+    }
+}
+
+twin! {
+    /// col2im of a block's columns (row c·taps + t of `ldb` holds tap t of channel c)
+    /// into the channels of `image` (`Padded`, `channel_len` elements each): zeroed,
+    /// then each column entry added to the element its tap reads, in order of the taps.
+    pub fn add_columns[](image: &mut [f32], channel_len: usize, cols: &[f32], ldb: usize, runs: &Runs) {
+        for (channel, rows) in image.chunks_exact_mut(channel_len).zip(cols.chunks(runs.taps() * ldb)) {
+            channel.fill(0.0);
+            for (t, row) in rows.chunks(ldb).enumerate() {
+                for run in runs.of(t) {
+                    let dst = &mut channel[run.src..][..run.len];
+                    for (d, &s) in dst.iter_mut().zip(&row[run.dst..]) {
+                        *d += s;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! Winograd's F(2×2, 3×3) for 2-d 3×3 convolutions of stride and dilation 1 (Lavin &
+//! Gray, 2015). Each 2×2 tile of an output channel comes from the 4×4 input tiles d_c
+//! of the input channels c:
+//!
+//!   Y = Aᵀ [ Σ_c (G g_c Gᵀ) ⊙ (Bᵀ d_c B) ] A
+//!
+//! with g_c the 3×3 kernel: 16 multiplies per tile and channel instead of 36. The 16
+//! elementwise sums over channels are 16 matrix products (transformed weights
+//! [c_out × c_in] by transformed tiles [c_in × tiles]), run by the micro-kernel. The
+//! transforms only add and subtract (and halve the weights), so the result differs from
+//! the direct sum by a few roundings (see lang/SPEC.md for the measured error).
+//!
+//! Each sample's tile rows are cut into bands sized so that a band's transformed tiles
+//! stay in L2; bands run in parallel and each output element is computed the same way
+//! whatever the thread count.
+
+use std::mem::MaybeUninit;
+
+use super::conv::{Dim, Window};
+use super::conv_f32::Operands;
+use super::isa::Isa;
+use super::microkernel::{panel_index, panels_len, product, row_stride, LANES, MR};
+use super::parallel::{for_each_item, Disjoint};
+use super::simd::twin;
+
+/// Bytes of one band's transformed input tiles (a quarter of a 1 MiB L2).
+const BAND_BYTES: usize = 1 << 18;
+/// Fewest channels (in and out per group) for which the transforms pay off.
+const MIN_CHANNELS: usize = 8;
+
+/// True when Winograd applies: 2-d, 3×3, stride 1, dilation 1, enough channels, and
+/// finite operands (the transforms would turn one infinity into inf - inf = NaN in
+/// outputs where the direct sum gives ±inf).
+pub fn applies(win: &Window, c_in: usize, c_out: usize, x: &[f32], weight: &[f32]) -> bool {
+    let plain = |d: &Dim| d.kernel == 3 && d.stride == 1 && d.dilation == 1;
+    win.dims().len() == 2
+        && win.dims().iter().all(plain)
+        && c_in.min(c_out) >= MIN_CHANNELS
+        && all_finite(x)
+        && all_finite(weight)
+}
+
+/// True when no value is infinite or NaN (all exponent bits set); a branch-free scan
+/// that vectorizes.
+fn all_finite(v: &[f32]) -> bool {
+    const EXPONENT: u32 = 0x7f80_0000;
+    !v.iter()
+        .fold(false, |any, x| any | (x.to_bits() & EXPONENT == EXPONENT))
+}
+
+/// Convolution of a batch, as `conv_f32::conv_new`, for a window where `applies`
+/// holds.
+pub fn conv(out: &mut [MaybeUninit<f32>], o: Operands) {
+    let (x, weight, bias) = (o.x, o.weight, o.bias);
+    let (win, ch, (ci, co)) = (o.win, o.ch, o.per_group());
+    let [dh, dw] = [win.dims()[0], win.dims()[1]];
+    let (th, tw) = (dh.out.div_ceil(2), dw.out.div_ceil(2));
+    let band = (BAND_BYTES / (16 * 4 * ci * tw)).clamp(1, th);
+    let bands = th.div_ceil(band);
+    // Per group and ξ, the transformed weights packed for the micro-kernel.
+    let size = panels_len(co, ci);
+    let panels = transform_weights(weight, ch.groups, co, ci);
+    let isa = Isa::detect();
+    let (l, image) = (dh.out * dw.out, dh.image * dw.image);
+    let samples = out.len() / (ch.c_out * l);
+    // Transformed tiles of a band: [16][c_in][stride], rows padded to whole vectors.
+    let stride = row_stride(band * tw);
+    // The products of a band: [16][c_out in whole panels][stride].
+    let plane = co.next_multiple_of(MR) * stride;
+    let out = Disjoint::new(out);
+    for_each_item(
+        samples * bands,
+        || vec![0.0; 16 * ci * stride + 16 * plane + scratch_len(band, tw)],
+        |scratch, item| {
+            // The band's transformed tiles, their 16 products, rows for the transforms.
+            let (v, rest) = scratch.split_at_mut(16 * ci * stride);
+            let (m, rows_scratch) = rest.split_at_mut(16 * plane);
+            let (n, i0) = (item / bands, item % bands * band);
+            let rows = band.min(th - i0);
+            let t = rows * tw;
+            for g in 0..ch.groups {
+                let xg = &x[(n * ch.c_in + g * ci) * image..][..ci * image];
+                for (c, channel) in xg.chunks_exact(image).enumerate() {
+                    let v = &mut v[c * stride..];
+                    input_tiles(
+                        isa,
+                        v,
+                        ci * stride,
+                        channel,
+                        [dh, dw],
+                        i0..i0 + rows,
+                        rows_scratch,
+                    );
+                }
+                let group = &panels[g * 16 * size..][..16 * size];
+                for (xi, panels) in group.chunks_exact(size).enumerate() {
+                    let v = &v[xi * ci * stride..];
+                    let mut dst: Vec<&mut [f32]> =
+                        m[xi * plane..][..plane].chunks_mut(stride).collect();
+                    product(isa, (panels, co, ci), v, (stride, t), &mut dst, None);
+                }
+                for r in 0..co {
+                    let first = ((n * ch.c_out + g * co + r) * dh.out + 2 * i0) * dw.out;
+                    let len = (2 * rows).min(dh.out - 2 * i0) * dw.out;
+                    // SAFETY: item (n, band) alone writes output rows 2·i0.. of its
+                    // tile rows, in every channel of sample n, and only here.
+                    let dst = unsafe { out.part(first, len) };
+                    let (m, plus) = (&m[r * stride..], bias.map_or(-0.0, |b| b[g * co + r]));
+                    output_tiles(isa, dst, dw.out, m, plane, plus, rows_scratch);
+                }
+            }
+        },
+    );
+}
+
+/// G g Gᵀ for the 3×3 kernels g of `weight` ([groups · co][ci][3][3]), with
+/// G = [[1, 0, 0], [½, ½, ½], [½, -½, ½], [0, 0, 1]] (computed in f64, rounded once):
+/// per group and element ξ = 4·i + j of the 4×4 result, the [co × ci] matrix of ξs,
+/// packed for the micro-kernel.
+fn transform_weights(weight: &[f32], groups: usize, co: usize, ci: usize) -> Vec<f32> {
+    let g = |a: f64, b: f64, c: f64| [a, (a + b + c) / 2.0, (a - b + c) / 2.0, c];
+    let size = panels_len(co, ci);
+    let mut u = vec![0.0; groups * 16 * size];
+    for (n, k) in weight.chunks_exact(9).enumerate() {
+        let (group, o, c) = (n / (co * ci), n / ci % co, n % ci);
+        let u = &mut u[group * 16 * size..];
+        let k = |i: usize| k[i] as f64;
+        // G applied to the columns of the kernel, then to the rows of that.
+        let cols = [0, 1, 2].map(|c| g(k(c), k(3 + c), k(6 + c)));
+        for i in 0..4 {
+            for (j, v) in g(cols[0][i], cols[1][i], cols[2][i])
+                .into_iter()
+                .enumerate()
+            {
+                u[(4 * i + j) * size + panel_index(o, c, ci)] = v as f32;
+            }
+        }
+    }
+    u
+}
+
+/// Scratch floats `input_tiles` and `output_tiles` need for a band of `band` tile
+/// rows, `tw` tiles wide.
+fn scratch_len(band: usize, tw: usize) -> usize {
+    4 * tw + 4 + (2 * band + 2) * 4 * tw
+}
+
+twin! {
+    /// Bᵀ d B for the tiles of tile rows `band` of one channel: tile t of the
+    /// band (row-major) goes to v[ξ·plane + t] for ξ = 4·i + j (element (i, j) of the
+    /// 4×4 result), and the rest of each row, up to a whole vector, is zeroed. With
+    /// Bᵀ = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]].
+    fn input_tiles[](
+        v: &mut [f32],
+        plane: usize,
+        channel: &[f32],
+        dims: [Dim; 2],
+        band: std::ops::Range<usize>,
+        scratch: &mut [f32],
+    ) {
+        let [dh, dw] = dims;
+        let (i0, rows) = (band.start, band.len());
+        let tw = dw.out.div_ceil(2);
+        let (padded, rest) = scratch.split_at_mut(2 * tw + 2);
+        let (even, rest) = rest.split_at_mut(tw + 1);
+        let (odd, rest) = rest.split_at_mut(tw + 1);
+        // Bᵀ along each of the 2·rows + 2 input rows the band reads (tiles overlap by
+        // two rows): r[(4·y + j)·tw + t] for row y, once each.
+        let r = &mut rest[..(2 * rows + 2) * 4 * tw];
+        for (y, ry) in r.chunks_exact_mut(4 * tw).enumerate() {
+            let Some(y) = (2 * i0 + y).checked_sub(dh.pad).filter(|&y| y < dh.image) else {
+                ry.fill(0.0);
+                continue;
+            };
+            // The row with its padding (columns past what the tiles read dropped),
+            // split into even and odd elements.
+            let pad = dw.pad.min(padded.len());
+            let len = dw.image.min(padded.len() - pad);
+            padded[..pad].fill(0.0);
+            padded[pad..pad + len].copy_from_slice(&channel[y * dw.image..][..len]);
+            padded[pad + len..].fill(0.0);
+            for ((e, o), pair) in even.iter_mut().zip(odd.iter_mut()).zip(padded.chunks_exact(2)) {
+                (*e, *o) = (pair[0], pair[1]);
+            }
+            let (a, b, c, d) = (&even[..tw], &odd[..tw], &even[1..], &odd[1..]);
+            let (r0, rest) = ry.split_at_mut(tw);
+            let (r1, rest) = rest.split_at_mut(tw);
+            let (r2, r3) = rest.split_at_mut(tw);
+            for t in 0..tw {
+                r0[t] = a[t] - c[t];
+                r1[t] = b[t] + c[t];
+                r2[t] = c[t] - b[t];
+                r3[t] = b[t] - d[t];
+            }
+        }
+        // Then Bᵀ along the columns of each tile row's four input rows.
+        for ti in 0..rows {
+            for j in 0..4 {
+                let row = |i: usize| &r[(4 * (2 * ti + i) + j) * tw..][..tw];
+                let (d0, d1, d2, d3) = (row(0), row(1), row(2), row(3));
+                let at = |i: usize| (4 * i + j) * plane + ti * tw;
+                for (o, (&p, &q)) in v[at(0)..][..tw].iter_mut().zip(d0.iter().zip(d2)) {
+                    *o = p - q;
+                }
+                for (o, (&p, &q)) in v[at(1)..][..tw].iter_mut().zip(d1.iter().zip(d2)) {
+                    *o = p + q;
+                }
+                for (o, (&p, &q)) in v[at(2)..][..tw].iter_mut().zip(d2.iter().zip(d1)) {
+                    *o = p - q;
+                }
+                for (o, (&p, &q)) in v[at(3)..][..tw].iter_mut().zip(d1.iter().zip(d3)) {
+                    *o = p - q;
+                }
+            }
+        }
+        let t = rows * tw;
+        for xi in 0..16 {
+            v[xi * plane + t..xi * plane + t.next_multiple_of(LANES)].fill(0.0);
+        }
+    }
+}
+
+twin! {
+    /// Aᵀ M A plus `plus` (the bias, or -0.0) for one output channel's tiles of a
+    /// band, written to `out` (the band's rows of that channel, `width` wide, cropped
+    /// to the image): tile t's element ξ of M is m[ξ·plane + t]. With
+    /// Aᵀ = [[1, 1, 1, 0], [0, 1, -1, -1]].
+    fn output_tiles[](
+        out: &mut [MaybeUninit<f32>],
+        width: usize,
+        m: &[f32],
+        plane: usize,
+        plus: f32,
+        scratch: &mut [f32],
+    ) {
+        let tw = width.div_ceil(2);
+        let (p, y) = scratch[..12 * tw].split_at_mut(8 * tw);
+        for (ti, rows) in out.chunks_mut(2 * width).enumerate() {
+            let mm = |xi: usize| &m[xi * plane + ti * tw..][..tw];
+            // Aᵀ along each row of M, then along the columns.
+            for i in 0..4 {
+                let (m0, m1, m2, m3) = (mm(4 * i), mm(4 * i + 1), mm(4 * i + 2), mm(4 * i + 3));
+                let (p0, p1) = p[2 * i * tw..][..2 * tw].split_at_mut(tw);
+                for t in 0..tw {
+                    p0[t] = m0[t] + m1[t] + m2[t];
+                    p1[t] = m1[t] - m2[t] - m3[t];
+                }
+            }
+            for j in 0..2 {
+                let pp = |i: usize| &p[(2 * i + j) * tw..][..tw];
+                let (p0, p1, p2, p3) = (pp(0), pp(1), pp(2), pp(3));
+                let (y0, y1) = y[2 * j * tw..][..2 * tw].split_at_mut(tw);
+                for t in 0..tw {
+                    y0[t] = p0[t] + p1[t] + p2[t];
+                    y1[t] = p1[t] - p2[t] - p3[t];
+                }
+            }
+            // y holds rows [Y00, Y10, Y01, Y11]: interleave columns 0 and 1 of each row.
+            for (i, row) in rows.chunks_mut(width).enumerate() {
+                let (c0, c1) = (&y[i * tw..][..tw], &y[(2 + i) * tw..][..tw]);
+                let (pairs, last) = row.split_at_mut(width / 2 * 2);
+                for ((o, &a), &b) in pairs.chunks_exact_mut(2).zip(c0).zip(c1) {
+                    o[0].write(a + plus);
+                    o[1].write(b + plus);
+                }
+                if let Some(o) = last.first_mut() {
+                    o.write(c0[tw - 1] + plus);
+                }
+            }
+        }
+    }
+}
