@@ -50,7 +50,12 @@ pub fn exp(x: f32) -> f32 {
 fn exp_parts(x: f32) -> (f32, i32) {
     // Comparisons, not f32::clamp: NaN must pass through.
     let c = if x > EXP_MAX { EXP_MAX } else { x };
-    let c = if c < EXP_MIN { EXP_MIN } else { c };
+    exp_near(if c < EXP_MIN { EXP_MIN } else { c })
+}
+
+/// `exp_parts` for c in [EXP_MIN, EXP_MAX] or NaN (not clamped).
+#[inline(always)]
+fn exp_near(c: f32) -> (f32, i32) {
     let t = fma(c, std::f32::consts::LOG2_E, ROUNDER);
     let n = (t.to_bits() as i32).wrapping_sub(ROUNDER.to_bits() as i32);
     let nf = t - ROUNDER;
@@ -87,7 +92,9 @@ pub fn tanh(x: f32) -> f32 {
     let p = fma(p, z, 1.333_144_2e-1);
     let p = fma(p, z, -3.333_328e-1);
     let small = fma(p * z, a, a);
-    let e = exp(2.0 * if a > TANH_ONE { TANH_ONE } else { a });
+    // e^{2a} with 2a in [0, 20] (or NaN): no clamping, and 2^n is a normal factor.
+    let (p, n) = exp_near(2.0 * if a > TANH_ONE { TANH_ONE } else { a });
+    let e = p * pow2(n);
     // 1 - 2/(e+1), with what rounding e + 1 lost (exact, as e ≥ 1) put back into the
     // quotient: that rounding alone would cost up to a whole ulp of the result.
     let d = e + 1.0;
