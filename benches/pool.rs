@@ -29,6 +29,13 @@ fn bench_pool(c: &mut Criterion) {
     g.bench_function("max_pool_3x3_s2_p1_1x64x112x112", |b| {
         b.iter(|| max_pool2d(black_box(&x), &p).expect("max_pool2d"))
     });
+    let unpadded = PoolParams {
+        padding: vec![0, 0],
+        ..p.clone()
+    };
+    g.bench_function("max_pool_3x3_s2_1x64x112x112", |b| {
+        b.iter(|| max_pool2d(black_box(&x), &unpadded).expect("max_pool2d"))
+    });
     let y = tensor(&[8, 512, 7, 7]);
     g.bench_function("global_avg_pool_8x512x7x7", |b| {
         b.iter(|| global_pool2d(black_box(&y), ReduceOp::Mean).expect("global_avg_pool2d"))

@@ -155,6 +155,14 @@ fn convolutions_are_thread_count_independent() {
     let dw = tensor(&[16, 1, 3, 3], 3, DType::F32);
     let p = ConvParams { groups: 16, ..p };
     same_bits_for_any_thread_count("depthwise", || conv(&x, &dw, None, 2, &p).unwrap());
+    // The generic depthwise kernel (the 3×3 one has its own AVX2 twin).
+    let dw5 = tensor(&[32, 1, 5, 3], 5, DType::F32);
+    let p5 = ConvParams {
+        stride: vec![2, 1],
+        padding: Padding::Explicit(vec![2, 1]),
+        ..p
+    };
+    same_bits_for_any_thread_count("depthwise 5x3", || conv(&x, &dw5, None, 2, &p5).unwrap());
     let wt = tensor(&[16, 8, 4, 4], 4, DType::F32);
     let p = TransposeParams {
         stride: vec![2, 2],

@@ -172,7 +172,7 @@ impl Dim {
 }
 
 /// Channels per parallel chunk of a per-channel loop over `len`-element channels.
-fn channels_per_chunk(len: usize) -> usize {
+pub(crate) fn channels_per_chunk(len: usize) -> usize {
     (ELEMENTWISE_CHUNK / len.max(1)).max(1)
 }
 
@@ -377,10 +377,17 @@ fn depthwise_runs<T: Arith>(out: &mut [T], x: &[T], w: &[T], win: &Window) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn dim(image: usize, kernel: usize, stride: usize, pad: usize, dilation: usize) -> Dim {
+    /// A dim of `image` elements with PyTorch's output count (the kernel must fit).
+    pub(crate) fn dim(
+        image: usize,
+        kernel: usize,
+        stride: usize,
+        pad: usize,
+        dilation: usize,
+    ) -> Dim {
         let span = dilation * (kernel - 1) + 1;
         let out = (image + 2 * pad - span) / stride + 1;
         Dim {

@@ -6,6 +6,9 @@ pub mod alloc;
 pub mod arith;
 pub mod conv;
 pub mod conv_f32;
+pub mod depthwise;
+#[cfg(target_arch = "x86_64")]
+mod depthwise_avx2;
 pub mod erf;
 pub mod gemm;
 pub mod interrupt;
@@ -17,6 +20,8 @@ pub mod nn;
 pub mod padded;
 pub mod parallel;
 pub mod pool;
+#[cfg(target_arch = "x86_64")]
+mod pool_avx2;
 pub mod reduce;
 pub mod simd;
 pub mod strided;

@@ -4,9 +4,14 @@
 //! Max pooling with regular column windows has a vectorized kernel; planes are
 //! independent, so `for_each_plane` runs them in parallel at fixed boundaries.
 
+use std::mem::MaybeUninit;
+use std::ops::Range;
+
+use super::alloc::filled;
 use super::arith::is_nan;
 use super::isa::Isa;
 use super::parallel::for_each_chunk_mut;
+use crate::tensor::Elem;
 
 /// Input elements per parallel task (whole planes are never split).
 const ELEMENTS_PER_TASK: usize = 1 << 15;
@@ -39,46 +44,82 @@ pub struct ColumnTaps {
     pub offsets: Vec<isize>,
 }
 
-/// Max pooling of one `width`-wide plane into `out` (`rows.len()` rows of `out_w`):
-/// output row `oh` is the NaN-propagating max over input rows `rows[oh]` and the
-/// column windows of `cols`; an empty window gives `lowest`. Each output row takes
-/// the max of its input rows elementwise, splits that row into `stride` phases
-/// (phase `p` holds columns `p, p + stride, ...`) and then takes, per tap, a max
-/// with a shifted phase: every step is a contiguous elementwise loop.
+/// Max pooling of [height, width] planes: output row `oh` of a plane is the
+/// NaN-propagating max over input rows `rows[oh]` and the column windows of `cols`
+/// (`rows.len()` rows of `out_w` outputs); an empty window gives `lowest`.
+pub struct MaxPool<'a, T> {
+    pub width: usize,
+    pub rows: &'a [Vec<usize>],
+    pub cols: &'a ColumnTaps,
+    pub lowest: T,
+}
+
+/// A kernel pooling one plane: `max_pool_plane` or `max_pool_plane_f32`. It writes
+/// every element of its output.
+pub type MaxPoolPlane<T> = fn(Isa, &mut [MaybeUninit<T>], &[T], &MaxPool<T>);
+
+/// Max pooling of every plane of `data` (`in_plane` elements each) into a new buffer
+/// of `out_plane` elements per plane (both non-zero) with `kernel`, in parallel over
+/// planes (`for_each_plane`); `None` when the buffer cannot be allocated.
+pub fn max_pool_new<T: Elem>(
+    isa: Isa,
+    kernel: MaxPoolPlane<T>,
+    data: &[T],
+    in_plane: usize,
+    out_plane: usize,
+    p: &MaxPool<T>,
+) -> Option<Vec<T>> {
+    let n = data.len() / in_plane * out_plane;
+    // SAFETY: `for_each_plane` hands every plane of the output to `kernel` (unless
+    // interrupted), which writes all of it.
+    unsafe {
+        filled(n, |out| {
+            for_each_plane(out, out_plane, data, in_plane, |src, dst| {
+                kernel(isa, dst, src, p)
+            })
+        })
+    }
+}
+
+/// Max pooling of one plane (see `MaxPool`). Each output row takes the max of its
+/// input rows elementwise, splits that row into `stride` phases (phase `p` holds
+/// columns `p, p + stride, ...`) and then takes, per tap, a max with a shifted phase:
+/// every step is a contiguous elementwise loop.
 pub fn max_pool_plane<T: Copy + PartialOrd>(
     isa: Isa,
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
     plane: &[T],
-    width: usize,
-    rows: &[Vec<usize>],
-    cols: &ColumnTaps,
-    lowest: T,
+    p: &MaxPool<T>,
 ) {
     #[cfg(target_arch = "x86_64")]
     if isa.avx2() {
         // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
-        return unsafe { max_pool_avx2(out, plane, width, rows, cols, lowest) };
+        return unsafe { max_pool_avx2(out, plane, p) };
     }
     let _ = isa;
-    max_pool(out, plane, width, rows, cols, lowest)
+    max_pool(out, plane, p)
+}
+
+/// `max_pool_plane` for f32, with a kernel of its own for stride 2 along the width
+/// (`pool_avx2`) when `isa` has AVX2; the same bits either way.
+pub fn max_pool_plane_f32(isa: Isa, out: &mut [MaybeUninit<f32>], plane: &[f32], p: &MaxPool<f32>) {
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx2() && p.cols.stride == 2 && p.width >= super::pool_avx2::MIN_WIDTH {
+        // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
+        return unsafe { super::pool_avx2::max_pool_stride2(out, plane, p) };
+    }
+    max_pool_plane(isa, out, plane, p)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn max_pool_avx2<T: Copy + PartialOrd>(
-    out: &mut [T],
-    plane: &[T],
-    width: usize,
-    rows: &[Vec<usize>],
-    cols: &ColumnTaps,
-    lowest: T,
-) {
-    max_pool(out, plane, width, rows, cols, lowest)
+fn max_pool_avx2<T: Copy + PartialOrd>(out: &mut [MaybeUninit<T>], plane: &[T], p: &MaxPool<T>) {
+    max_pool(out, plane, p)
 }
 
-/// `x` replaces the running max `m`: it is larger, or NaN (nothing replaces a NaN).
+/// `x` replaces the running max `m`: it is larger, or NaN (only a NaN replaces a NaN).
 #[inline(always)]
-fn beats<T: Copy + PartialOrd>(x: T, m: T) -> bool {
+pub(crate) fn beats<T: Copy + PartialOrd>(x: T, m: T) -> bool {
     x > m || is_nan(x)
 }
 
@@ -93,28 +134,26 @@ fn max_of<T: Copy + PartialOrd>(out: &mut [T], a: &[T], b: &[T]) {
 }
 
 #[inline(always)]
-fn max_pool<T: Copy + PartialOrd>(
-    out: &mut [T],
-    plane: &[T],
-    width: usize,
-    rows: &[Vec<usize>],
-    cols: &ColumnTaps,
-    lowest: T,
-) {
+fn max_pool<T: Copy + PartialOrd>(out: &mut [MaybeUninit<T>], plane: &[T], p: &MaxPool<T>) {
+    let MaxPool {
+        width,
+        rows,
+        cols,
+        lowest,
+    } = *p;
     let s = cols.stride;
     // Running maxima and the buffer for their next value (see `max_of`), swapped.
     let (mut row_max, mut row_next) = (vec![lowest; width], vec![lowest; width]);
-    // Phase `p` of `row_max` at `phases[p * phase_len..]`, `phase_lens[p]` long. Only
-    // the first `width` phases can hold columns: a stride longer than the row has
-    // empty phases past it, which are not stored.
+    // Phase `p` of `row_max` at `phases[p * phase_len..]`, `phase_lens[p]` long.
     let phase_len = width.div_ceil(s);
-    let phase_lens: Vec<usize> = (0..s.min(width)).map(|p| (width - p).div_ceil(s)).collect();
+    let phase_lens = phase_lens(width, s);
     let mut phases = vec![lowest; phase_lens.len() * phase_len];
     let out_w = out.len() / rows.len().max(1);
+    let taps = phase_taps(cols, &phase_lens, out_w);
     let (mut acc, mut acc_next) = (vec![lowest; out_w], vec![lowest; out_w]);
-    for (dst, taps) in out.chunks_exact_mut(out_w).zip(rows) {
+    for (dst, taps_h) in out.chunks_exact_mut(out_w).zip(rows) {
         row_max.fill(lowest);
-        for &r in taps {
+        for &r in taps_h {
             max_of(&mut row_next, &row_max, &plane[r * width..][..width]);
             std::mem::swap(&mut row_max, &mut row_next);
         }
@@ -125,27 +164,54 @@ fn max_pool<T: Copy + PartialOrd>(
             }
         }
         acc.fill(lowest);
-        for &d in &cols.offsets {
-            let (p, q) = (d.rem_euclid(s as isize) as usize, d.div_euclid(s as isize));
-            let Some(&len) = phase_lens.get(p) else {
-                continue; // an empty phase
-            };
-            let phase = &phases[p * phase_len..][..len];
-            // Output o reads phase[o + q] where 0 <= o + q < phase.len().
-            let first = (-q).max(0) as usize;
-            let end = (phase.len() as isize - q).clamp(0, out_w as isize) as usize;
-            if first < end {
-                let src = &phase[(first as isize + q) as usize..];
-                // Outside [first, end) this tap adds nothing (a few edge columns).
-                for o in (0..first).chain(end..out_w) {
-                    acc_next[o] = acc[o];
-                }
-                max_of(&mut acc_next[first..end], &acc[first..end], src);
-                std::mem::swap(&mut acc, &mut acc_next);
+        for t in taps.iter().filter(|t| !t.outputs.is_empty()) {
+            let Range { start, end } = t.outputs;
+            let src = &phases[t.phase * phase_len..][(start as isize + t.shift) as usize..];
+            // Outside the tap's outputs it adds nothing (a few edge columns).
+            for o in (0..start).chain(end..out_w) {
+                acc_next[o] = acc[o];
             }
+            max_of(&mut acc_next[start..end], &acc[start..end], src);
+            std::mem::swap(&mut acc, &mut acc_next);
         }
-        dst.copy_from_slice(&acc);
+        dst.write_copy_of_slice(&acc);
     }
+}
+
+/// The lengths of the phases of a `width`-wide row split by `stride` (phase `p` holds
+/// columns `p, p + stride, ...`). Only the first `width` phases can hold columns: a
+/// stride longer than the row has empty phases past it, which are not listed.
+pub(crate) fn phase_lens(width: usize, stride: usize) -> Vec<usize> {
+    (0..stride.min(width))
+        .map(|p| (width - p).div_ceil(stride))
+        .collect()
+}
+
+/// A column tap as a read of the phases: output `o` reads `phase[o + shift]` of phase
+/// `phase`, for the `o` in `outputs` (where that lies inside the phase).
+pub(crate) struct PhaseTap {
+    pub phase: usize,
+    pub shift: isize,
+    pub outputs: Range<usize>,
+}
+
+/// The taps of `cols` (in order) as reads of phases of the given lengths, for rows of
+/// `out_w` outputs; taps that fall in an empty phase are left out.
+pub(crate) fn phase_taps(cols: &ColumnTaps, phase_lens: &[usize], out_w: usize) -> Vec<PhaseTap> {
+    let s = cols.stride as isize;
+    let tap = |&d: &isize| {
+        let (phase, shift) = (d.rem_euclid(s) as usize, d.div_euclid(s));
+        let len = *phase_lens.get(phase)? as isize;
+        // 0 <= o + shift < len.
+        let start = (-shift).max(0) as usize;
+        let end = (len - shift).clamp(0, out_w as isize) as usize;
+        Some(PhaseTap {
+            phase,
+            shift,
+            outputs: start..end.max(start),
+        })
+    };
+    cols.offsets.iter().filter_map(tap).collect()
 }
 
 /// For every output position (oh, ow) of one plane, gathers the window
@@ -177,61 +243,127 @@ pub fn pool2d<T: Copy, O>(
 mod tests {
     use super::*;
 
-    /// The vectorized max pooling against `pool2d` with a plain max, on both builds,
-    /// for strides 1 to 3, dilation, padding on either side and NaN.
+    /// Pseudo-random small integers (so with ties), signed zeros and, with `nans`,
+    /// NaNs of distinct payloads.
+    fn test_plane(len: usize, seed: usize, nans: bool) -> Vec<f32> {
+        (0..len)
+            .map(|i| match (i * 7919 + seed * 104_729) % 61 {
+                0 | 1 => -0.0,
+                2 if nans => f32::from_bits(0x7fc0_0000 | i as u32),
+                k => (k % 13) as f32 - 6.0,
+            })
+            .collect()
+    }
+
+    /// The input indices of each of the `n_out` windows along a dim of `n` elements,
+    /// those in the padding left out.
+    fn window_taps(n: usize, n_out: usize, [k, s, d, pad]: [usize; 4]) -> Vec<Vec<usize>> {
+        (0..n_out)
+            .map(|o| {
+                (0..k)
+                    .filter_map(|j| (o * s + j * d).checked_sub(pad).filter(|&i| i < n))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Windows along a dim of `n`: PyTorch's count (floor or ceil) for kernel `k`,
+    /// stride `s`, dilation `d` and padding `pad`; `None` when the kernel does not fit.
+    fn window_count(n: usize, [k, s, d, pad]: [usize; 4], ceil: bool) -> Option<usize> {
+        let reach = (n + 2 * pad).checked_sub(d * (k - 1) + 1)?;
+        let mut out = if ceil { reach.div_ceil(s) } else { reach / s } + 1;
+        if ceil && (out - 1) * s >= n + pad {
+            out -= 1; // the last window would start in the right padding
+        }
+        Some(out)
+    }
+
+    /// The bits of `v`, with every NaN and both zeros made one (the window gather
+    /// compares in another order, so may pick another NaN or zero).
+    fn loose_bits(v: &[f32]) -> Vec<u32> {
+        let one = |x: f32| match x {
+            _ if x.is_nan() => u32::MAX,
+            0.0 => 0,
+            _ => x.to_bits(),
+        };
+        v.iter().map(|&x| one(x)).collect()
+    }
+
+    /// Max pooling, generic and (for f32 with AVX2) stride-2 kernels, against `pool2d`
+    /// with a plain max: strides 1 to 3, kernels 1 to 4, dilation, padding, ceil mode,
+    /// planes narrower than a vector and of odd widths, one row or column, and NaN
+    /// anywhere (also in the last column). The kernels on both builds give the same
+    /// bits as the scalar build, down to which NaN or zero wins.
     #[test]
     fn max_pool_plane_matches_the_window_gather() {
-        let (h, w) = (7, 11);
-        let mut plane: Vec<f32> = (0..h * w).map(|i| ((i * 37) % 23) as f32 - 11.0).collect();
-        plane[30] = f32::NAN;
-        for (stride, kernel, dil, pad) in [
-            (1, 3, 1, 1),
-            (2, 3, 1, 1),
-            (3, 2, 2, 1),
-            (2, 4, 1, 0),
-            (1, 1, 1, 0),
+        let mut cases = 0;
+        for (h, w) in [
+            (1, 1),
+            (1, 40),
+            (5, 1),
+            (2, 3),
+            (3, 8),
+            (4, 15),
+            (5, 16),
+            (3, 17),
+            (6, 18),
+            (3, 33),
+            (7, 50),
         ] {
-            let span = dil * (kernel - 1) + 1;
-            let out_w = (w + 2 * pad - span) / stride + 1;
-            let taps = |o: usize, n: usize| -> Vec<usize> {
-                (0..kernel)
-                    .map(|k| (o * stride + k * dil) as isize - pad as isize)
-                    .filter(|&i| (0..n as isize).contains(&i))
-                    .map(|i| i as usize)
-                    .collect()
-            };
-            let rows: Vec<Vec<usize>> = (0..(h + 2 * pad - span) / stride + 1)
-                .map(|o| taps(o, h))
-                .collect();
-            let col_lists: Vec<Vec<usize>> = (0..out_w).map(|o| taps(o, w)).collect();
-            let mut want = vec![0f32; rows.len() * out_w];
-            pool2d(&mut want, &plane, w, &rows, &col_lists, |win, _, _| {
-                win.iter()
-                    .copied()
-                    .reduce(crate::kernels::arith::Arith::maximum)
-                    .unwrap_or(f32::NEG_INFINITY)
-            });
-            let cols = ColumnTaps {
-                stride,
-                offsets: (0..kernel)
-                    .map(|k| (k * dil) as isize - pad as isize)
-                    .collect(),
-            };
-            for isa in [Isa::SCALAR, Isa::detect()] {
-                let mut got = vec![0f32; want.len()];
-                max_pool_plane(isa, &mut got, &plane, w, &rows, &cols, f32::NEG_INFINITY);
-                let bits = |v: &[f32]| {
-                    v.iter()
-                        .map(|x| if x.is_nan() { u32::MAX } else { x.to_bits() })
-                        .collect::<Vec<_>>()
-                };
-                assert_eq!(
-                    bits(&got),
-                    bits(&want),
-                    "stride {stride} kernel {kernel} dil {dil} pad {pad}"
-                );
+            for nans in 0..3 {
+                let mut plane = test_plane(h * w, h + w, nans == 1);
+                if nans == 2 {
+                    plane[w - 1] = f32::NAN; // the last column of the first row
+                }
+                for k in 1..=4 {
+                    for (s, d, pad, ceil) in (1..=3)
+                        .flat_map(|s| (1..=2).map(move |d| (s, d)))
+                        .flat_map(|(s, d)| (0..=k / 2).map(move |pad| (s, d, pad)))
+                        .flat_map(|(s, d, pad)| [false, true].map(|c| (s, d, pad, c)))
+                    {
+                        let win = [k, s, d, pad];
+                        let (Some(out_h), Some(out_w)) =
+                            (window_count(h, win, ceil), window_count(w, win, ceil))
+                        else {
+                            continue;
+                        };
+                        let rows = window_taps(h, out_h, win);
+                        let col_lists = window_taps(w, out_w, win);
+                        let mut want = vec![0f32; out_h * out_w];
+                        pool2d(&mut want, &plane, w, &rows, &col_lists, |win, _, _| {
+                            win.iter()
+                                .copied()
+                                .reduce(crate::kernels::arith::Arith::maximum)
+                                .unwrap_or(f32::NEG_INFINITY)
+                        });
+                        let cols = ColumnTaps {
+                            stride: s,
+                            offsets: (0..k).map(|j| (j * d) as isize - pad as isize).collect(),
+                        };
+                        let p = MaxPool {
+                            width: w,
+                            rows: &rows,
+                            cols: &cols,
+                            lowest: f32::NEG_INFINITY,
+                        };
+                        let pool = |isa, kernel: MaxPoolPlane<f32>| {
+                            let out = max_pool_new(isa, kernel, &plane, h * w, want.len(), &p);
+                            out.unwrap().iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                        };
+                        let scalar = pool(Isa::SCALAR, max_pool_plane);
+                        let case = format!("{h}x{w} nans {nans} kernel {k} stride {s} dilation {d} pad {pad} ceil {ceil}");
+                        let scalar_f32: Vec<f32> =
+                            scalar.iter().map(|&b| f32::from_bits(b)).collect();
+                        assert_eq!(loose_bits(&scalar_f32), loose_bits(&want), "{case}");
+                        for kernel in [max_pool_plane, max_pool_plane_f32] {
+                            assert_eq!(pool(Isa::detect(), kernel), scalar, "{case}");
+                        }
+                        cases += 1;
+                    }
+                }
             }
         }
+        assert!(cases > 1000, "{cases}");
     }
 
     #[test]

@@ -14,6 +14,8 @@ use crate::kernels::conv::{
     im2col as im2col_kernel, Channels, Dim, Window,
 };
 use crate::kernels::conv_f32;
+use crate::kernels::depthwise::{depthwise_new, plane, plane_f32, PlaneKernel, Planes};
+use crate::kernels::isa::Isa;
 use crate::kernels::matmul::MatMul;
 use crate::tensor::shape::{checked_numel, shape_str};
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
@@ -156,6 +158,14 @@ struct Operands<'a> {
 /// blocked kernels of `conv_f32` where they fit, the others on `kernels::conv`.
 fn run(o: &Operands, dtype: DType) -> Result<Tensor> {
     let (win, ch) = (o.win, o.ch);
+    // One input channel per group over 1 or 2 spatial dims runs the direct kernel.
+    let depthwise = Planes::new(win.dims()).filter(|_| !o.transpose && ch.c_in == ch.groups);
+    if let Some(planes) = &depthwise {
+        return match compute_dtype(dtype) {
+            DType::F32 => run_depthwise(o, planes, plane_f32),
+            d => crate::dispatch!(d, T => run_depthwise::<T>(o, planes, plane::<T>)),
+        };
+    }
     let blocked = match o.transpose {
         false => conv_f32::fits(win, ch),
         true => conv_f32::fits_transpose(win, ch),
@@ -212,6 +222,18 @@ fn run_kernel<T: MatMul>(
     // The shape passed the memory limit when `make` runs, so its product fits.
     new_tensor(o.op, o.shape, || {
         make(o.shape.iter().product(), xd, wd, bias.as_deref())
+    })
+}
+
+/// `kernels::depthwise` on contiguous `T` copies of the operands, the bias included.
+fn run_depthwise<T: MatMul>(
+    o: &Operands,
+    planes: &Planes,
+    kernel: PlaneKernel<T>,
+) -> Result<Tensor> {
+    let (channels, batch) = ([o.ch.c_in, o.ch.c_out], o.shape[0]);
+    run_kernel::<T>(o, |_, x, w, bias| {
+        depthwise_new(Isa::detect(), kernel, x, w, bias, planes, batch, channels)
     })
 }
 

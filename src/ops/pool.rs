@@ -7,10 +7,13 @@
 
 use super::conv::{batched, check_lists, dilated_span, positive, too_large, unbatch};
 use super::nn::compute;
-use super::{elems, output_buffer, reduce, ReduceOp};
+use super::{elems, new_tensor, output_buffer, reduce, ReduceOp};
 use crate::kernels::conv::Dim;
 use crate::kernels::isa::Isa;
-use crate::kernels::pool::{for_each_plane, max_pool_plane, pool2d, ColumnTaps};
+use crate::kernels::pool::{
+    for_each_plane, max_pool_new, max_pool_plane, max_pool_plane_f32, pool2d, ColumnTaps, MaxPool,
+    MaxPoolPlane,
+};
 use crate::kernels::reduce::pairwise_sum;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
@@ -54,36 +57,41 @@ pub fn max_pool2d(x: &Tensor, p: &PoolParams) -> Result<Tensor> {
             .map(|k| (k * dil) as isize - pad as isize)
             .collect(),
     };
-    let out = crate::dispatch!(x.dtype(), T => max_pool_as::<T>(&x, size, &rows.taps, &cols))?;
+    let out = match x.dtype() {
+        DType::F32 => max_pool_as(&x, size, &rows.taps, &cols, max_pool_plane_f32),
+        dtype => crate::dispatch!(dtype, T => {
+            max_pool_as::<T>(&x, size, &rows.taps, &cols, max_pool_plane)
+        }),
+    }?;
     unbatch(out, unbatched)
 }
 
-/// Max pooling of every plane with the vectorized kernel.
+/// Max pooling of every plane with the vectorized `kernel`.
 fn max_pool_as<T: Elem>(
     x: &Tensor,
     size: [usize; 2],
     rows: &[Vec<usize>],
     cols: &ColumnTaps,
+    kernel: MaxPoolPlane<T>,
 ) -> Result<Tensor> {
     let op = "max_pool2d";
     let xs = x.shape();
     let shape = [xs[0], xs[1], size[0], size[1]];
-    let mut out = output_buffer(op, &shape, T::default())?;
-    if out.is_empty() {
-        return Tensor::from_vec(out, &shape);
+    if shape.contains(&0) {
+        return Tensor::from_vec(Vec::<T>::new(), &shape);
     }
     let x = x.contiguous();
     let data = elems::<T>(op, &x)?;
-    let (isa, lowest) = (Isa::detect(), T::from_f64(lowest(T::DTYPE)));
-    let width = xs[3];
-    for_each_plane(
-        &mut out,
-        size[0] * size[1],
-        data,
-        xs[2] * width,
-        |src, dst| max_pool_plane(isa, dst, src, width, rows, cols, lowest),
-    );
-    Tensor::from_vec(out, &shape)
+    let p = MaxPool {
+        width: xs[3],
+        rows,
+        cols,
+        lowest: T::from_f64(lowest(T::DTYPE)),
+    };
+    let (in_plane, out_plane) = (xs[2] * xs[3], size[0] * size[1]);
+    new_tensor(op, &shape, || {
+        max_pool_new(Isa::detect(), kernel, data, in_plane, out_plane, &p)
+    })
 }
 
 /// `avg_pool2d`: the mean of each window. With `count_include_pad` the divisor counts
@@ -126,8 +134,29 @@ pub fn global_pool2d(x: &Tensor, op: ReduceOp) -> Result<Tensor> {
         ReduceOp::Max => "global_max_pool2d",
         _ => "global_avg_pool2d",
     };
-    batched(name, x, 2)?;
+    let (x4, unbatched) = batched(name, x, 2)?;
+    if op == ReduceOp::Mean && x.dtype() == DType::F32 && x.numel() > 0 {
+        return unbatch(global_mean_f32(&x4)?, unbatched);
+    }
     reduce(op, x, Some(&[-2, -1]), true)
+}
+
+/// The mean of each (non-empty) [H, W] plane of a non-empty f32 `x`, in parallel over
+/// planes: the same bits as `reduce`'s mean (the pairwise sum in f32 over the plane's
+/// size in f64, rounded once), without its lane bookkeeping, which on small planes
+/// costs more than the sums.
+fn global_mean_f32(x: &Tensor) -> Result<Tensor> {
+    let op = "global_avg_pool2d";
+    let xs = x.shape();
+    let shape = [xs[0], xs[1], 1, 1];
+    let mut out = output_buffer(op, &shape, 0f32)?;
+    let x = x.contiguous();
+    let data = elems::<f32>(op, &x)?;
+    let plane = xs[2] * xs[3];
+    for_each_plane(&mut out, 1, data, plane, |src, dst| {
+        dst[0] = (f64::from(pairwise_sum(src, |v| v)) / plane as f64) as f32;
+    });
+    Tensor::from_vec(out, &shape)
 }
 
 /// `x` as [N, C, H, W] with a non-empty plane, and whether it was unbatched.
@@ -505,6 +534,37 @@ mod tests {
         let want: Vec<f64> = (0..6).map(|c| 4.0 * c as f64 + 3.0).collect();
         assert_tensor(&max, I32, &[2, 3, 1, 1], &want, "max");
         assert!(global_pool2d(&tensor(&[1.0], &[1], F32), ReduceOp::Max).is_err());
+    }
+
+    /// The f32 global mean's own loop gives `reduce`'s bits: planes shorter and longer
+    /// than a pairwise block, size-1 dims, views, unbatched and empty inputs.
+    #[test]
+    fn global_f32_mean_is_the_reduction() {
+        for shape in [
+            &[2, 3, 7, 7][..],
+            &[1, 1, 1, 1],
+            &[2, 2, 3, 100],
+            &[3, 1, 300],
+            &[2, 0, 2, 2],
+            &[1, 2, 0, 3],
+        ] {
+            let n = shape.iter().product::<usize>();
+            let vals: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919) % 1013) as f64 * 0.0371 - 17.3)
+                .collect();
+            for x in views(&tensor(&vals, shape, F32)) {
+                let got = global_pool2d(&x, ReduceOp::Mean).unwrap();
+                let want = reduce(ReduceOp::Mean, &x, Some(&[-2, -1]), true).unwrap();
+                assert_eq!(got.shape(), want.shape(), "{shape:?}");
+                let bits = |t: &Tensor| {
+                    t.to_vec::<f32>()
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(bits(&got), bits(&want), "{shape:?}");
+            }
+        }
     }
 
     #[test]
