@@ -43,7 +43,7 @@ impl Padded {
         }
     }
 
-    /// True when the layout of `win`'s image is at most 16 times the image or the
+    /// True when the layout of `win`'s image is at most twice the image or the
     /// output (plus 4096): padding and dilation far past the image (up to sizes that
     /// overflow) are left to `conv::conv`, which skips the taps in the padding.
     pub fn is_compact(win: &Window) -> bool {
@@ -57,7 +57,7 @@ impl Padded {
         let len = win.dims().iter().try_fold(1usize, |len, d| {
             len.checked_mul(extent(d)?.next_multiple_of(d.stride))
         });
-        let most = win.image_len().max(win.out_len()).saturating_mul(16);
+        let most = win.image_len().max(win.out_len()).saturating_mul(2);
         len.is_some_and(|len| len <= most.saturating_add(4096))
     }
 
