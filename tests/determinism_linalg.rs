@@ -176,6 +176,9 @@ fn convolutions_are_thread_count_independent() {
     });
 }
 
+/// A shape or per-dim option in a table of cases.
+type Dims = &'static [usize];
+
 /// Each f32 fast path (blocked im2col, Winograd, blocked transposed convolution) gives
 /// the same bits for any thread count and agrees with the f64 kernels (checked against
 /// NumPy by the op fixtures) within f32 rounding of sums of up to 600 products.
@@ -203,99 +206,28 @@ fn f32_convolution_paths_agree_with_f64() {
         let want = conv(&f64(&x), &f64(&w), Some(&f64(&b)), nd, &p).unwrap();
         assert_close(&got, &want.to_vec::<f64>(), 2e-5, &what);
     };
-    // Winograd: 3×3 stride 1, ≥ 8 channels; odd and even outputs, padding 0..2, groups,
-    // many bands per sample (a tall image with 64 channels), an image smaller than a tile.
-    conv_case(
-        &[2, 16, 30, 30],
-        &[24, 16, 3, 3],
-        &[1, 1],
-        pad(&[1, 1]),
-        &[1, 1],
-        1,
-    );
-    conv_case(
-        &[1, 8, 9, 13],
-        &[8, 8, 3, 3],
-        &[1, 1],
-        pad(&[0, 0]),
-        &[1, 1],
-        1,
-    );
-    conv_case(
-        &[1, 9, 10, 7],
-        &[12, 9, 3, 3],
-        &[1, 1],
-        pad(&[2, 1]),
-        &[1, 1],
-        1,
-    );
-    conv_case(
-        &[1, 32, 11, 12],
-        &[16, 16, 3, 3],
-        &[1, 1],
-        pad(&[1, 1]),
-        &[1, 1],
-        2,
-    );
-    conv_case(
-        &[1, 64, 128, 20],
-        &[8, 64, 3, 3],
-        &[1, 1],
-        pad(&[1, 1]),
-        &[1, 1],
-        1,
-    );
-    conv_case(
-        &[1, 8, 2, 1],
-        &[8, 8, 3, 3],
-        &[1, 1],
-        pad(&[1, 1]),
-        &[1, 1],
-        1,
-    );
-    // Blocked im2col: strides, dilation, 7×7, few channels, blocks split inside rows,
-    // more positions than a block, "same" padding, 1-d and 3-d, groups.
-    conv_case(
-        &[2, 3, 45, 47],
-        &[16, 3, 7, 7],
-        &[2, 2],
-        pad(&[3, 3]),
-        &[1, 1],
-        1,
-    );
-    conv_case(
-        &[1, 4, 40, 41],
-        &[6, 4, 3, 3],
-        &[1, 1],
-        pad(&[1, 1]),
-        &[1, 1],
-        1,
-    );
-    conv_case(
-        &[1, 12, 17, 19],
-        &[12, 4, 3, 2],
-        &[1, 3],
-        pad(&[2, 0]),
-        &[2, 1],
-        3,
-    );
-    conv_case(
-        &[1, 6, 21, 20],
-        &[8, 6, 4, 3],
-        &[1, 1],
-        Padding::Same,
-        &[1, 2],
-        1,
-    );
-    conv_case(&[3, 5, 77], &[7, 5, 5], &[2], pad(&[4]), &[3], 1);
-    conv_case(
-        &[1, 4, 9, 10, 11],
-        &[5, 4, 3, 2, 3],
-        &[2, 1, 1],
-        pad(&[1, 0, 2]),
-        &[1, 2, 1],
-        1,
-    );
+    #[rustfmt::skip]
+    let cases: &[(Dims, Dims, Dims, Padding, Dims, usize)] = &[
+        // Winograd: 3×3 stride 1, ≥ 8 channels; odd and even outputs, padding 0..2, groups,
+        // many bands per sample (a tall image with 64 channels), an image smaller than a tile.
+        (&[2, 16, 30, 30], &[24, 16, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
+        (&[1, 8, 9, 13], &[8, 8, 3, 3], &[1, 1], pad(&[0, 0]), &[1, 1], 1),
+        (&[1, 9, 10, 7], &[12, 9, 3, 3], &[1, 1], pad(&[2, 1]), &[1, 1], 1),
+        (&[1, 32, 11, 12], &[16, 16, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 2),
+        (&[1, 64, 128, 20], &[8, 64, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
+        (&[1, 8, 2, 1], &[8, 8, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
+        // Blocked im2col: strides, dilation, 7×7, few channels, blocks split inside rows,
+        // more positions than a block, "same" padding, 1-d and 3-d, groups.
+        (&[2, 3, 45, 47], &[16, 3, 7, 7], &[2, 2], pad(&[3, 3]), &[1, 1], 1),
+        (&[1, 4, 40, 41], &[6, 4, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
+        (&[1, 12, 17, 19], &[12, 4, 3, 2], &[1, 3], pad(&[2, 0]), &[2, 1], 3),
+        (&[1, 6, 21, 20], &[8, 6, 4, 3], &[1, 1], Padding::Same, &[1, 2], 1),
+        (&[3, 5, 77], &[7, 5, 5], &[2], pad(&[4]), &[3], 1),
+        (&[1, 4, 9, 10, 11], &[5, 4, 3, 2, 3], &[2, 1, 1], pad(&[1, 0, 2]), &[1, 2, 1], 1),
+    ];
+    for (x, w, stride, padding, dilation, groups) in cases {
+        conv_case(x, w, stride, padding.clone(), dilation, *groups);
+    }
     // Transposed: strides, dilation, output padding, groups, more channels than a block.
     let transpose_case = |x: &[usize],
                           w: &[usize],
@@ -322,43 +254,17 @@ fn f32_convolution_paths_agree_with_f64() {
         let want = conv_transpose(&f64(&x), &f64(&w), Some(&f64(&b)), nd, &p).unwrap();
         assert_close(&got, &want.to_vec::<f64>(), 2e-5, &what);
     };
-    transpose_case(
-        &[2, 16, 15, 15],
-        &[16, 8, 4, 4],
-        &[2, 2],
-        &[1, 1],
-        &[0, 0],
-        &[1, 1],
-        1,
-    );
-    transpose_case(
-        &[1, 6, 7, 9],
-        &[6, 3, 3, 2],
-        &[1, 3],
-        &[0, 1],
-        &[0, 2],
-        &[2, 1],
-        2,
-    );
-    transpose_case(
-        &[1, 32, 8, 8],
-        &[32, 96, 3, 3],
-        &[2, 2],
-        &[1, 1],
-        &[1, 1],
-        &[1, 1],
-        1,
-    );
-    transpose_case(&[2, 3, 50], &[3, 4, 5], &[3], &[2], &[1], &[2], 1);
-    transpose_case(
-        &[1, 2, 3, 4, 5],
-        &[2, 3, 2, 3, 2],
-        &[2, 1, 2],
-        &[0, 1, 0],
-        &[1, 0, 0],
-        &[1, 1, 2],
-        1,
-    );
+    #[rustfmt::skip]
+    let cases: &[(Dims, Dims, Dims, Dims, Dims, Dims, usize)] = &[
+        (&[2, 16, 15, 15], &[16, 8, 4, 4], &[2, 2], &[1, 1], &[0, 0], &[1, 1], 1),
+        (&[1, 6, 7, 9], &[6, 3, 3, 2], &[1, 3], &[0, 1], &[0, 2], &[2, 1], 2),
+        (&[1, 32, 8, 8], &[32, 96, 3, 3], &[2, 2], &[1, 1], &[1, 1], &[1, 1], 1),
+        (&[2, 3, 50], &[3, 4, 5], &[3], &[2], &[1], &[2], 1),
+        (&[1, 2, 3, 4, 5], &[2, 3, 2, 3, 2], &[2, 1, 2], &[0, 1, 0], &[1, 0, 0], &[1, 1, 2], 1),
+    ];
+    for &(x, w, stride, padding, output_padding, dilation, groups) in cases {
+        transpose_case(x, w, stride, padding, output_padding, dilation, groups);
+    }
 }
 
 /// Winograd's transforms would turn an infinity into inf - inf = NaN; with a

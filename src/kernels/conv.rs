@@ -12,6 +12,14 @@ use super::isa::Isa;
 use super::matmul::{Mat, MatMul};
 use super::parallel::{for_each_chunk_mut, ELEMENTWISE_CHUNK};
 
+/// True when a zero-padded copy of `padded` elements (`None`: too many to count) stays
+/// within twice the `image` plus 4096: the kernels that copy the image padded take
+/// only such windows, so their scratch stays proportional to the operands, and leave
+/// padding or dilation far past the image to `conv`, which skips the padding.
+pub fn padding_is_compact(padded: Option<usize>, image: usize) -> bool {
+    padded.is_some_and(|n| n <= image.saturating_mul(2).saturating_add(4096))
+}
+
 /// One spatial dim of a sliding window: the image size, the kernel size, the number of
 /// window positions, and stride, padding (before the first element) and dilation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +33,27 @@ pub struct Dim {
 }
 
 impl Dim {
+    /// A dim of size 1 with a 1-wide kernel: how a missing spatial dim behaves.
+    pub const POINT: Dim = Dim {
+        image: 1,
+        kernel: 1,
+        out: 1,
+        stride: 1,
+        pad: 0,
+        dilation: 1,
+    };
+
+    /// The padded extent the windows read: the last index a window reaches plus one
+    /// (`None` when that overflows, or for an empty output or kernel).
+    pub fn reach(&self) -> Option<usize> {
+        let last_tap = self.kernel.checked_sub(1)?.checked_mul(self.dilation)?;
+        self.out
+            .checked_sub(1)?
+            .checked_mul(self.stride)?
+            .checked_add(last_tap)?
+            .checked_add(1)
+    }
+
     /// The image index that kernel tap `k` of window position `o` reads, or `None`
     /// when it falls in the padding.
     pub fn tap(&self, k: usize, o: usize) -> Option<usize> {
@@ -82,6 +111,14 @@ impl Window {
     /// Window positions.
     pub fn out_len(&self) -> usize {
         self.dims.iter().map(|d| d.out).product()
+    }
+
+    /// The last spatial dim and the ones before it (a window without spatial dims
+    /// reads like one over a single point).
+    pub fn split_last(&self) -> (Dim, &[Dim]) {
+        self.dims
+            .split_last()
+            .map_or((Dim::POINT, &[][..]), |(last, outer)| (*last, outer))
     }
 
     /// True when every window is a single element of the image, in order (1×1 kernel,

@@ -10,7 +10,7 @@ use std::mem::MaybeUninit;
 
 use super::alloc::filled;
 use super::arith::Arith;
-use super::conv::{channels_per_chunk, Dim};
+use super::conv::{channels_per_chunk, padding_is_compact, Dim};
 use super::isa::Isa;
 use super::parallel::for_each_chunk_mut;
 use super::simd::twin;
@@ -32,32 +32,14 @@ impl Planes {
     /// 1 or 2 spatial dims with stride 1 along the last, a non-empty image, kernel and
     /// output, and padding that at most doubles the plane (plus a little); else `None`.
     pub fn new(dims: &[Dim]) -> Option<Planes> {
-        let single = Dim {
-            image: 1,
-            kernel: 1,
-            out: 1,
-            stride: 1,
-            pad: 0,
-            dilation: 1,
-        };
         let (rows, cols) = match *dims {
-            [cols] => (single, cols),
+            [cols] => (Dim::POINT, cols),
             [rows, cols] => (rows, cols),
             _ => return None,
         };
-        // The last row/column a window reads, plus one.
-        let span = |d: &Dim| {
-            let last_tap = (d.kernel.checked_sub(1)?).checked_mul(d.dilation)?;
-            (d.out.checked_sub(1)?)
-                .checked_mul(d.stride)?
-                .checked_add(last_tap)?
-                .checked_add(1)
-        };
-        let padded = [span(&rows)?, span(&cols)?];
+        let padded = [rows.reach()?, cols.reach()?];
         let image = rows.image * cols.image;
-        let fits = padded[0]
-            .checked_mul(padded[1])
-            .is_some_and(|n| n <= 2 * image + 4096);
+        let fits = padding_is_compact(padded[0].checked_mul(padded[1]), image);
         (cols.stride == 1 && image > 0 && fits).then_some(Planes { rows, cols, padded })
     }
 

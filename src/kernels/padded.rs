@@ -6,7 +6,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::conv::{Dim, Window};
+use super::conv::{padding_is_compact, Dim, Window};
 use super::isa::Isa;
 use super::simd::twin;
 
@@ -25,40 +25,26 @@ pub struct Padded {
 impl Padded {
     /// The layout for `win`'s image (a window with spatial dims).
     pub fn new(win: &Window) -> Padded {
-        let extent = |d: &Dim| {
-            (
-                d.image,
-                d.pad,
-                (d.out - 1) * d.stride + (d.kernel - 1) * d.dilation + 1,
-            )
-        };
-        let (last, outer) = win.dims().split_last().expect("spatial dims");
+        // (Saturated: a layout too large to count is never compact, nor built.)
+        let extent = |d: &Dim| (d.image, d.pad, d.reach().unwrap_or(usize::MAX));
+        let (last, outer) = win.split_last();
         let outer: Vec<_> = outer.iter().map(extent).collect();
         Padded {
             rows: outer.iter().map(|e| e.2).product(),
             outer,
-            last: extent(last),
+            last: extent(&last),
             step: last.stride,
-            len: extent(last).2.div_ceil(last.stride),
+            len: extent(&last).2.div_ceil(last.stride),
         }
     }
 
-    /// True when the layout of `win`'s image is at most twice the image or the
-    /// output (plus 4096): padding and dilation far past the image (up to sizes that
-    /// overflow) are left to `conv::conv`, which skips the taps in the padding.
+    /// True when the layout of `win`'s image is compact (`conv::padding_is_compact`,
+    /// measured against the image or the output, whichever is larger).
     pub fn is_compact(win: &Window) -> bool {
-        let extent = |d: &Dim| {
-            let reach = (d.kernel - 1).checked_mul(d.dilation)?;
-            (d.out - 1)
-                .checked_mul(d.stride)?
-                .checked_add(reach)?
-                .checked_add(1)
-        };
         let len = win.dims().iter().try_fold(1usize, |len, d| {
-            len.checked_mul(extent(d)?.next_multiple_of(d.stride))
+            len.checked_mul(d.reach()?.next_multiple_of(d.stride))
         });
-        let most = win.image_len().max(win.out_len()).saturating_mul(2);
-        len.is_some_and(|len| len <= most.saturating_add(4096))
+        padding_is_compact(len, win.image_len().max(win.out_len()))
     }
 
     /// Elements of a channel in this layout.
@@ -211,7 +197,7 @@ impl Runs {
     /// The runs of positions `p0..p0 + nb` (flat, row-major over the output dims; at
     /// least one) of `win` over images in `layout`.
     pub fn new(win: &Window, layout: &Padded, p0: usize, nb: usize) -> Runs {
-        let (last, outer) = win.dims().split_last().expect("spatial dims");
+        let (last, outer) = win.split_last();
         let width = last.out;
         let (first, end) = (p0 / width, (p0 + nb - 1) / width + 1);
         // The padded row of an output row's window at tap 0, and a tap's shift of it.

@@ -154,8 +154,9 @@ struct Operands<'a> {
     transpose: bool,
 }
 
-/// The convolution (or transposed one) of `o` in `dtype`'s compute type: f32 on the
-/// blocked kernels of `conv_f32` where they fit, the others on `kernels::conv`.
+/// The convolution (or transposed one) of `o` in `dtype`'s compute type: depthwise
+/// ones on `kernels::depthwise`, f32 on the blocked kernels of `conv_f32` where they
+/// fit, the others on `kernels::conv`.
 fn run(o: &Operands, dtype: DType) -> Result<Tensor> {
     let (win, ch) = (o.win, o.ch);
     // One input channel per group over 1 or 2 spatial dims runs the direct kernel.
@@ -166,9 +167,10 @@ fn run(o: &Operands, dtype: DType) -> Result<Tensor> {
             d => crate::dispatch!(d, T => run_depthwise::<T>(o, planes, plane::<T>)),
         };
     }
-    let blocked = match o.transpose {
-        false => conv_f32::fits(win, ch),
-        true => conv_f32::fits_transpose(win, ch),
+    let blocked = if o.transpose {
+        conv_f32::fits_transpose(win, ch)
+    } else {
+        conv_f32::fits(win, ch)
     };
     match compute_dtype(dtype) {
         DType::F32 if blocked => run_kernel::<f32>(o, |n, x, weight, bias| {
@@ -179,23 +181,21 @@ fn run(o: &Operands, dtype: DType) -> Result<Tensor> {
                 win,
                 ch,
             };
-            match o.transpose {
-                false => conv_f32::conv_new(n, operands),
-                true => conv_f32::conv_transpose_new(n, operands),
+            if o.transpose {
+                conv_f32::conv_transpose_new(n, operands)
+            } else {
+                conv_f32::conv_new(n, operands)
             }
         }),
         d => crate::dispatch!(d, T => {
             run_kernel::<T>(o, |n, x, w, b| {
                 let mut out = zeroed(n)?;
-                let channel_len = match o.transpose {
-                    false => {
-                        conv_kernel(&mut out, x, w, win, ch);
-                        win.out_len()
-                    }
-                    true => {
-                        conv_transpose_kernel(&mut out, x, w, win, ch);
-                        win.image_len()
-                    }
+                let channel_len = if o.transpose {
+                    conv_transpose_kernel(&mut out, x, w, win, ch);
+                    win.image_len()
+                } else {
+                    conv_kernel(&mut out, x, w, win, ch);
+                    win.out_len()
                 };
                 add_bias(&mut out, b, channel_len);
                 Some(out)
