@@ -10,62 +10,87 @@ use crate::kernels::reduce::any;
 use crate::tensor::shape::{broadcast_shapes, shape_str};
 use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    /// True division: integer inputs give the default float dtype.
-    Div,
-    /// Floors (NumPy `//`); integer division by zero is an error.
-    FloorDiv,
-    /// Result takes the divisor's sign (NumPy `%`).
-    Rem,
-    Pow,
-    Maximum,
-    Minimum,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    /// Bitwise on ints, logical on bool.
-    BitAnd,
-    BitOr,
-    BitXor,
-    /// Truth values (nonzero, NaN included) combined into a bool result, any dtype.
-    LogicalAnd,
-    LogicalOr,
-    LogicalXor,
+/// The binary ops, one row each: variant, builtin name, the source operator where the
+/// language has one, and the per-element function computed in the promoted type `T`.
+/// The macro generates the enum, `name`, `symbol`, `from_symbol`, `ALL` and `apply`.
+macro_rules! binary_ops {
+    ($($(#[$doc:meta])* $op:ident($name:literal $(, $sym:literal)?) => $f:expr;)*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum BinaryOp {
+            $($(#[$doc])* $op,)*
+        }
+
+        impl BinaryOp {
+            /// Every op, in table order.
+            pub const ALL: [BinaryOp; [$(stringify!($op)),*].len()] = [$(BinaryOp::$op),*];
+
+            /// The builtin's name (NumPy's).
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(BinaryOp::$op => $name,)*
+                }
+            }
+
+            /// The operator as written in source, for the ops the language spells.
+            pub const fn symbol(self) -> Option<&'static str> {
+                match self {
+                    $(BinaryOp::$op => binary_ops!(@opt $($sym)?),)*
+                }
+            }
+
+            /// The op a source operator denotes (`+`, `//`, `==`, ...).
+            pub fn from_symbol(symbol: &str) -> Option<BinaryOp> {
+                match symbol {
+                    $($($sym => Some(BinaryOp::$op),)?)*
+                    _ => None,
+                }
+            }
+        }
+
+        /// Hands the op's per-element function on `T` to `k`.
+        pub(super) fn apply<T: Arith, K: Kernel<T>>(op: BinaryOp, k: K) -> K::Out {
+            match op {
+                $(BinaryOp::$op => k.map($f),)*
+            }
+        }
+    };
+    (@opt $sym:literal) => { Some($sym) };
+    (@opt) => { None };
 }
 
-impl BinaryOp {
-    pub fn name(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "add",
-            BinaryOp::Sub => "sub",
-            BinaryOp::Mul => "mul",
-            BinaryOp::Div => "div",
-            BinaryOp::FloorDiv => "floor_divide",
-            BinaryOp::Rem => "remainder",
-            BinaryOp::Pow => "pow",
-            BinaryOp::Maximum => "maximum",
-            BinaryOp::Minimum => "minimum",
-            BinaryOp::Eq => "eq",
-            BinaryOp::Ne => "ne",
-            BinaryOp::Lt => "lt",
-            BinaryOp::Le => "le",
-            BinaryOp::Gt => "gt",
-            BinaryOp::Ge => "ge",
-            BinaryOp::BitAnd => "bitwise_and",
-            BinaryOp::BitOr => "bitwise_or",
-            BinaryOp::BitXor => "bitwise_xor",
-            BinaryOp::LogicalAnd => "logical_and",
-            BinaryOp::LogicalOr => "logical_or",
-            BinaryOp::LogicalXor => "logical_xor",
-        }
-    }
+binary_ops! {
+    Add("add", "+") => T::add;
+    Sub("sub", "-") => T::sub;
+    Mul("mul", "*") => T::mul;
+    /// True division: integer inputs give the default float dtype.
+    Div("div", "/") => |x: T, y: T| x.to_real().div(y.to_real());
+    /// Floors (NumPy `//`); integer division by zero is an error.
+    FloorDiv("floor_divide", "//") => T::floor_div;
+    /// Result takes the divisor's sign (NumPy `%`).
+    Rem("remainder", "%") => T::rem;
+    Pow("pow", "**") => T::pow;
+    Maximum("maximum") => T::maximum;
+    Minimum("minimum") => T::minimum;
+    Eq("eq", "==") => |x: T, y: T| x == y;
+    Ne("ne", "!=") => |x: T, y: T| x != y;
+    Lt("lt", "<") => |x: T, y: T| x < y;
+    Le("le", "<=") => |x: T, y: T| x <= y;
+    Gt("gt", ">") => |x: T, y: T| x > y;
+    Ge("ge", ">=") => |x: T, y: T| x >= y;
+    /// Bitwise on ints, logical on bool.
+    BitAnd("bitwise_and", "&") => T::bitand;
+    BitOr("bitwise_or", "|") => T::bitor;
+    BitXor("bitwise_xor", "^") => T::bitxor;
+    /// Truth values (nonzero, NaN included) combined into a bool result, any dtype.
+    LogicalAnd("logical_and") => |x: T, y: T| truth(x) && truth(y);
+    LogicalOr("logical_or") => |x: T, y: T| truth(x) || truth(y);
+    LogicalXor("logical_xor") => |x: T, y: T| truth(x) != truth(y);
+}
+
+/// What to do with an op's per-element function (a new tensor, or in place).
+pub(super) trait Kernel<T: Arith> {
+    type Out;
+    fn map<O: Elem>(self, f: impl Fn(T, T) -> O + Sync + Send) -> Self::Out;
 }
 
 /// `a op b`, broadcasting. At least one operand should be a tensor; two scalars
@@ -78,7 +103,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
 }
 
 /// Rejects the dtypes PyTorch rejects for an op.
-fn check_dtype(op: BinaryOp, dtype: DType) -> Result<()> {
+pub(super) fn check_dtype(op: BinaryOp, dtype: DType) -> Result<()> {
     use BinaryOp::*;
     let msg = match (op, dtype.category()) {
         (Sub, Category::Bool) => {
@@ -98,29 +123,31 @@ fn binary_as<T: Arith>(op: BinaryOp, a: Operand, b: Operand, shape: &[usize]) ->
         check_divisor::<T>(op, &b)?;
     }
     let (a, b) = (&broadcast(a, shape)?, &broadcast(b, shape)?);
-    let name = op.name();
-    match op {
-        BinaryOp::Add => map(name, a, b, T::add),
-        BinaryOp::Sub => map(name, a, b, T::sub),
-        BinaryOp::Mul => map(name, a, b, T::mul),
-        BinaryOp::Div => map(name, a, b, |x: T, y: T| x.to_real().div(y.to_real())),
-        BinaryOp::FloorDiv => map(name, a, b, T::floor_div),
-        BinaryOp::Rem => map(name, a, b, T::rem),
-        BinaryOp::Pow => map(name, a, b, T::pow),
-        BinaryOp::Maximum => map(name, a, b, T::maximum),
-        BinaryOp::Minimum => map(name, a, b, T::minimum),
-        BinaryOp::Eq => map(name, a, b, |x: T, y: T| x == y),
-        BinaryOp::Ne => map(name, a, b, |x: T, y: T| x != y),
-        BinaryOp::Lt => map(name, a, b, |x: T, y: T| x < y),
-        BinaryOp::Le => map(name, a, b, |x: T, y: T| x <= y),
-        BinaryOp::Gt => map(name, a, b, |x: T, y: T| x > y),
-        BinaryOp::Ge => map(name, a, b, |x: T, y: T| x >= y),
-        BinaryOp::BitAnd => map(name, a, b, T::bitand),
-        BinaryOp::BitOr => map(name, a, b, T::bitor),
-        BinaryOp::BitXor => map(name, a, b, T::bitxor),
-        BinaryOp::LogicalAnd => map(name, a, b, |x: T, y: T| truth(x) && truth(y)),
-        BinaryOp::LogicalOr => map(name, a, b, |x: T, y: T| truth(x) || truth(y)),
-        BinaryOp::LogicalXor => map(name, a, b, |x: T, y: T| truth(x) != truth(y)),
+    apply::<T, _>(
+        op,
+        NewTensor {
+            op: op.name(),
+            a,
+            b,
+        },
+    )
+}
+
+/// Maps two tensors of one (broadcast) shape into a new contiguous tensor.
+struct NewTensor<'a> {
+    op: &'static str,
+    a: &'a Tensor,
+    b: &'a Tensor,
+}
+
+impl<T: Arith> Kernel<T> for NewTensor<'_> {
+    type Out = Result<Tensor>;
+    fn map<O: Elem>(self, f: impl Fn(T, T) -> O + Sync + Send) -> Result<Tensor> {
+        let (a, b) = (self.a, self.b);
+        let (x, y) = (elems(self.op, a)?, elems(self.op, b)?);
+        new_tensor(self.op, a.shape(), || {
+            binary_map_new(Isa::detect(), x, a.layout(), y, b.layout(), f)
+        })
     }
 }
 
@@ -153,7 +180,7 @@ pub fn clip(x: &Tensor, min: Option<Operand>, max: Option<Operand>) -> Result<Te
 
 /// An operand as a tensor of `T` (a weak scalar becomes a 0-d tensor), borrowed when
 /// it already is one: small ops should not pay for copies of the layout.
-fn converted<T: Elem>(x: Operand<'_>) -> Cow<'_, Tensor> {
+pub(super) fn converted<T: Elem>(x: Operand<'_>) -> Cow<'_, Tensor> {
     match x {
         Operand::Tensor(t) if t.dtype() == T::DTYPE => Cow::Borrowed(t),
         Operand::Tensor(t) => Cow::Owned(t.to_dtype(T::DTYPE)),
@@ -173,7 +200,7 @@ fn broadcast<'a>(t: Cow<'a, Tensor>, shape: &[usize]) -> Result<Cow<'a, Tensor>>
 /// Integer `//` and `%` by zero (the language's rule; NumPy only warns and gives 0)
 /// and integer powers with a negative exponent (NumPy raises) are errors. Checked on
 /// the divisor before computing, and only when the result is not empty.
-fn check_divisor<T: Arith>(op: BinaryOp, b: &Tensor) -> Result<()> {
+pub(super) fn check_divisor<T: Arith>(op: BinaryOp, b: &Tensor) -> Result<()> {
     if !T::DTYPE.is_int() {
         return Ok(());
     }
@@ -191,19 +218,6 @@ fn check_divisor<T: Arith>(op: BinaryOp, b: &Tensor) -> Result<()> {
     Err(TensorError::value(op.name(), msg))
 }
 
-/// Applies `f` to two tensors of one (broadcast) shape into a new contiguous tensor.
-fn map<T: Elem, O: Elem>(
-    op: &str,
-    a: &Tensor,
-    b: &Tensor,
-    f: impl Fn(T, T) -> O + Sync + Send,
-) -> Result<Tensor> {
-    let (x, y) = (elems(op, a)?, elems(op, b)?);
-    new_tensor(op, a.shape(), || {
-        binary_map_new(Isa::detect(), x, a.layout(), y, b.layout(), f)
-    })
-}
-
 /// A zero-filled result buffer for `shape` (see `kernels::alloc`). A shape over the
 /// memory limit, or an allocation the system refuses, is an error rather than an abort.
 pub(super) fn zeroed_output<T: Elem>(op: &str, shape: &[usize]) -> Result<Vec<T>> {
@@ -218,11 +232,6 @@ mod tests {
     use crate::tensor::Scalar;
     use BinaryOp::*;
     use DType::*;
-
-    const ALL_OPS: [BinaryOp; 21] = [
-        Add, Sub, Mul, Div, FloorDiv, Rem, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, BitAnd,
-        BitOr, BitXor, LogicalAnd, LogicalOr, LogicalXor,
-    ];
 
     /// The op on f64 values with NumPy semantics (operands already in the compute dtype;
     /// wrapping comes from rounding the exact result to the result dtype afterwards).
@@ -314,7 +323,7 @@ mod tests {
         for da in DType::ALL {
             let a = tensor(&a_vals, &[2, 1, 3], da);
             for db in DType::ALL {
-                for op in ALL_OPS {
+                for op in BinaryOp::ALL {
                     let b = tensor(if op == Pow { &exponents } else { &b_vals }, &[2, 3], db);
                     let what = format!("{da} {op:?} {db}");
                     let compute = DType::promote(da, db);
@@ -344,7 +353,7 @@ mod tests {
             for s in [Scalar::Int(2), Scalar::Float(1.5), Scalar::Bool(true)] {
                 let compute = DType::promote_weak(dtype, s.category());
                 let st = tensor(&[s.to_f64()], &[], compute);
-                for op in ALL_OPS {
+                for op in BinaryOp::ALL {
                     let what = format!("{dtype} {op:?} {s:?}");
                     if check_dtype(op, compute).is_err() {
                         assert!(ts(op, &a, s).is_err(), "{what}");
@@ -370,6 +379,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn source_operators_map_through_the_table() {
+        let spelled = "+ - * / // % ** == != < <= > >= & | ^".split(' ');
+        let ops: Vec<BinaryOp> = spelled.map(|s| BinaryOp::from_symbol(s).unwrap()).collect();
+        let want = [
+            Add, Sub, Mul, Div, FloorDiv, Rem, Pow, Eq, Ne, Lt, Le, Gt, Ge,
+        ];
+        assert_eq!(ops, [&want[..], &[BitAnd, BitOr, BitXor]].concat());
+        for op in BinaryOp::ALL {
+            assert_eq!(
+                op.symbol().and_then(BinaryOp::from_symbol),
+                op.symbol().map(|_| op)
+            );
+        }
+        assert!(["@", "and", "or", "add"].map(BinaryOp::from_symbol) == [None; 4]);
     }
 
     #[test]

@@ -100,7 +100,30 @@ pub fn index_get(t: &Tensor, items: &[Index]) -> std::result::Result<Tensor, Ind
 /// 0-d index arrays; index arrays broadcast together, and their result dims replace the
 /// indexed dims in place when they are adjacent, else go first.
 pub fn select(layout: &Layout, items: &[Index]) -> std::result::Result<Selection, IndexError> {
-    let ndim = layout.ndim();
+    let consumed = consumed_dims(layout.ndim(), items)?;
+    let fill = layout.ndim() - consumed;
+    let mut walk = Walk {
+        layout,
+        advanced: items.iter().any(|i| matches!(i, Index::Tensor(_))),
+        fill,
+        basic: Vec::with_capacity(items.len() + fill),
+        arrays: Vec::new(),
+        dim: 0,
+        axis: 0,
+    };
+    for (pos, item) in items.iter().enumerate() {
+        walk.item(pos, item)?;
+    }
+    let view = basic_view(layout, &walk.basic)?;
+    if walk.arrays.is_empty() {
+        return Ok(Selection::View(view));
+    }
+    gather(&view, &walk.arrays)
+}
+
+/// How many dims of the tensor `items` index (a bool mask indexes as many as it has);
+/// an error for a float index, a second ellipsis, or more dims than `ndim`.
+fn consumed_dims(ndim: usize, items: &[Index]) -> std::result::Result<usize, IndexError> {
     let mut consumed = 0;
     let mut seen_ellipsis = false;
     for (pos, item) in items.iter().enumerate() {
@@ -132,52 +155,72 @@ pub fn select(layout: &Layout, items: &[Index]) -> std::result::Result<Selection
         )
         .into());
     }
-    let fill = ndim - consumed;
-    let advanced = items.iter().any(|i| matches!(i, Index::Tensor(_)));
-    // The basic view keeps a full dim for every advanced item (a new axis for a 0-d
-    // mask); `dim` counts the view's dims, `axis` the input's.
-    let mut basic: Vec<(Basic, usize)> = Vec::with_capacity(items.len() + fill);
-    let mut arrays: Vec<Array> = Vec::new();
-    let (mut dim, mut axis) = (0usize, 0usize);
-    let full = Basic::Slice(SliceSpec::FULL);
-    for (pos, item) in items.iter().enumerate() {
+    Ok(consumed)
+}
+
+const FULL: Basic = Basic::Slice(SliceSpec::FULL);
+
+/// The items of an index, walked in order into a basic view and the index arrays. The
+/// basic view keeps a full dim for every advanced item (a new axis for a 0-d mask);
+/// `dim` counts the view's dims, `axis` the input's.
+struct Walk<'a> {
+    layout: &'a Layout,
+    /// Whether any item is an index array (ints then index as arrays too).
+    advanced: bool,
+    /// The dims an ellipsis stands for.
+    fill: usize,
+    basic: Vec<(Basic, usize)>,
+    arrays: Vec<Array>,
+    dim: usize,
+    axis: usize,
+}
+
+impl Walk<'_> {
+    fn step(&mut self, dims: usize, axes: usize) {
+        self.dim += dims;
+        self.axis += axes;
+    }
+
+    /// Item `pos` of the index.
+    fn item(&mut self, pos: usize, item: &Index) -> std::result::Result<(), IndexError> {
         match item {
-            Index::Int(i) if advanced => {
+            Index::Int(i) if self.advanced => {
                 // Checked here: an unused index array is not, but an int always is.
-                let size = layout.shape.get(axis).copied().unwrap_or(0);
+                let size = self.layout.shape.get(self.axis).copied().unwrap_or(0);
                 if *i < -(size as i64) || *i >= size as i64 {
                     let e = TensorError::Index {
                         op: "index".into(),
                         index: *i,
-                        axis,
+                        axis: self.axis,
                         size,
                     };
                     return Err(at_item(pos, e));
                 }
-                arrays.push(Array {
+                self.arrays.push(Array {
                     index: Tensor::scalar(*i),
-                    dim,
-                    axis,
+                    dim: self.dim,
+                    axis: self.axis,
                     item: pos,
                 });
-                basic.push((full, pos));
-                (dim, axis) = (dim + 1, axis + 1);
+                self.basic.push((FULL, pos));
+                self.step(1, 1);
             }
             Index::Int(i) => {
-                basic.push((Basic::Int(*i), pos));
-                axis += 1;
+                self.basic.push((Basic::Int(*i), pos));
+                self.step(0, 1);
             }
             Index::Slice(s) => {
-                basic.push((Basic::Slice(*s), pos));
-                (dim, axis) = (dim + 1, axis + 1);
+                self.basic.push((Basic::Slice(*s), pos));
+                self.step(1, 1);
             }
             Index::Ellipsis => {
-                basic.extend(std::iter::repeat_n((full, pos), fill));
-                (dim, axis) = (dim + fill, axis + fill);
+                self.basic
+                    .extend(std::iter::repeat_n((FULL, pos), self.fill));
+                self.step(self.fill, self.fill);
             }
             Index::NewAxis => {
-                basic.push((Basic::NewAxis, pos));
-                dim += 1;
+                self.basic.push((Basic::NewAxis, pos));
+                self.step(1, 0);
             }
             Index::Tensor(t) if t.dtype() == DType::Bool && t.ndim() == 0 => {
                 // NumPy: a 0-d mask adds an axis of length 1 (true) or 0 (false).
@@ -187,49 +230,52 @@ pub fn select(layout: &Layout, items: &[Index]) -> std::result::Result<Selection
                     vec![0]
                 };
                 let n = picked.len();
-                arrays.push(Array {
+                self.arrays.push(Array {
                     index: Tensor::from_vec(picked, &[n])?,
-                    dim,
-                    axis,
+                    dim: self.dim,
+                    axis: self.axis,
                     item: pos,
                 });
-                basic.push((Basic::NewAxis, pos));
-                dim += 1;
+                self.basic.push((Basic::NewAxis, pos));
+                self.step(1, 0);
             }
             Index::Tensor(t) if t.dtype() == DType::Bool => {
                 let k = t.ndim();
-                let dims = layout.shape.get(axis..axis + k).unwrap_or_default();
+                let dims = self
+                    .layout
+                    .shape
+                    .get(self.axis..self.axis + k)
+                    .unwrap_or_default();
                 if t.shape() != dims {
-                    return Err(at_item(pos, mask_mismatch(t.shape(), dims, axis, layout)));
+                    return Err(at_item(
+                        pos,
+                        mask_mismatch(t.shape(), dims, self.axis, self.layout),
+                    ));
                 }
                 for (j, index) in nonzero(t)?.into_iter().enumerate() {
-                    arrays.push(Array {
+                    self.arrays.push(Array {
                         index,
-                        dim: dim + j,
-                        axis: axis + j,
+                        dim: self.dim + j,
+                        axis: self.axis + j,
                         item: pos,
                     });
-                    basic.push((full, pos));
+                    self.basic.push((FULL, pos));
                 }
-                (dim, axis) = (dim + k, axis + k);
+                self.step(k, k);
             }
             Index::Tensor(t) => {
-                arrays.push(Array {
+                self.arrays.push(Array {
                     index: t.clone(),
-                    dim,
-                    axis,
+                    dim: self.dim,
+                    axis: self.axis,
                     item: pos,
                 });
-                basic.push((full, pos));
-                (dim, axis) = (dim + 1, axis + 1);
+                self.basic.push((FULL, pos));
+                self.step(1, 1);
             }
         }
+        Ok(())
     }
-    let view = basic_view(layout, &basic)?;
-    if arrays.is_empty() {
-        return Ok(Selection::View(view));
-    }
-    gather(&view, &arrays)
 }
 
 fn mask_mismatch(mask: &[usize], dims: &[usize], axis: usize, layout: &Layout) -> TensorError {

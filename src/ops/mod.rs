@@ -2,6 +2,7 @@
 //! and hand raw slices to `kernels`. One file per family.
 
 pub mod binary;
+pub mod binary_inplace;
 pub mod close;
 pub mod conv;
 pub mod create;
@@ -54,6 +55,7 @@ impl<'a> Operand<'a> {
 }
 
 pub use binary::{binary, BinaryOp};
+pub use binary_inplace::binary_inplace;
 pub use create::{arange, eye, full, linspace};
 pub use linalg::matmul;
 pub use reduce::{reduce, ReduceOp};

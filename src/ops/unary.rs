@@ -7,121 +7,77 @@ use crate::kernels::map::{unary_map_in_place, unary_map_new, unary_map_then_new}
 use crate::kernels::simd::math::MathFn;
 use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnaryOp {
-    Neg,
+/// The unary ops, one row each: variant (with its parameter and the value `ALL` gives
+/// it), builtin name (NumPy's, except `neg` and `bitwise_not`), and the per-element
+/// function with its kind (see `Apply`). The macro generates the enum, `name`, `ALL`
+/// and `apply`, the one table shared by the new-tensor and in-place forms.
+macro_rules! unary_ops {
+    ($($(#[$doc:meta])* $op:ident $(($field:ident: $ty:ty = $default:expr))?
+        ($name:literal) => $kind:ident($f:expr);)*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum UnaryOp {
+            $($(#[$doc])* $op $(($ty))?,)*
+        }
+
+        impl UnaryOp {
+            /// Every op (`Round` with 0 decimals).
+            pub const ALL: [UnaryOp; [$(stringify!($op)),*].len()] =
+                [$(UnaryOp::$op $(($default))?),*];
+
+            /// The builtin's name.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(UnaryOp::$op { .. } => $name,)*
+                }
+            }
+        }
+
+        fn apply<T: Arith, A: Apply<T>>(op: UnaryOp, a: A) -> A::Out {
+            match op {
+                $(UnaryOp::$op $(($field))? => a.$kind($f),)*
+            }
+        }
+    };
+}
+
+unary_ops! {
+    Neg("neg") => same(T::neg);
     /// Bitwise not on ints, logical not on bool.
-    BitNot,
-    Abs,
-    Sign,
-    Square,
-    Floor,
-    Ceil,
+    BitNot("bitwise_not") => same(T::bitnot);
+    Abs("abs") => same(T::abs);
+    Sign("sign") => same(T::sign);
+    Square("square") => same(|x: T| x.mul(x));
+    Floor("floor") => same(T::floor);
+    Ceil("ceil") => same(T::ceil);
     /// Half to even at this many decimals (negative: to tens, hundreds, ...).
-    Round(i32),
-    Sqrt,
-    Reciprocal,
-    Exp,
-    Exp2,
-    Log,
-    Log2,
-    Log10,
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Asinh,
-    Acosh,
-    Atanh,
-    IsNan,
-    IsInf,
-    IsFinite,
+    Round(decimals: i32 = 0)("round") => same(move |x: T| x.round_to(decimals));
+    Sqrt("sqrt") => real(Float::sqrt);
+    Reciprocal("reciprocal") => real(Float::recip);
+    Exp("exp") => math(MathFn::Exp);
+    Exp2("exp2") => math(MathFn::Exp2);
+    Log("log") => math(MathFn::Ln);
+    Log2("log2") => math(MathFn::Log2);
+    Log10("log10") => math(MathFn::Log10);
+    Sin("sin") => math(MathFn::Sin);
+    Cos("cos") => math(MathFn::Cos);
+    Tan("tan") => math(MathFn::Tan);
+    Asin("asin") => real(Float::asin);
+    Acos("acos") => real(Float::acos);
+    Atan("atan") => real(Float::atan);
+    Sinh("sinh") => real(Float::sinh);
+    Cosh("cosh") => real(Float::cosh);
+    Tanh("tanh") => math(MathFn::Tanh);
+    Asinh("asinh") => real(Float::asinh);
+    Acosh("acosh") => real(Float::acosh);
+    Atanh("atanh") => real(Float::atanh);
+    IsNan("isnan") => test(is_nan);
+    IsInf("isinf") => test(|x: T| x.to_f64().is_infinite());
+    IsFinite("isfinite") => test(|x: T| x.to_f64().is_finite());
     /// True where the element is zero (NaN counts as true, so gives false).
-    LogicalNot,
+    LogicalNot("logical_not") => test(|x: T| !truth(x));
 }
 
 impl UnaryOp {
-    /// Every op (`Round` with 0 decimals).
-    pub const ALL: [UnaryOp; 31] = {
-        use UnaryOp::*;
-        [
-            Neg,
-            BitNot,
-            Abs,
-            Sign,
-            Square,
-            Floor,
-            Ceil,
-            Round(0),
-            Sqrt,
-            Reciprocal,
-            Exp,
-            Exp2,
-            Log,
-            Log2,
-            Log10,
-            Sin,
-            Cos,
-            Tan,
-            Asin,
-            Acos,
-            Atan,
-            Sinh,
-            Cosh,
-            Tanh,
-            Asinh,
-            Acosh,
-            Atanh,
-            IsNan,
-            IsInf,
-            IsFinite,
-            LogicalNot,
-        ]
-    };
-
-    /// The builtin's name (NumPy's, except `neg` and `bitwise_not`).
-    pub const fn name(self) -> &'static str {
-        use UnaryOp::*;
-        match self {
-            Neg => "neg",
-            BitNot => "bitwise_not",
-            Abs => "abs",
-            Sign => "sign",
-            Square => "square",
-            Floor => "floor",
-            Ceil => "ceil",
-            Round(_) => "round",
-            Sqrt => "sqrt",
-            Reciprocal => "reciprocal",
-            Exp => "exp",
-            Exp2 => "exp2",
-            Log => "log",
-            Log2 => "log2",
-            Log10 => "log10",
-            Sin => "sin",
-            Cos => "cos",
-            Tan => "tan",
-            Asin => "asin",
-            Acos => "acos",
-            Atan => "atan",
-            Sinh => "sinh",
-            Cosh => "cosh",
-            Tanh => "tanh",
-            Asinh => "asinh",
-            Acosh => "acosh",
-            Atanh => "atanh",
-            IsNan => "isnan",
-            IsInf => "isinf",
-            IsFinite => "isfinite",
-            LogicalNot => "logical_not",
-        }
-    }
-
     /// The op a name denotes (`round` with 0 decimals).
     pub fn from_name(name: &str) -> Option<UnaryOp> {
         UnaryOp::ALL.into_iter().find(|op| op.name() == name)
@@ -169,44 +125,6 @@ trait Apply<T: Arith> {
     fn math(self, f: MathFn) -> Self::Out;
     /// A bool result.
     fn test(self, f: impl Fn(T) -> bool + Sync + Send) -> Self::Out;
-}
-
-/// The one table of per-element functions, shared by the new-tensor and in-place forms.
-fn apply<T: Arith, A: Apply<T>>(op: UnaryOp, a: A) -> A::Out {
-    use UnaryOp::*;
-    match op {
-        Neg => a.same(T::neg),
-        BitNot => a.same(T::bitnot),
-        Abs => a.same(T::abs),
-        Sign => a.same(T::sign),
-        Square => a.same(|x: T| x.mul(x)),
-        Floor => a.same(T::floor),
-        Ceil => a.same(T::ceil),
-        Round(decimals) => a.same(move |x: T| x.round_to(decimals)),
-        Sqrt => a.real(Float::sqrt),
-        Reciprocal => a.real(Float::recip),
-        Exp => a.math(MathFn::Exp),
-        Exp2 => a.math(MathFn::Exp2),
-        Log => a.math(MathFn::Ln),
-        Log2 => a.math(MathFn::Log2),
-        Log10 => a.math(MathFn::Log10),
-        Sin => a.math(MathFn::Sin),
-        Cos => a.math(MathFn::Cos),
-        Tan => a.math(MathFn::Tan),
-        Asin => a.real(Float::asin),
-        Acos => a.real(Float::acos),
-        Atan => a.real(Float::atan),
-        Sinh => a.real(Float::sinh),
-        Cosh => a.real(Float::cosh),
-        Tanh => a.math(MathFn::Tanh),
-        Asinh => a.real(Float::asinh),
-        Acosh => a.real(Float::acosh),
-        Atanh => a.real(Float::atanh),
-        IsNan => a.test(is_nan),
-        IsInf => a.test(|x: T| x.to_f64().is_infinite()),
-        IsFinite => a.test(|x: T| x.to_f64().is_finite()),
-        LogicalNot => a.test(|x: T| !truth(x)),
-    }
 }
 
 /// Maps every element of `a` into a new contiguous tensor.

@@ -185,19 +185,7 @@ impl Resolver {
             ExprKind::Attr { target, .. } => self.expr(target),
             ExprKind::Index { target, items } => {
                 self.expr(target);
-                for it in items {
-                    match it {
-                        IndexItem::Expr(x) => self.expr(x),
-                        IndexItem::Slice {
-                            start, stop, step, ..
-                        } => {
-                            for x in [start, stop, step].into_iter().flatten() {
-                                self.expr(x);
-                            }
-                        }
-                        IndexItem::Ellipsis(_) => {}
-                    }
-                }
+                items.iter_mut().for_each(|it| self.index_item(it));
             }
             ExprKind::Block(b) => self.block(b, Vec::new(), false),
             ExprKind::If {
@@ -219,23 +207,12 @@ impl Resolver {
                 pattern,
                 iter,
                 body,
-            } => {
-                self.expr(iter);
-                let mut names = Vec::new();
-                self.pattern_names(pattern, &mut names);
-                self.block(body, names, true);
-                self.bind_pattern(pattern, Some(&body.frame));
-            }
+            } => self.for_loop(pattern, iter, body),
             ExprKind::Lambda {
                 params,
                 body,
                 frame,
-            } => {
-                *frame = Rc::from(self.defaults(params));
-                self.frames.push(frame.clone());
-                self.expr(body);
-                self.frames.pop();
-            }
+            } => self.lambda(params, body, frame),
             ExprKind::Fn { name, params, body } => {
                 let outer = self.frames.last().cloned();
                 self.binder(name, outer.as_ref());
@@ -261,5 +238,36 @@ impl Resolver {
                 self.binder(id, frame.as_ref());
             }
         }
+    }
+
+    fn index_item(&mut self, item: &mut IndexItem) {
+        match item {
+            IndexItem::Expr(x) => self.expr(x),
+            IndexItem::Slice {
+                start, stop, step, ..
+            } => {
+                for x in [start, stop, step].into_iter().flatten() {
+                    self.expr(x);
+                }
+            }
+            IndexItem::Ellipsis(_) => {}
+        }
+    }
+
+    /// `for pattern in iter body`: the pattern's names live in the body's frame.
+    fn for_loop(&mut self, pattern: &mut Pattern, iter: &mut Expr, body: &mut Block) {
+        self.expr(iter);
+        let mut names = Vec::new();
+        self.pattern_names(pattern, &mut names);
+        self.block(body, names, true);
+        self.bind_pattern(pattern, Some(&body.frame));
+    }
+
+    /// A lambda's parameters (after their defaults) form the frame of its body.
+    fn lambda(&mut self, params: &mut [Param], body: &mut Expr, frame: &mut Frame) {
+        *frame = Rc::from(self.defaults(params));
+        self.frames.push(frame.clone());
+        self.expr(body);
+        self.frames.pop();
     }
 }

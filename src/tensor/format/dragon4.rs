@@ -72,6 +72,9 @@ struct Digits {
 
 /// Shortest round-trip digits of `d`, stopping at `max` digits (counted per `mode`)
 /// and continuing to at least `min` digits.
+///
+/// An algorithm port: Dragon4 (Steele & White's free-format printing) as NumPy's
+/// `dragon4.c` implements it, kept as one function so it reads against that source.
 fn shortest_digits(d: &Decoded, mode: Cutoff, max: Option<i32>, min: Option<i32>) -> Digits {
     if d.mantissa == 0 {
         return Digits {
