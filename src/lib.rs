@@ -27,6 +27,7 @@ pub mod plot;
 pub mod progress;
 pub mod quant;
 pub mod repl;
+pub mod runtime;
 pub mod syntax;
 pub mod tensor;
 pub mod testing;

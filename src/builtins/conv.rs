@@ -4,10 +4,10 @@
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops::conv::{self, ConvParams, Padding, TransposeParams, UnfoldParams};
 use crate::ops::pool::{self, PoolParams};
 use crate::ops::ReduceOp;
+use crate::runtime::value::Value;
 use crate::tensor::{Result as TensorResult, Tensor};
 
 macro_rules! conv_builtin {

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
+use crate::runtime::value::{range_len, Value};
 use crate::tensor::format::PrintOptions;
 
 pub const BUILTINS: &[Builtin] = &[
@@ -119,21 +119,6 @@ fn range(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
         return Err(a.arg_err(2, "range step must not be zero"));
     }
     Ok(Value::Range(start, stop, step))
-}
-
-/// Number of values in `range(start, stop, step)` (up to 2^64 - 1, more than an int holds).
-pub fn range_len(start: i64, stop: i64, step: i64) -> u64 {
-    let (span, step) = if step > 0 {
-        (stop as i128 - start as i128, step as i128)
-    } else {
-        (start as i128 - stop as i128, -(step as i128))
-    };
-    if span <= 0 {
-        0
-    } else {
-        // The span of two i64s is below 2^64 and the step at least 1: it fits a u64.
-        ((span + step - 1) / step) as u64
-    }
 }
 
 fn len(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {

@@ -2,8 +2,8 @@
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops;
+use crate::runtime::value::Value;
 use crate::tensor::{DType, Scalar};
 
 pub const BUILTINS: &[Builtin] = &[

@@ -10,7 +10,7 @@ use comfy_table::{CellAlignment, Table};
 use super::gguf_meta::shortest_f64;
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::{Dict, Key, Value};
+use crate::runtime::value::{Dict, Key, Value};
 use crate::tensor::format::PrintOptions;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, SliceSpec, Tensor};

@@ -5,8 +5,8 @@ use std::rc::Rc;
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::{Dict, Key, Value};
 use crate::io::{npy, npz, safetensors};
+use crate::runtime::value::{Dict, Key, Value};
 use crate::tensor::Tensor;
 
 pub const BUILTINS: &[Builtin] = &[

@@ -2,8 +2,8 @@
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::{QuantValue, Value};
 use crate::ops;
+use crate::runtime::value::{QuantValue, Value};
 
 pub const BUILTINS: &[Builtin] = &[
     Builtin {
@@ -27,7 +27,7 @@ fn matmul(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
             q: q.q.clone(),
             transposed: !q.transposed,
         });
-        let result = super::quant_matmul(&a.req(0)?.value, &weight);
+        let result = crate::runtime::quant_matmul::quant_matmul(&a.req(0)?.value, &weight);
         return match result {
             Some(r) => r
                 .map(Value::from)

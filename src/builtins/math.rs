@@ -2,8 +2,8 @@
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops::{self, BinaryOp, Operand, UnaryOp};
+use crate::runtime::value::Value;
 
 /// A builtin `NAME(x)` for a unary op, named by the op.
 macro_rules! unary_builtin {

@@ -8,9 +8,9 @@ use std::rc::Rc;
 use super::gguf_meta;
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::{Dict, Key, Lazy, QuantValue, Value};
 use crate::io::gguf::{open_gguf, save_gguf_reporting, GgufFile, GgufTensor, GgufValue};
 use crate::progress::Progress;
+use crate::runtime::value::{Dict, Key, Lazy, QuantValue, Value};
 
 pub const BUILTINS: &[Builtin] = &[
     Builtin {

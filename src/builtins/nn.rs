@@ -2,8 +2,8 @@
 
 use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops::nn::{self, Activation};
+use crate::runtime::value::Value;
 use crate::tensor::{Result as TensorResult, Tensor};
 
 macro_rules! activation_builtin {

@@ -4,7 +4,7 @@
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
+use crate::runtime::value::Value;
 
 pub const BUILTINS: &[Builtin] = &[Builtin {
     name: "_panic_for_tests",
@@ -20,7 +20,8 @@ fn panic_for_tests(_: &mut Ctx, _: Bound) -> Result<Value, Diagnostic> {
 
 #[cfg(test)]
 mod tests {
-    use crate::interp::{Interp, Value};
+    use crate::interp::Interp;
+    use crate::runtime::Value;
 
     fn int(v: &Value) -> Option<i64> {
         match v {

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::plot::{self, ColorMode, Figure, ImageFormat, MAX_BINS};
+use crate::runtime::value::Value;
 
 pub const BUILTINS: &[Builtin] = &[
     Builtin {
@@ -62,7 +62,7 @@ fn show(ctx: &mut Ctx, a: &Bound, fig: Figure) -> Result<Value, Diagnostic> {
 fn values(a: &Bound, i: usize, ndim: usize) -> Result<(Vec<usize>, Vec<f64>), Diagnostic> {
     let t = a.tensor(i)?;
     if t.ndim() != ndim {
-        let name = super::args::ParamSpec::parse(a.builtin.params[i]).name();
+        let name = crate::runtime::args::ParamSpec::parse(a.builtin.params[i]).name();
         return Err(a.arg_err(
             i,
             format!(

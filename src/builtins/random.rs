@@ -4,8 +4,8 @@
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops::random as ops;
+use crate::runtime::value::Value;
 use crate::tensor::random::RandomState;
 use crate::tensor::{DType, Result as TensorResult, Tensor, TensorError};
 

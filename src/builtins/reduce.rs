@@ -3,8 +3,8 @@
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops::{self, ReduceOp};
+use crate::runtime::value::Value;
 use crate::tensor::{Result as TensorResult, Tensor};
 
 /// A builtin `NAME(x, axis=none, keepdim=false)` for a reduction op.

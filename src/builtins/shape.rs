@@ -5,9 +5,9 @@ use std::rc::Rc;
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops::index::{argwhere, nonzero};
 use crate::ops::shape::{self as ops, Sections};
+use crate::runtime::value::Value;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{Scalar, Tensor, TensorError};
 

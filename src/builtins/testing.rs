@@ -2,8 +2,8 @@
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops::close::mismatch;
+use crate::runtime::value::Value;
 use crate::tensor::format::format_float_repr;
 
 pub const BUILTINS: &[Builtin] = &[

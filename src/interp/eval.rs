@@ -3,21 +3,22 @@
 
 use std::rc::Rc;
 
-use crate::builtins::{self, tensor_diag, ArgVal, CallArgs, Ctx};
+use crate::builtins;
 use crate::diag::Diagnostic;
 use crate::ops::index::{self as ix, Index, IndexError, Selection};
 use crate::quant::{QType, QUANTIZABLE};
+use crate::runtime::{tensor_diag, ArgVal, CallArgs, Ctx};
 use crate::syntax::ast::{Arg, BinOp, Block, Expr, ExprKind, Ident, IndexItem, Param, Pattern};
 use crate::syntax::Span;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Scalar, SliceSpec, Tensor};
 
-use super::arith::{self, OperandSpans};
-use super::env::Scope;
 use super::format_spec::format_value;
 use super::literal;
-use super::value::{Body, Closure, Dict, Key, Params, Value};
 use super::Interp;
+use crate::runtime::arith::{self, OperandSpans};
+use crate::runtime::value::{Body, Closure, Dict, Key, Params, Value};
+use crate::runtime::Scope;
 
 /// Why evaluation stopped early: an error, or a jump to an enclosing loop or function.
 #[derive(Debug)]
@@ -828,7 +829,7 @@ impl Interp {
                     "ndim" => Some(Value::Int(shape.len() as i64)),
                     "numel" => Some(Value::Int(shape.iter().product::<usize>() as i64)),
                     "nbytes" => Some(Value::Int(q.q.nbytes() as i64)),
-                    "T" => Some(Value::Quant(crate::interp::value::QuantValue {
+                    "T" => Some(Value::Quant(crate::runtime::value::QuantValue {
                         q: q.q.clone(),
                         transposed: !q.transposed,
                     })),

@@ -2,12 +2,14 @@
 //! types the ops want, with errors that point at the offending argument.
 
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops::Operand;
 use crate::syntax::Span;
 use crate::tensor::{DType, Tensor, TensorError};
 
-use super::{tensor_diag, Builtin};
+use super::value::Value;
+
+use super::native::Builtin;
+use super::tensor_diag::tensor_diag;
 
 /// An evaluated argument and where it was written.
 #[derive(Clone, Debug)]
