@@ -1,5 +1,6 @@
-//! The builtin function registry: name → function, with a parameter list that is
-//! both the binding spec and the documented signature. One file per domain; the
+//! The builtin function registry: name → function, each declared with
+//! [`builtin!`](crate::runtime::builtin) so its parameter list is both the binding
+//! spec and the documented signature. One file per domain; the
 //! functions convert Values to tensor calls and never touch storage.
 
 mod conv;
@@ -71,9 +72,9 @@ pub fn all() -> Vec<&'static Builtin> {
     v
 }
 
-/// Calls a builtin: binds the arguments against its parameter list, then runs it.
+/// Calls a builtin: binds the arguments against its declared parameters, then runs it.
 pub fn call(b: &'static Builtin, ctx: &mut Ctx, args: CallArgs) -> Result<Value, Diagnostic> {
-    let bound = args.bind(b)?;
+    let bound = Bound::new(b, args.bind(b)?)?;
     (b.func)(ctx, bound)
 }
 
