@@ -6,6 +6,7 @@
 pub mod args;
 pub mod arith;
 pub mod bound;
+pub mod closure_call;
 pub mod declare;
 pub mod default_literal;
 pub mod from_arg;
