@@ -1,5 +1,5 @@
 //! The builtin function registry: name → function, each declared with
-//! [`builtin!`](crate::runtime::builtin) so its parameter list is both the binding
+//! `runtime::builtin!` so its parameter list is both the binding
 //! spec and the documented signature. One file per domain; the
 //! functions convert Values to tensor calls and never touch storage.
 

@@ -23,7 +23,7 @@ pub struct Ctx<'a> {
 
 pub type BuiltinFn = fn(&mut Ctx, Bound) -> Result<Value, Diagnostic>;
 
-/// One declared parameter of a builtin (written by [`builtin!`](crate::runtime::builtin)).
+/// One declared parameter of a builtin (written by `builtin!`).
 #[derive(Debug)]
 pub struct Param {
     /// The primary name, then accepted aliases (`axis`, `dim`).
