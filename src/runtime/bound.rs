@@ -16,7 +16,7 @@ use super::tensor_diag::tensor_diag;
 use super::value::Value;
 
 /// Arguments bound to a builtin's parameters, taken in declaration order by
-/// the code [`builtin!`](crate::runtime::builtin) generates.
+/// the code `builtin!` generates.
 pub struct Bound {
     pub builtin: &'static Builtin,
     pub span: Span,
