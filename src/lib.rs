@@ -1,7 +1,8 @@
 //! tsr: a tensor REPL and scripting language.
 //!
 //! Data flows downward through the modules: source text → [`syntax`] (tokens, AST) →
-//! [`interp`] (values) → [`builtins`] → [`ops`] → [`kernels`], with [`tensor`] holding
+//! [`interp`] → [`builtins`] → [`runtime`] (values, binding, operators) → [`ops`] →
+//! [`kernels`], with [`tensor`] holding
 //! the data and its NumPy-exact printing, and [`diag`] rendering every error.
 //!
 //! ```
@@ -27,6 +28,7 @@ pub mod plot;
 pub mod progress;
 pub mod quant;
 pub mod repl;
+pub mod runtime;
 pub mod syntax;
 pub mod tensor;
 pub mod testing;

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use tsr::diag::{Diagnostic, SourceMap};
-use tsr::interp::{Interp, Value};
+use tsr::interp::Interp;
+use tsr::runtime::Value;
 use tsr::syntax::Span;
 
 #[derive(Parser)]

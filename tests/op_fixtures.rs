@@ -5,9 +5,10 @@
 use std::path::Path;
 
 use tsr::interp::output::SharedOutput;
-use tsr::interp::{Interp, Value};
+use tsr::interp::Interp;
 use tsr::io::npy::load_npy;
 use tsr::ops::close::is_close;
+use tsr::runtime::Value;
 use tsr::tensor::Tensor;
 
 struct Case {

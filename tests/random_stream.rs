@@ -9,8 +9,8 @@
 mod common;
 
 use tsr::interp::output::SharedOutput;
-use tsr::interp::value::Value;
 use tsr::interp::Interp;
+use tsr::runtime::value::Value;
 use tsr::tensor::{DType, Tensor};
 
 fn session() -> Interp {

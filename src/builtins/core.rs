@@ -2,146 +2,120 @@
 
 use std::rc::Rc;
 
-use super::{Bound, Builtin, Ctx};
+use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
+use crate::runtime::value::{range_len, Value};
+use crate::runtime::{builtin, Keep, Rest};
 use crate::tensor::format::PrintOptions;
 
 pub const BUILTINS: &[Builtin] = &[
-    Builtin {
+    builtin! {
         name: "print",
-        params: &[
-            "*values",
-            "precision=none",
-            "threshold=none",
-            "edgeitems=none",
-            "linewidth=none",
-            "suppress=none",
-            "sep=\" \"",
-            "end=\"\\n\"",
-        ],
         doc: "Writes the values separated by `sep`; tensors print exactly as NumPy prints them. Print options given here apply to this call only.",
-        func: print,
+        fn(ctx, a;
+            values: Rest,
+            precision: Option<usize> = none,
+            threshold: Option<usize> = none,
+            edgeitems: Option<usize> = none,
+            linewidth: Option<usize> = none,
+            suppress: Option<bool> = none,
+            sep: String = " ",
+            end: String = "\n",
+        ) {
+            let overrides = [precision, threshold, edgeitems, linewidth];
+            let opts = with_options(ctx.print, overrides, suppress);
+            let text: Vec<String> = values.0.iter().map(|v| v.value.display(&opts)).collect();
+            let line = format!("{}{end}", text.join(&sep));
+            ctx.out
+                .write_all(line.as_bytes())
+                .map_err(|e| a.err(format!("print: cannot write output: {e}")))?;
+            Ok(Value::None)
+        }
     },
-    Builtin {
+    builtin! {
         name: "set_printoptions",
-        params: &[
-            "precision=8",
-            "threshold=1000",
-            "edgeitems=3",
-            "linewidth=75",
-            "suppress=false",
-        ],
         doc: "Sets how tensors print from now on (NumPy's options and defaults); options not given keep their value.",
-        func: set_printoptions,
+        fn(ctx, _a;
+            precision: Keep<usize> = 8,
+            threshold: Keep<usize> = 1000,
+            edgeitems: Keep<usize> = 3,
+            linewidth: Keep<usize> = 75,
+            suppress: Keep<bool> = false,
+        ) {
+            let overrides = [precision.0, threshold.0, edgeitems.0, linewidth.0];
+            *ctx.print = with_options(ctx.print, overrides, suppress.0);
+            Ok(Value::None)
+        }
     },
-    Builtin {
+    builtin! {
         name: "range",
-        params: &["start", "stop=none", "step=1"],
         doc: "Integers from start (or 0) up to, not including, stop: `range(3)` is 0, 1, 2.",
-        func: range,
+        fn(_, a; start: i64, stop: Option<i64> = none, step: i64 = 1) {
+            let (start, stop) = match stop {
+                Some(stop) => (start, stop),
+                None => (0, start),
+            };
+            if step == 0 {
+                return Err(a.arg_err("step", "range step must not be zero"));
+            }
+            Ok(Value::Range(start, stop, step))
+        }
     },
-    Builtin {
+    builtin! {
         name: "len",
-        params: &["x"],
         doc: "Length of a tensor's first axis, or of a tuple, dict, string or range.",
-        func: len,
+        fn(_, a; x: &Value) {
+            len(&a, x)
+        }
     },
-    Builtin {
+    builtin! {
         name: "args",
-        params: &[],
         doc: "The script's command-line arguments (after the script path), as a tuple of strings.",
-        func: args,
+        fn(ctx, _a) {
+            let items = ctx.script_args.iter().map(|s| Value::str(s)).collect();
+            Ok(Value::Tuple(Rc::new(items)))
+        }
     },
-    Builtin {
+    builtin! {
         name: "perf_counter",
-        params: &[],
         doc: "Seconds (f64) on a monotonic clock with an unspecified start, for timing: `let t = perf_counter(); ...; print(perf_counter() - t)`.",
-        func: perf_counter,
+        fn(_, _a) {
+            static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+            let start = *START.get_or_init(std::time::Instant::now);
+            Ok(Value::Float(start.elapsed().as_secs_f64()))
+        }
     },
-    Builtin {
+    builtin! {
         name: "str",
-        params: &["x"],
         doc: "The text `print` would write for x.",
-        func: to_str,
+        fn(ctx, _a; x: &Value) {
+            Ok(Value::str(&x.display(ctx.print)))
+        }
     },
 ];
 
-/// Print options with this call's overrides applied (slots 1..=5 of print and set_printoptions).
-fn options_from(a: &Bound, base: &PrintOptions, first: usize) -> Result<PrintOptions, Diagnostic> {
+/// `base` with the given overrides of precision, threshold, edgeitems,
+/// linewidth and suppress.
+fn with_options(
+    base: &PrintOptions,
+    sizes: [Option<usize>; 4],
+    suppress: Option<bool>,
+) -> PrintOptions {
     let mut o = base.clone();
-    if a.get(first).is_some() {
-        o.precision = a.count(first)?;
-    }
-    if a.get(first + 1).is_some() {
-        o.threshold = a.count(first + 1)?;
-    }
-    if a.get(first + 2).is_some() {
-        o.edgeitems = a.count(first + 2)?;
-    }
-    if a.get(first + 3).is_some() {
-        o.linewidth = a.count(first + 3)?;
-    }
-    o.suppress = a.bool_or(first + 4, o.suppress)?;
-    Ok(o)
+    let [precision, threshold, edgeitems, linewidth] = sizes;
+    o.precision = precision.unwrap_or(o.precision);
+    o.threshold = threshold.unwrap_or(o.threshold);
+    o.edgeitems = edgeitems.unwrap_or(o.edgeitems);
+    o.linewidth = linewidth.unwrap_or(o.linewidth);
+    o.suppress = suppress.unwrap_or(o.suppress);
+    o
 }
 
-fn print(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let opts = options_from(&a, ctx.print, 1)?;
-    let sep = match a.get(6) {
-        Some(_) => a.string(6)?,
-        None => " ".to_string(),
-    };
-    let end = match a.get(7) {
-        Some(_) => a.string(7)?,
-        None => "\n".to_string(),
-    };
-    let text: Vec<String> = a.rest.iter().map(|v| v.value.display(&opts)).collect();
-    let line = format!("{}{end}", text.join(&sep));
-    ctx.out
-        .write_all(line.as_bytes())
-        .map_err(|e| a.err(format!("print: cannot write output: {e}")))?;
-    Ok(Value::None)
-}
-
-fn set_printoptions(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    *ctx.print = options_from(&a, ctx.print, 0)?;
-    Ok(Value::None)
-}
-
-fn range(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let (start, stop) = match a.opt_int(1)? {
-        Some(stop) => (a.int(0)?, stop),
-        None => (0, a.int(0)?),
-    };
-    let step = a.opt_int(2)?.unwrap_or(1);
-    if step == 0 {
-        return Err(a.arg_err(2, "range step must not be zero"));
-    }
-    Ok(Value::Range(start, stop, step))
-}
-
-/// Number of values in `range(start, stop, step)` (up to 2^64 - 1, more than an int holds).
-pub fn range_len(start: i64, stop: i64, step: i64) -> u64 {
-    let (span, step) = if step > 0 {
-        (stop as i128 - start as i128, step as i128)
-    } else {
-        (start as i128 - stop as i128, -(step as i128))
-    };
-    if span <= 0 {
-        0
-    } else {
-        // The span of two i64s is below 2^64 and the step at least 1: it fits a u64.
-        ((span + step - 1) / step) as u64
-    }
-}
-
-fn len(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let v = &a.req(0)?.value;
+fn len(a: &Bound, v: &Value) -> Result<Value, Diagnostic> {
     let n = match v {
         Value::Tensor(t) => match t.shape().first() {
             Some(&d) => d as i64,
-            None => return Err(a.arg_err(0, "len: a 0-d tensor has no length")),
+            None => return Err(a.arg_err("x", "len: a 0-d tensor has no length")),
         },
         Value::Tuple(items) => items.len() as i64,
         Value::Dict(d) => d.entries.len() as i64,
@@ -150,14 +124,14 @@ fn len(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
             let n = range_len(*s, *e, *st);
             i64::try_from(n).map_err(|_| {
                 a.arg_err(
-                    0,
+                    "x",
                     format!("len: the range has {n} values, more than an int can hold"),
                 )
             })?
         }
         other => {
             return Err(a.arg_err(
-                0,
+                "x",
                 format!(
                     "len: {} has no length (len takes a tensor, tuple, dict, string or range)",
                     other.describe()
@@ -166,19 +140,4 @@ fn len(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
         }
     };
     Ok(Value::Int(n))
-}
-
-fn args(ctx: &mut Ctx, _: Bound) -> Result<Value, Diagnostic> {
-    let items = ctx.script_args.iter().map(|s| Value::str(s)).collect();
-    Ok(Value::Tuple(Rc::new(items)))
-}
-
-fn perf_counter(_: &mut Ctx, _: Bound) -> Result<Value, Diagnostic> {
-    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    let start = *START.get_or_init(std::time::Instant::now);
-    Ok(Value::Float(start.elapsed().as_secs_f64()))
-}
-
-fn to_str(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    Ok(Value::str(&a.req(0)?.value.display(ctx.print)))
 }

@@ -18,8 +18,8 @@
 
 use std::rc::Rc;
 
-use crate::interp::value::Value;
 use crate::io::gguf::{GgufArray, GgufValue};
+use crate::runtime::value::Value;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Tensor};
 

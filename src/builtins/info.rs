@@ -8,32 +8,29 @@ use comfy_table::presets::ASCII_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 
 use super::gguf_meta::shortest_f64;
-use super::{Bound, Builtin, Ctx};
-use crate::diag::Diagnostic;
-use crate::interp::value::{Dict, Key, Value};
+use super::Builtin;
+use crate::runtime::builtin;
+use crate::runtime::value::{Dict, Key, Value};
 use crate::tensor::format::PrintOptions;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, SliceSpec, Tensor};
 
-pub const BUILTINS: &[Builtin] = &[Builtin {
+pub const BUILTINS: &[Builtin] = &[builtin! {
     name: "info",
-    params: &["x"],
     doc: "Prints a table of a tensor (dtype, shape, strides, bytes, view or owner), a quantized tensor, a dict of tensors or a model (tensors: name, type, shape, bytes; metadata: key, value).",
-    func: info,
+    fn(ctx, a; x: &Value) {
+        let text = describe(x).map_err(|e| a.arg_err("x", e))?;
+        ctx.out
+            .write_all(text.as_bytes())
+            .map_err(|e| a.err(format!("info: cannot write output: {e}")))?;
+        Ok(Value::None)
+    }
 }];
 
 /// Items of a metadata array shown before the rest are counted.
 const SHOWN_ITEMS: usize = 4;
 /// Characters of a metadata string shown before the rest are counted.
 const SHOWN_CHARS: usize = 60;
-
-fn info(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let text = describe(&a.req(0)?.value).map_err(|e| a.arg_err(0, e))?;
-    ctx.out
-        .write_all(text.as_bytes())
-        .map_err(|e| a.err(format!("info: cannot write output: {e}")))?;
-    Ok(Value::None)
-}
 
 /// The tables `info(v)` prints, each ending in a newline; an error for values
 /// that are none of the kinds it describes.

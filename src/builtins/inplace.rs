@@ -1,10 +1,10 @@
 //! In-place method forms: `x.exp_()`, `x.clip_(0, 1)`-style unary ops and `x.fill_(v)`
 //! write into x's own storage (no new tensor when the storage is not shared).
 
-use super::{tensor_diag, CallArgs};
 use crate::diag::Diagnostic;
 use crate::ops::shape::fill_inplace;
 use crate::ops::unary::unary_inplace;
+use crate::runtime::{tensor_diag, CallArgs};
 use crate::tensor::Tensor;
 
 use super::math::inplace_op;

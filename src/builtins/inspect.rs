@@ -7,9 +7,9 @@ use std::path::Path;
 use super::info::describe;
 use super::io::tensor_dict;
 use super::model::model_value;
-use crate::interp::value::Value;
 use crate::io::gguf::open_gguf;
 use crate::io::{npy, npz, safetensors};
+use crate::runtime::value::Value;
 
 /// Why a file could not be described.
 #[derive(Debug, PartialEq)]

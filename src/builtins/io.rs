@@ -3,63 +3,72 @@
 use std::path::Path;
 use std::rc::Rc;
 
-use super::{Bound, Builtin, Ctx};
+use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
-use crate::interp::value::{Dict, Key, Value};
 use crate::io::{npy, npz, safetensors};
+use crate::runtime::value::{Dict, Key, Value};
+use crate::runtime::{builtin, Arg, FromArg};
 use crate::tensor::Tensor;
 
 pub const BUILTINS: &[Builtin] = &[
-    Builtin {
+    builtin! {
         name: "load",
-        params: &["path"],
         doc: "Reads a .npy file (any NumPy dtype tsr has, C or Fortran order) into a tensor.",
-        func: load,
+        fn(_, a; path: String) {
+            npy::load_npy(Path::new(&path))
+                .map(Value::from)
+                .map_err(|e| path_err(&a, e, &path))
+        }
     },
-    Builtin {
+    builtin! {
         name: "save",
-        params: &["path", "x"],
         doc: "Writes x to a .npy file atomically (a temp file renamed into place).",
-        func: save,
+        fn(_, a; path: String, x: Tensor) {
+            npy::save_npy(Path::new(&path), &x).map_err(|e| path_err(&a, e, &path))?;
+            Ok(Value::None)
+        }
     },
-    Builtin {
+    builtin! {
         name: "load_npz",
-        params: &["path"],
         doc: "Reads a NumPy .npz archive (stored or deflated) into a dict name -> tensor.",
-        func: load_npz,
+        fn(_, a; path: String) {
+            npz::load_npz(Path::new(&path))
+                .map(tensor_dict)
+                .map_err(|e| path_err(&a, e, &path))
+        }
     },
-    Builtin {
+    builtin! {
         name: "save_npz",
-        params: &["path", "arrays", "compressed=false"],
         doc: "Writes a dict name -> tensor as a .npz archive (deflated when compressed=true), atomically.",
-        func: save_npz,
+        fn(_, a; path: String, arrays: NamedTensors, compressed: bool = false) {
+            npz::save_npz(Path::new(&path), &arrays.0, compressed)
+                .map_err(|e| path_err(&a, e, &path))?;
+            Ok(Value::None)
+        }
     },
-    Builtin {
+    builtin! {
         name: "load_safetensors",
-        params: &["path"],
         doc: "Reads a safetensors file (all tsr dtypes incl. f16/bf16) into a dict name -> tensor.",
-        func: load_safetensors,
+        fn(_, a; path: String) {
+            safetensors::load_safetensors(Path::new(&path))
+                .map(tensor_dict)
+                .map_err(|e| path_err(&a, e, &path))
+        }
     },
-    Builtin {
+    builtin! {
         name: "save_safetensors",
-        params: &["path", "tensors"],
         doc: "Writes a dict name -> tensor as a safetensors file, atomically.",
-        func: save_safetensors,
+        fn(_, a; path: String, tensors: NamedTensors) {
+            safetensors::save_safetensors(Path::new(&path), &tensors.0)
+                .map_err(|e| path_err(&a, e, &path))?;
+            Ok(Value::None)
+        }
     },
 ];
 
-fn load(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let path = a.string(0)?;
-    npy::load_npy(Path::new(&path))
-        .map(Value::from)
-        .map_err(|e| a.arg_err(0, format!("{e} ({path})")))
-}
-
-fn save(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let path = a.string(0)?;
-    let x = a.tensor(1)?;
-    npy::save_npy(Path::new(&path), &x).map_err(|e| a.arg_err(0, format!("{e} ({path})")))?;
-    Ok(Value::None)
+/// A file error, pointing at the path argument.
+pub(super) fn path_err(a: &Bound, e: impl std::fmt::Display, path: &str) -> Diagnostic {
+    a.arg_err("path", format!("{e} ({path})"))
 }
 
 /// A dict of tensors, in file order.
@@ -72,64 +81,30 @@ pub(super) fn tensor_dict(items: Vec<(String, Tensor)>) -> Value {
 }
 
 /// The (name, tensor) pairs of a dict argument; every key a string, every value a tensor.
-fn named_tensors(a: &Bound, i: usize) -> Result<Vec<(String, Tensor)>, Diagnostic> {
-    let arg = a.req(i)?;
-    let Value::Dict(d) = &arg.value else {
-        return Err(a.arg_err(
-            i,
-            format!(
-                "expected a dict name -> tensor, got {}",
-                arg.value.describe()
-            ),
-        ));
-    };
-    d.entries
-        .iter()
-        .map(|(k, v)| match (k, v.to_tensor()) {
-            (Key::Str(name), Some(t)) => Ok((name.to_string(), t)),
-            (Key::Str(name), None) => Err(a.arg_err(
-                i,
-                format!("entry \"{name}\" is {}, not a tensor", v.describe()),
-            )),
-            (other, _) => Err(a.arg_err(
-                i,
-                format!(
+struct NamedTensors(Vec<(String, Tensor)>);
+
+impl<'a> FromArg<'a> for NamedTensors {
+    fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
+        let value = arg.value()?;
+        let Value::Dict(d) = value else {
+            let msg = format!("expected a dict name -> tensor, got {}", value.describe());
+            return Err(arg.err(msg));
+        };
+        d.entries
+            .iter()
+            .map(|(k, v)| match (k, v.to_tensor()) {
+                (Key::Str(name), Some(t)) => Ok((name.to_string(), t)),
+                (Key::Str(name), None) => Err(arg.err(format!(
+                    "entry \"{name}\" is {}, not a tensor",
+                    v.describe()
+                ))),
+                (other, _) => Err(arg.err(format!(
                     "tensor names must be strings, got the {} key {}",
                     other.to_value().describe(),
                     other.to_value().repr(&Default::default())
-                ),
-            )),
-        })
-        .collect()
-}
-
-fn load_npz(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let path = a.string(0)?;
-    npz::load_npz(Path::new(&path))
-        .map(tensor_dict)
-        .map_err(|e| a.arg_err(0, format!("{e} ({path})")))
-}
-
-fn save_npz(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let path = a.string(0)?;
-    let arrays = named_tensors(&a, 1)?;
-    let compressed = a.bool_or(2, false)?;
-    npz::save_npz(Path::new(&path), &arrays, compressed)
-        .map_err(|e| a.arg_err(0, format!("{e} ({path})")))?;
-    Ok(Value::None)
-}
-
-fn load_safetensors(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let path = a.string(0)?;
-    safetensors::load_safetensors(Path::new(&path))
-        .map(tensor_dict)
-        .map_err(|e| a.arg_err(0, format!("{e} ({path})")))
-}
-
-fn save_safetensors(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let path = a.string(0)?;
-    let tensors = named_tensors(&a, 1)?;
-    safetensors::save_safetensors(Path::new(&path), &tensors)
-        .map_err(|e| a.arg_err(0, format!("{e} ({path})")))?;
-    Ok(Value::None)
+                ))),
+            })
+            .collect::<Result<_, _>>()
+            .map(NamedTensors)
+    }
 }

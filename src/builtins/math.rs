@@ -1,18 +1,21 @@
 //! Elementwise math builtins.
 
-use super::{Bound, Builtin, Ctx};
+use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops::{self, BinaryOp, Operand, UnaryOp};
+use crate::runtime::builtin;
+use crate::runtime::value::Value;
+use crate::tensor::Tensor;
 
 /// A builtin `NAME(x)` for a unary op, named by the op.
 macro_rules! unary_builtin {
     ($op:ident, $doc:literal) => {
-        Builtin {
+        builtin! {
             name: UnaryOp::$op.name(),
-            params: &["x"],
             doc: $doc,
-            func: |_, a| unary(&a, UnaryOp::$op),
+            fn(_, a; x: Tensor) {
+                unary(&a, UnaryOp::$op, &x)
+            }
         }
     };
 }
@@ -20,11 +23,12 @@ macro_rules! unary_builtin {
 /// A builtin `NAME(a, b)` for a broadcasting binary op.
 macro_rules! binary_builtin {
     ($name:literal, $op:ident, $doc:literal) => {
-        Builtin {
+        builtin! {
             name: $name,
-            params: &["a", "b"],
             doc: $doc,
-            func: |ctx, a| binary(ctx, &a, BinaryOp::$op),
+            fn(_, bound; a: Operand, b: Operand) {
+                binary(&bound, BinaryOp::$op, a, b)
+            }
         }
     };
 }
@@ -100,17 +104,24 @@ pub const BUILTINS: &[Builtin] = &[
         Ceil,
         "Smallest whole number not below x, elementwise; integer dtypes are kept."
     ),
-    Builtin {
+    builtin! {
         name: "round",
-        params: &["x", "decimals=0"],
         doc: "Rounds half to even at `decimals` digits (negative: tens, hundreds, ...), as numpy.round; integer dtypes are kept.",
-        func: round,
+        fn(_, a; x: Tensor, decimals: i64 = 0) {
+            let decimals = i32::try_from(decimals).map_err(|_| {
+                a.arg_err("decimals", format!("`decimals` is out of range: {decimals}"))
+            })?;
+            unary(&a, UnaryOp::Round(decimals), &x)
+        }
     },
-    Builtin {
+    builtin! {
         name: "clip",
-        params: &["x", "min|a_min=none", "max|a_max=none"],
         doc: "x limited to [min, max] (either may be none; max wins where min > max); the bounds broadcast and promote like maximum.",
-        func: clip,
+        fn(_, a; x: Tensor, min|a_min: Option<Operand> = none, max|a_max: Option<Operand> = none) {
+            ops::binary::clip(&x, min, max)
+                .map(Value::from)
+                .map_err(|e| a.tensor_err(e))
+        }
     },
     unary_builtin!(IsNan, "True where x is NaN (a bool tensor)."),
     unary_builtin!(IsInf, "True where x is +inf or -inf (a bool tensor)."),
@@ -147,11 +158,12 @@ pub const BUILTINS: &[Builtin] = &[
         Minimum,
         "Elementwise minimum with broadcasting; NaN wins."
     ),
-    Builtin {
+    builtin! {
         name: "pow",
-        params: &["x", "y"],
         doc: "x to the power y with broadcasting, as `x ** y` (integers to negative integer powers are an error).",
-        func: |ctx, a| binary(ctx, &a, BinaryOp::Pow),
+        fn(_, a; x: Operand, y: Operand) {
+            binary(&a, BinaryOp::Pow, x, y)
+        }
     },
 ];
 
@@ -162,33 +174,14 @@ pub(super) fn inplace_op(method: &str) -> Option<UnaryOp> {
     method.strip_suffix('_').and_then(UnaryOp::from_name)
 }
 
-fn unary(a: &Bound, op: UnaryOp) -> Result<Value, Diagnostic> {
-    let x = a.tensor(0)?;
-    ops::unary(op, &x)
+fn unary(a: &Bound, op: UnaryOp, x: &Tensor) -> Result<Value, Diagnostic> {
+    ops::unary(op, x)
         .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }
 
-fn round(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let decimals = a.opt_int(1)?.unwrap_or(0);
-    let decimals = i32::try_from(decimals)
-        .map_err(|_| a.arg_err(1, format!("`decimals` is out of range: {decimals}")))?;
-    unary(&a, UnaryOp::Round(decimals))
-}
-
-fn opt_operand<'a>(a: &'a Bound, i: usize) -> Result<Option<Operand<'a>>, Diagnostic> {
-    a.get(i).map(|_| a.operand(i)).transpose()
-}
-
-fn binary(_: &mut Ctx, a: &Bound, op: BinaryOp) -> Result<Value, Diagnostic> {
-    ops::binary(op, a.operand(0)?, a.operand(1)?)
-        .map(Value::from)
-        .map_err(|e| a.tensor_err(e))
-}
-
-fn clip(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let x = a.tensor(0)?;
-    ops::binary::clip(&x, opt_operand(&a, 1)?, opt_operand(&a, 2)?)
+fn binary(a: &Bound, op: BinaryOp, l: Operand, r: Operand) -> Result<Value, Diagnostic> {
+    ops::binary(op, l, r)
         .map(Value::from)
         .map_err(|e| a.tensor_err(e))
 }

@@ -6,24 +6,29 @@ use std::path::Path;
 use std::rc::Rc;
 
 use super::gguf_meta;
-use super::{Bound, Builtin, Ctx};
+use super::io::path_err;
+use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
-use crate::interp::value::{Dict, Key, Lazy, QuantValue, Value};
 use crate::io::gguf::{open_gguf, save_gguf_reporting, GgufFile, GgufTensor, GgufValue};
 use crate::progress::Progress;
+use crate::runtime::builtin;
+use crate::runtime::value::{Dict, Key, Lazy, QuantValue, Value};
 
 pub const BUILTINS: &[Builtin] = &[
-    Builtin {
+    builtin! {
         name: "load_gguf",
-        params: &["path"],
         doc: "Opens a GGUF model file (memory-mapped): a dict with metadata (dict) and tensors (dict name -> tensor or quantized tensor, read on use).",
-        func: load_gguf,
+        fn(_, a; path: String) {
+            let file = open_gguf(Path::new(&path)).map_err(|e| path_err(&a, e, &path))?;
+            Ok(model_value(file))
+        }
     },
-    Builtin {
+    builtin! {
         name: "save_gguf",
-        params: &["path", "tensors", "metadata={}"],
         doc: "Writes a GGUF v3 file atomically: tensors (dict name -> tensor or quantized tensor) and metadata (dict key -> number, string, bool, 1-D tensor or tuple).",
-        func: save_gguf,
+        fn(_, a; path: String, tensors: &Value, metadata: &Value = {}) {
+            save_gguf(&a, &path, tensors, metadata)
+        }
     },
 ];
 
@@ -65,23 +70,18 @@ pub fn model_value(file: GgufFile) -> Value {
     Value::Dict(Rc::new(model))
 }
 
-fn load_gguf(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let path = a.string(0)?;
-    let file = open_gguf(Path::new(&path)).map_err(|e| a.arg_err(0, format!("{e} ({path})")))?;
-    Ok(model_value(file))
-}
-
-/// The entries of dict argument `i` (`what` describes it), with their string keys.
+/// The entries of dict argument `param` (`what` describes it), with their string keys.
 fn string_keyed<'a>(
-    a: &'a Bound,
-    i: usize,
+    a: &Bound,
+    param: &str,
+    value: &'a Value,
     what: &str,
 ) -> Result<Vec<(String, &'a Value)>, Diagnostic> {
-    let d = match &a.req(i)?.value {
+    let d = match value {
         Value::Dict(d) => d,
         other => {
             return Err(a.arg_err(
-                i,
+                param,
                 format!("expected a dict {what}, got {}", other.describe()),
             ))
         }
@@ -91,7 +91,7 @@ fn string_keyed<'a>(
         .map(|(k, v)| match k {
             Key::Str(s) => Ok((s.to_string(), v)),
             other => Err(a.arg_err(
-                i,
+                param,
                 format!(
                     "the keys of {what} must be strings, got the {} key {}",
                     other.to_value().kind(),
@@ -119,30 +119,31 @@ fn gguf_tensor(name: &str, v: &Value) -> Result<GgufTensor, String> {
     }
 }
 
-fn save_gguf(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let path = a.string(0)?;
-    let tensors = string_keyed(&a, 1, "name -> tensor")?
+fn save_gguf(
+    a: &Bound,
+    path: &str,
+    tensors: &Value,
+    metadata: &Value,
+) -> Result<Value, Diagnostic> {
+    let tensors = string_keyed(a, "tensors", tensors, "name -> tensor")?
         .into_iter()
         .map(|(name, v)| {
-            let t = gguf_tensor(&name, v).map_err(|e| a.arg_err(1, e))?;
+            let t = gguf_tensor(&name, v).map_err(|e| a.arg_err("tensors", e))?;
             Ok((name, t))
         })
         .collect::<Result<Vec<_>, Diagnostic>>()?;
-    let metadata: Vec<(String, GgufValue)> = match a.get(2) {
-        Some(_) => string_keyed(&a, 2, "key -> value")?
-            .into_iter()
-            .map(|(k, v)| {
-                let g = gguf_meta::from_value(v)
-                    .map_err(|e| a.arg_err(2, format!("metadata \"{k}\": {e}")))?;
-                Ok((k, g))
-            })
-            .collect::<Result<_, Diagnostic>>()?,
-        None => Vec::new(),
-    };
+    let metadata: Vec<(String, GgufValue)> = string_keyed(a, "metadata", metadata, "key -> value")?
+        .into_iter()
+        .map(|(k, v)| {
+            let g = gguf_meta::from_value(v)
+                .map_err(|e| a.arg_err("metadata", format!("metadata \"{k}\": {e}")))?;
+            Ok((k, g))
+        })
+        .collect::<Result<_, Diagnostic>>()?;
     let progress = Progress::new("save_gguf");
-    save_gguf_reporting(Path::new(&path), &tensors, &metadata, &|done, total| {
+    save_gguf_reporting(Path::new(path), &tensors, &metadata, &|done, total| {
         progress.update(done, total)
     })
-    .map_err(|e| a.arg_err(0, format!("{e} ({path})")))?;
+    .map_err(|e| path_err(a, e, path))?;
     Ok(Value::None)
 }

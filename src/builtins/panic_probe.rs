@@ -2,25 +2,22 @@
 //! tsr, to prove that the interpreter turns a panic during evaluation into a
 //! diagnostic and that the session survives it.
 
-use super::{Bound, Builtin, Ctx};
-use crate::diag::Diagnostic;
-use crate::interp::value::Value;
+use super::Builtin;
+use crate::runtime::builtin;
 
-pub const BUILTINS: &[Builtin] = &[Builtin {
+pub const BUILTINS: &[Builtin] = &[builtin! {
     name: "_panic_for_tests",
-    params: &[],
     doc: "Panics (test builds only), as a bug in tsr would.",
-    func: panic_for_tests,
+    fn(_, _a) {
+        // Test builds only (`#[cfg(test)]` in builtins/mod.rs): no script can reach it.
+        panic!("a deliberate panic from _panic_for_tests")
+    }
 }];
-
-fn panic_for_tests(_: &mut Ctx, _: Bound) -> Result<Value, Diagnostic> {
-    // Test builds only (`#[cfg(test)]` in builtins/mod.rs): no script can reach it.
-    panic!("a deliberate panic from _panic_for_tests");
-}
 
 #[cfg(test)]
 mod tests {
-    use crate::interp::{Interp, Value};
+    use crate::interp::Interp;
+    use crate::runtime::Value;
 
     fn int(v: &Value) -> Option<i64> {
         match v {

@@ -6,33 +6,64 @@ use std::path::Path;
 
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::plot::{self, ColorMode, Figure, ImageFormat, MAX_BINS};
+use crate::runtime::value::Value;
+use crate::runtime::{builtin, Arg, FromArg};
+use crate::tensor::shape::shape_str;
+use crate::tensor::Tensor;
 
 pub const BUILTINS: &[Builtin] = &[
-    Builtin {
+    builtin! {
         name: "plot",
-        params: &["x", "y=none"],
         doc: "Draws a line chart of y against x (plot(y) uses 0, 1, 2, ...) in the terminal; x and y are 1-D and equally long; NaN and inf are skipped.",
-        func: plot_fn,
+        fn(ctx, a; x: Values<1>, y: Option<Values<1>> = none) {
+            let first = x.values;
+            let (x, y) = match y {
+                None => ((0..first.len()).map(|i| i as f64).collect(), first),
+                Some(y) => {
+                    if y.values.len() != first.len() {
+                        let msg = format!(
+                            "plot: x and y must have the same length, got {} and {}",
+                            first.len(),
+                            y.values.len()
+                        );
+                        return Err(a.arg_err("y", msg));
+                    }
+                    (first, y.values)
+                }
+            };
+            show(ctx, &a, Figure::Line { x, y })
+        }
     },
-    Builtin {
+    builtin! {
         name: "hist",
-        params: &["x", "bins=10"],
         doc: "Draws a histogram of x's finite values in bins equal-width bins over [min, max] (numpy.histogram; the last bin is closed).",
-        func: hist,
+        fn(ctx, a; x: Tensor, bins: usize = 10) {
+            if !(1..=MAX_BINS).contains(&bins) {
+                let msg = format!("hist: bins must be between 1 and {MAX_BINS}, got {bins}");
+                return Err(a.arg_err("bins", msg));
+            }
+            show(ctx, &a, Figure::histogram(&x.to_vec::<f64>(), bins))
+        }
     },
-    Builtin {
+    builtin! {
         name: "imshow",
-        params: &["m"],
         doc: "Draws a 2-D tensor as a heatmap (row 0 at the top; shades, or viridis colours on a terminal); NaN and inf cells stay blank.",
-        func: imshow,
+        fn(ctx, a; m: Values<2>) {
+            let fig = Figure::Heatmap {
+                rows: m.shape[0],
+                cols: m.shape[1],
+                values: m.values,
+            };
+            show(ctx, &a, fig)
+        }
     },
-    Builtin {
+    builtin! {
         name: "savefig",
-        params: &["path"],
         doc: "Writes the last figure of plot, hist or imshow to path as a 640x480 PNG or an SVG, by extension, atomically.",
-        func: savefig,
+        fn(ctx, a; path: String) {
+            savefig(ctx, &a, &path)
+        }
     },
 ];
 
@@ -58,75 +89,34 @@ fn show(ctx: &mut Ctx, a: &Bound, fig: Figure) -> Result<Value, Diagnostic> {
     Ok(Value::None)
 }
 
-/// Argument `i` as the f64 values of a tensor with `ndim` dimensions.
-fn values(a: &Bound, i: usize, ndim: usize) -> Result<(Vec<usize>, Vec<f64>), Diagnostic> {
-    let t = a.tensor(i)?;
-    if t.ndim() != ndim {
-        let name = super::args::ParamSpec::parse(a.builtin.params[i]).name();
-        return Err(a.arg_err(
-            i,
-            format!(
-                "argument `{name}` of {} must be a {ndim}-D tensor, got shape {}",
-                a.builtin.name,
-                crate::tensor::shape::shape_str(t.shape())
-            ),
-        ));
-    }
-    Ok((t.shape().to_vec(), t.to_vec::<f64>()))
+/// The f64 values of a tensor argument with `NDIM` dimensions.
+struct Values<const NDIM: usize> {
+    shape: Vec<usize>,
+    values: Vec<f64>,
 }
 
-fn plot_fn(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let (_, first) = values(&a, 0, 1)?;
-    let (x, y) = match a.get(1) {
-        None => ((0..first.len()).map(|i| i as f64).collect(), first),
-        Some(_) => {
-            let (_, y) = values(&a, 1, 1)?;
-            if y.len() != first.len() {
-                return Err(a.arg_err(
-                    1,
-                    format!(
-                        "plot: x and y must have the same length, got {} and {}",
-                        first.len(),
-                        y.len()
-                    ),
-                ));
-            }
-            (first, y)
+impl<'a, const NDIM: usize> FromArg<'a> for Values<NDIM> {
+    fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
+        let name = arg.name();
+        let callee = arg.callee();
+        let t = Tensor::from_arg(arg.clone())?;
+        if t.ndim() != NDIM {
+            return Err(arg.err(format!(
+                "argument `{name}` of {callee} must be a {NDIM}-D tensor, got shape {}",
+                shape_str(t.shape())
+            )));
         }
-    };
-    show(ctx, &a, Figure::Line { x, y })
-}
-
-fn hist(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let t = a.tensor(0)?;
-    let bins = match a.get(1) {
-        None => 10,
-        Some(_) => a.count(1)?,
-    };
-    if !(1..=MAX_BINS).contains(&bins) {
-        return Err(a.arg_err(
-            1,
-            format!("hist: bins must be between 1 and {MAX_BINS}, got {bins}"),
-        ));
+        Ok(Values {
+            shape: t.shape().to_vec(),
+            values: t.to_vec::<f64>(),
+        })
     }
-    show(ctx, &a, Figure::histogram(&t.to_vec::<f64>(), bins))
 }
 
-fn imshow(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let (shape, values) = values(&a, 0, 2)?;
-    let fig = Figure::Heatmap {
-        rows: shape[0],
-        cols: shape[1],
-        values,
-    };
-    show(ctx, &a, fig)
-}
-
-fn savefig(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let path = a.string(0)?;
-    let Some(format) = ImageFormat::from_path(Path::new(&path)) else {
+fn savefig(ctx: &mut Ctx, a: &Bound, path: &str) -> Result<Value, Diagnostic> {
+    let Some(format) = ImageFormat::from_path(Path::new(path)) else {
         return Err(a.arg_err(
-            0,
+            "path",
             format!("savefig: cannot tell the image format of \"{path}\"; use a .png or .svg name"),
         ));
     };
@@ -135,7 +125,7 @@ fn savefig(ctx: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
             .err(format!("savefig: no figure to write to \"{path}\" yet"))
             .with_note("draw one first with plot, hist or imshow"));
     };
-    plot::save(fig, Path::new(&path), format)
-        .map_err(|e| a.arg_err(0, format!("savefig: {e} ({path})")))?;
+    plot::save(fig, Path::new(path), format)
+        .map_err(|e| a.arg_err("path", format!("savefig: {e} ({path})")))?;
     Ok(Value::None)
 }

@@ -2,112 +2,67 @@
 
 use std::rc::Rc;
 
-use super::{Bound, Builtin, Ctx};
+use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
-use crate::interp::value::{QuantValue, Value};
 use crate::progress::Progress;
-use crate::quant::{matmul_f32_q, QTensor, QType, QUANTIZABLE};
-use crate::tensor::{DType, Tensor};
+use crate::quant::{QTensor, QType, QUANTIZABLE};
+use crate::runtime::value::{QuantValue, Value};
+use crate::runtime::{builtin, Arg, FromArg};
+use crate::tensor::Tensor;
 
 pub const BUILTINS: &[Builtin] = &[
-    Builtin {
+    builtin! {
         name: "quantize",
-        params: &["x", "qtype"],
         doc: "x quantized row by row to a GGML type (\"q4_k\", \"q5_k\", \"q6_k\", \"q8_0\", ...), byte-exact with ggml's reference quantizer.",
-        func: quantize,
+        fn(_, a; x: Tensor, qtype: String) {
+            quantize(&a, &x, &qtype)
+        }
     },
-    Builtin {
+    builtin! {
         name: "dequantize",
-        params: &["q", "transpose=false"],
         doc: "The f32 values of a quantized tensor (bit-exact with ggml); transpose=true writes a [N, K] weight as [K, N] directly.",
-        func: dequantize,
+        fn(_, a; q: Quantized, transpose: bool = false) {
+            let q = q.0;
+            let t = if transpose != q.transposed {
+                q.q.dequantize_transposed()
+            } else {
+                q.q.dequantize()
+            };
+            t.map(Value::from).map_err(|e| a.arg_err("q", e))
+        }
     },
 ];
 
-fn quant_arg(a: &Bound, i: usize) -> Result<&QuantValue, Diagnostic> {
-    match &a.req(i)?.value {
-        Value::Quant(q) => Ok(q),
-        other => Err(a.arg_err(
-            i,
-            format!("expected a quantized tensor, got {}", other.describe()),
-        )),
+/// A quantized tensor argument.
+struct Quantized<'a>(&'a QuantValue);
+
+impl<'a> FromArg<'a> for Quantized<'a> {
+    fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
+        match arg.value()? {
+            Value::Quant(q) => Ok(Quantized(q)),
+            other => Err(arg.err(format!(
+                "expected a quantized tensor, got {}",
+                other.describe()
+            ))),
+        }
     }
 }
 
-fn quantize(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let x = a.tensor(0)?;
-    let name = a.string(1)?;
-    let qtype = QType::from_name(&name)
+fn quantize(a: &Bound, x: &Tensor, name: &str) -> Result<Value, Diagnostic> {
+    let qtype = QType::from_name(name)
         .filter(|t| QUANTIZABLE.contains(t))
         .ok_or_else(|| {
             let names: Vec<&str> = QUANTIZABLE.iter().map(|t| t.name()).collect();
             a.arg_err(
-                1,
+                "qtype",
                 format!("cannot quantize to \"{name}\"; types: {}", names.join(", ")),
             )
         })?;
     let progress = Progress::new("quantize");
-    let q = QTensor::quantize_reporting(&x, qtype, &|done, total| progress.update(done, total))
-        .map_err(|e| a.arg_err(0, e))?;
+    let q = QTensor::quantize_reporting(x, qtype, &|done, total| progress.update(done, total))
+        .map_err(|e| a.arg_err("x", e))?;
     Ok(Value::Quant(QuantValue {
         q: Rc::new(q),
         transposed: false,
     }))
-}
-
-fn dequantize(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let q = quant_arg(&a, 0)?;
-    let transpose = a.bool_or(1, false)? != q.transposed;
-    let t = if transpose {
-        q.q.dequantize_transposed()
-    } else {
-        q.q.dequantize()
-    };
-    t.map(Value::from).map_err(|e| a.arg_err(0, e))
-}
-
-/// `x @ q.T` (x [..., K], q [N, K]) and `q @ x` without dequantizing q; `None` when
-/// neither operand is quantized.
-pub fn quant_matmul(l: &Value, r: &Value) -> Option<Result<Tensor, String>> {
-    let as_f32 = |t: &Tensor| {
-        if t.dtype() == DType::F32 {
-            t.clone()
-        } else {
-            t.to_dtype(DType::F32)
-        }
-    };
-    Some(match (l, r) {
-        (Value::Quant(_), Value::Quant(_)) => {
-            Err("matmul of two quantized tensors: dequantize one".into())
-        }
-        (x, Value::Quant(q)) if q.transposed => match x.to_tensor() {
-            Some(x) => matmul_f32_q(&as_f32(&x), &q.q),
-            None => Err(format!(
-                "cannot multiply {} by a quantized tensor",
-                x.describe()
-            )),
-        },
-        (Value::Quant(q), x) if !q.transposed => match x.to_tensor() {
-            // q @ x = (x.T @ q.T).T
-            Some(x) if x.ndim() == 1 => matmul_f32_q(&as_f32(&x), &q.q),
-            Some(x) if x.ndim() == 2 => x
-                .transpose(0, 1)
-                .map_err(|e| e.to_string())
-                .and_then(|xt| matmul_f32_q(&as_f32(&xt.contiguous()), &q.q))
-                .and_then(|y| y.transpose(0, 1).map_err(|e| e.to_string())),
-            Some(x) => Err(format!(
-                "q @ x needs a 1-D or 2-D x, got shape {:?}",
-                x.shape()
-            )),
-            None => Err(format!(
-                "cannot multiply a quantized tensor by {}",
-                x.describe()
-            )),
-        },
-        (Value::Quant(q), _) | (_, Value::Quant(q)) => Err(format!(
-            "a quantized {} multiplies as x @ q.T (q is [N, K]) or q @ x",
-            q.type_line()
-        )),
-        _ => return None,
-    })
 }

@@ -1,20 +1,22 @@
 //! Reduction builtins: `axis=` (int or list, `dim=` accepted) and `keepdim=`
 //! (`keepdims=` accepted); also the vector norm, normalize and cumsum.
 
-use super::{Bound, Builtin, Ctx};
+use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops::{self, ReduceOp};
+use crate::runtime::value::Value;
+use crate::runtime::{builtin, Axes};
 use crate::tensor::{Result as TensorResult, Tensor};
 
 /// A builtin `NAME(x, axis=none, keepdim=false)` for a reduction op.
 macro_rules! reduce_builtin {
     ($name:literal, $op:expr, $doc:literal) => {
-        Builtin {
+        builtin! {
             name: $name,
-            params: &["x", "axis|dim=none", "keepdim|keepdims=false"],
             doc: $doc,
-            func: |_, a| reduce(&a, $op),
+            fn(_, a; x: Tensor, axis|dim: Option<Axes> = none, keepdim|keepdims: bool = false) {
+                reduce(&a, $op, &x, axis, keepdim)
+            }
         }
     };
 }
@@ -22,14 +24,17 @@ macro_rules! reduce_builtin {
 /// `var` and `std`, which also take `ddof`.
 macro_rules! spread_builtin {
     ($name:literal, $op:ident, $doc:literal) => {
-        Builtin {
+        builtin! {
             name: $name,
-            params: &["x", "axis|dim=none", "keepdim|keepdims=false", "ddof=0"],
             doc: $doc,
-            func: |_, a| {
-                let ddof = a.opt_int(3)?.unwrap_or(0);
-                reduce(&a, ReduceOp::$op { ddof })
-            },
+            fn(_, a;
+                x: Tensor,
+                axis|dim: Option<Axes> = none,
+                keepdim|keepdims: bool = false,
+                ddof: i64 = 0,
+            ) {
+                reduce(&a, ReduceOp::$op { ddof }, &x, axis, keepdim)
+            }
         }
     };
 }
@@ -125,54 +130,47 @@ pub const BUILTINS: &[Builtin] = &[
         ReduceOp::All,
         "True where every element is nonzero (NaN counts), over all elements or the given axes."
     ),
-    Builtin {
+    builtin! {
         name: "norm",
-        params: &["x", "ord=none", "axis|dim=none", "keepdim|keepdims=false"],
         doc: "Vector norm over all elements or the given axes, as numpy.linalg.vector_norm: ord none or 2 (Euclidean; Frobenius for a matrix), 1, inf, -inf, 0 (nonzero count) or any p.",
-        func: norm,
+        fn(_, a;
+            x: Tensor,
+            ord: Option<f64> = none,
+            axis|dim: Option<Axes> = none,
+            keepdim|keepdims: bool = false,
+        ) {
+            let ord = ord.unwrap_or(2.0);
+            let axes = axis.map(|a| a.0);
+            result(&a, ops::reduce::norm(&x, ord, axes.as_deref(), keepdim))
+        }
     },
-    Builtin {
+    builtin! {
         name: "normalize",
-        params: &["x", "axis|dim=-1", "eps=1e-12"],
         doc: "x divided by max(its 2-norm along axis, eps), as torch.nn.functional.normalize with p=2.",
-        func: normalize,
+        fn(_, a; x: Tensor, axis|dim: Axes = -1, eps: f64 = 1e-12) {
+            result(&a, ops::reduce::normalize(&x, &axis.0, eps))
+        }
     },
-    Builtin {
+    builtin! {
         name: "cumsum",
-        params: &["x", "axis|dim=none"],
         doc: "Running sum along axis (of the flattened tensor when none); bool and ints give i64.",
-        func: cumsum,
+        fn(_, a; x: Tensor, axis|dim: Option<i64> = none) {
+            result(&a, ops::reduce::cumsum(&x, axis))
+        }
     },
 ];
 
-fn reduce(a: &Bound, op: ReduceOp) -> Result<Value, Diagnostic> {
-    let x = a.tensor(0)?;
-    let axes = a.axes(1)?;
-    let keepdim = a.bool_or(2, false)?;
-    result(a, ops::reduce(op, &x, axes.as_deref(), keepdim))
+fn reduce(
+    a: &Bound,
+    op: ReduceOp,
+    x: &Tensor,
+    axis: Option<Axes>,
+    keepdim: bool,
+) -> Result<Value, Diagnostic> {
+    let axes = axis.map(|a| a.0);
+    result(a, ops::reduce(op, x, axes.as_deref(), keepdim))
 }
 
 fn result(a: &Bound, t: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
     t.map(Value::from).map_err(|e| a.tensor_err(e))
-}
-
-fn norm(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let x = a.tensor(0)?;
-    let ord = a.opt_float(1)?.unwrap_or(2.0);
-    let axes = a.axes(2)?;
-    let keepdim = a.bool_or(3, false)?;
-    result(&a, ops::reduce::norm(&x, ord, axes.as_deref(), keepdim))
-}
-
-fn normalize(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let x = a.tensor(0)?;
-    let axes = a.axes(1)?.unwrap_or_else(|| vec![-1]);
-    let eps = a.opt_float(2)?.unwrap_or(1e-12);
-    result(&a, ops::reduce::normalize(&x, &axes, eps))
-}
-
-fn cumsum(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let x = a.tensor(0)?;
-    let axis = a.opt_int(1)?;
-    result(&a, ops::reduce::cumsum(&x, axis))
 }

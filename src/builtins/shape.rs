@@ -3,131 +3,177 @@
 
 use std::rc::Rc;
 
-use super::{Bound, Builtin, Ctx};
+use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
-use crate::interp::value::Value;
 use crate::ops::index::{argwhere, nonzero};
 use crate::ops::shape::{self as ops, Sections};
+use crate::ops::Operand;
+use crate::runtime::value::Value;
+use crate::runtime::{builtin, Arg, Axes, FromArg, Rest, Shape};
 use crate::tensor::shape::shape_str;
-use crate::tensor::{Scalar, Tensor, TensorError};
+use crate::tensor::{DType, Scalar, Tensor, TensorError};
 
 pub const BUILTINS: &[Builtin] = &[
-    Builtin {
+    builtin! {
         name: "reshape",
-        params: &["x", "*shape"],
         doc: "x with a new shape (a list or separate ints, one may be -1); a view when the strides allow.",
-        func: reshape,
+        fn(_, a; x: Tensor, shape: Rest) {
+            // reshape(x, [2, 3]) or reshape(x, 2, 3)
+            let mut dims = Vec::new();
+            for arg in shape.0 {
+                let list = arg.value.as_int_list().ok_or_else(|| {
+                    Diagnostic::new(
+                        arg.span,
+                        format!(
+                            "reshape needs ints or a list of ints, got {}",
+                            arg.value.describe()
+                        ),
+                    )
+                })?;
+                dims.extend(list);
+            }
+            view(&a, x.reshape(&dims))
+        }
     },
-    Builtin {
+    builtin! {
         name: "transpose",
-        params: &["x", "d0=-2", "d1=-1"],
         doc: "Swaps two axes (a view); `x.T` swaps the last two.",
-        func: transpose,
+        fn(_, a; x: Tensor, d0: i64 = -2, d1: i64 = -1) {
+            view(&a, x.transpose(d0, d1))
+        }
     },
-    Builtin {
+    builtin! {
         name: "permute",
-        params: &["x", "dims"],
         doc: "Reorders all axes (a view): `permute(x, [2, 0, 1])`.",
-        func: permute,
+        fn(_, a; x: Tensor, dims: Option<Axes>) {
+            view(&a, x.permute(&dims.map(|d| d.0).unwrap_or_default()))
+        }
     },
-    Builtin {
+    builtin! {
         name: "unsqueeze",
-        params: &["x", "axis|dim"],
         doc: "Inserts a size-1 axis at axis (a view).",
-        func: unsqueeze,
+        fn(_, a; x: Tensor, axis|dim: i64) {
+            view(&a, x.unsqueeze(axis))
+        }
     },
-    Builtin {
+    builtin! {
         name: "squeeze",
-        params: &["x", "axis|dim=none"],
         doc: "Removes size-1 axes (all of them, or the given ones) (a view).",
-        func: squeeze,
+        fn(_, a; x: Tensor, axis|dim: Option<Axes> = none) {
+            view(&a, x.squeeze(axis.map(|a| a.0).as_deref()))
+        }
     },
-    Builtin {
+    builtin! {
         name: "flatten",
-        params: &["x"],
         doc: "x as a 1-D tensor (a view when contiguous).",
-        func: flatten,
+        fn(_, a; x: Tensor) {
+            view(&a, x.reshape(&[-1]))
+        }
     },
-    Builtin {
+    builtin! {
         name: "broadcast_to",
-        params: &["x", "shape"],
         doc: "A view of x repeated to shape by NumPy's broadcasting rule (a write gives it its own copy first).",
-        func: broadcast_to,
+        fn(_, a; x: Tensor, shape: Shape) {
+            view(&a, x.broadcast_to(&shape.0))
+        }
     },
-    Builtin {
+    builtin! {
         name: "contiguous",
-        params: &["x"],
         doc: "x in row-major order (copies only when x is not).",
-        func: contiguous,
+        fn(_, _a; x: Tensor) {
+            Ok(Value::from(x.contiguous()))
+        }
     },
-    Builtin {
+    builtin! {
         name: "clone",
-        params: &["x"],
         doc: "A copy of x that owns its data.",
-        func: clone,
+        fn(_, a; x: Tensor) {
+            // contiguous() may return the same storage; a clone must own fresh data.
+            view(&a, Tensor::from_storage(x.contiguous().storage().clone(), x.shape()))
+        }
     },
-    Builtin {
+    builtin! {
         name: "to",
-        params: &["x", "dtype"],
         doc: "x converted to dtype (`x.to(f32)`); integers wrap and floats truncate like NumPy's astype.",
-        func: to,
+        fn(_, a; x: Tensor, dtype: Option<DType>) {
+            let dtype = dtype.ok_or_else(|| a.err("to() needs a dtype, e.g. x.to(f32)"))?;
+            Ok(Value::from(x.to_dtype(dtype)))
+        }
     },
-    Builtin {
+    builtin! {
         name: "concat",
-        params: &["tensors", "axis|dim=0"],
         doc: "Joins a tuple of tensors along an existing axis (NumPy's concatenate): `concat((a, b), axis=1)`; dtypes promote.",
-        func: concat,
+        fn(_, a; tensors: TensorSeq, axis|dim: i64 = 0) {
+            ops::concat(&tensors.0, axis)
+                .map(Value::from)
+                .map_err(|e| join_err(&a, e))
+        }
     },
-    Builtin {
+    builtin! {
         name: "stack",
-        params: &["tensors", "axis|dim=0"],
         doc: "Joins a tuple of tensors of one shape along a new axis: `stack((a, b), axis=0)`.",
-        func: stack,
+        fn(_, a; tensors: TensorSeq, axis|dim: i64 = 0) {
+            ops::stack(&tensors.0, axis)
+                .map(Value::from)
+                .map_err(|e| join_err(&a, e))
+        }
     },
-    Builtin {
+    builtin! {
         name: "split",
-        params: &["x", "sections|indices_or_sections", "axis|dim=0"],
         doc: "A tuple of views of x along axis: an int gives that many equal parts, a list the indices to cut before.",
-        func: split,
+        fn(_, a; x: Tensor, sections|indices_or_sections: &Value, axis|dim: i64 = 0) {
+            let how = match sections.as_int() {
+                Some(n) => Sections::Count(n),
+                None => Sections::At(a.convert::<Option<Axes>>("sections")?.map(|s| s.0).unwrap_or_default()),
+            };
+            Ok(tuple(or_diag(&a, ops::split(&x, &how, axis))?))
+        }
     },
-    Builtin {
+    builtin! {
         name: "where",
-        params: &["cond|condition", "a|x", "b|y"],
         doc: "a where cond is nonzero, else b, elementwise; all three broadcast, numbers are weak.",
-        func: where_,
+        fn(_, bound; cond|condition: Tensor, a|x: Operand, b|y: Operand) {
+            ops::where_(&cond, a, b)
+                .map(Value::from)
+                .map_err(|e| where_err(&bound, e))
+        }
     },
-    Builtin {
+    builtin! {
         name: "nonzero",
-        params: &["x"],
         doc: "A tuple of i64 index tensors, one per axis, of the nonzero elements in row-major order.",
-        func: |_, a| {
-            let parts = or_diag(&a, nonzero(&a.tensor(0)?))?;
+        fn(_, a; x: Tensor) {
+            let parts = or_diag(&a, nonzero(&x))?;
             Ok(tuple(parts))
-        },
+        }
     },
-    Builtin {
+    builtin! {
         name: "argwhere",
-        params: &["x"],
         doc: "The coordinates of the nonzero elements, an i64 tensor of shape [N, ndim].",
-        func: |_, a| view(&a, argwhere),
+        fn(_, a; x: Tensor) {
+            view(&a, argwhere(&x))
+        }
     },
-    Builtin {
+    builtin! {
         name: "unique",
-        params: &["x"],
         doc: "The sorted distinct values of the flattened tensor; NaNs collapse into one, last.",
-        func: |_, a| view(&a, ops::unique),
+        fn(_, a; x: Tensor) {
+            view(&a, ops::unique(&x))
+        }
     },
-    Builtin {
+    builtin! {
         name: "count_nonzero",
-        params: &["x", "axis|dim=none", "keepdim|keepdims=false"],
         doc: "Number (i64) of nonzero elements over all elements or the given axes; NaN counts as nonzero.",
-        func: count_nonzero,
+        fn(_, a; x: Tensor, axis|dim: Option<Axes> = none, keepdim|keepdims: bool = false) {
+            let axes = axis.map(|a| a.0);
+            or_diag(&a, ops::count_nonzero(&x, axes.as_deref(), keepdim)).map(Value::from)
+        }
     },
-    Builtin {
+    builtin! {
         name: "fill_",
-        params: &["x", "value"],
         doc: "Sets every element of x to value (cast to x's dtype); `x.fill_(v)` changes x in place.",
-        func: fill,
+        fn(_, a; x: Tensor, value: &Value) {
+            fill(&a, x, value)
+        }
     },
 ];
 
@@ -139,111 +185,76 @@ fn tuple(parts: Vec<Tensor>) -> Value {
     Value::Tuple(Rc::new(parts.into_iter().map(Value::from).collect()))
 }
 
-/// Argument `i` as a sequence of tensors: a tuple (numbers count as 0-d tensors), or
-/// a tensor's rows (NumPy iterates an array along its first axis).
-fn tensor_seq(a: &Bound, i: usize) -> Result<Vec<Tensor>, Diagnostic> {
-    match &a.req(i)?.value {
-        Value::Tuple(items) => items
-            .iter()
-            .enumerate()
-            .map(|(k, v)| {
-                v.to_tensor().ok_or_else(|| {
-                    a.arg_err(
-                        i,
-                        format!(
+fn view(a: &Bound, r: Result<Tensor, TensorError>) -> Result<Value, Diagnostic> {
+    r.map(Value::from).map_err(|e| a.tensor_err(e))
+}
+
+/// A sequence of tensors: a tuple (numbers count as 0-d tensors), or a tensor's
+/// rows (NumPy iterates an array along its first axis).
+struct TensorSeq(Vec<Tensor>);
+
+impl<'a> FromArg<'a> for TensorSeq {
+    fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
+        let parts = match arg.value()? {
+            Value::Tuple(items) => items
+                .iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    v.to_tensor().ok_or_else(|| {
+                        arg.err(format!(
                             "element {k} of `tensors` must be a tensor or number, got {}",
                             v.describe()
-                        ),
-                    )
+                        ))
+                    })
                 })
-            })
-            .collect(),
-        Value::Tensor(t) if t.ndim() > 0 => or_diag(
-            a,
-            (0..t.shape()[0] as i64).map(|k| t.select(0, k)).collect(),
-        ),
-        other => Err(a.arg_err(
-            i,
-            format!(
-                "argument `tensors` of {} must be a tuple of tensors such as (a, b), got {}",
-                a.builtin.name,
-                other.describe()
-            ),
-        )),
+                .collect::<Result<_, _>>()?,
+            Value::Tensor(t) if t.ndim() > 0 => (0..t.shape()[0] as i64)
+                .map(|k| t.select(0, k))
+                .collect::<Result<_, _>>()
+                .map_err(|e| arg.tensor_err(e))?,
+            other => {
+                return Err(arg.err(format!(
+                    "argument `tensors` of {} must be a tuple of tensors such as (a, b), got {}",
+                    arg.callee(),
+                    other.describe()
+                )))
+            }
+        };
+        Ok(TensorSeq(parts))
     }
 }
 
 /// A concat/stack error, labelling the axis or the tensors, whichever is to blame.
 fn join_err(a: &Bound, e: TensorError) -> Diagnostic {
-    let (slot, what) = match e {
-        TensorError::Axis { .. } => (1, "this axis"),
-        _ => (0, "these tensors"),
+    let (param, what) = match e {
+        TensorError::Axis { .. } => ("axis", "this axis"),
+        _ => ("tensors", "these tensors"),
     };
     let d = a.tensor_err(e);
-    match a.get(slot) {
+    match a.given(param) {
         Some(arg) => d.with_label(arg.span, what),
         None => d,
     }
 }
 
-fn concat(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let parts = tensor_seq(&a, 0)?;
-    let axis = a.opt_int(1)?.unwrap_or(0);
-    ops::concat(&parts, axis)
-        .map(Value::from)
-        .map_err(|e| join_err(&a, e))
-}
-
-fn stack(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let parts = tensor_seq(&a, 0)?;
-    let axis = a.opt_int(1)?.unwrap_or(0);
-    ops::stack(&parts, axis)
-        .map(Value::from)
-        .map_err(|e| join_err(&a, e))
-}
-
-fn split(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let x = a.tensor(0)?;
-    let how = match a.req(1)?.value.as_int() {
-        Some(n) => Sections::Count(n),
-        None => Sections::At(a.axes(1)?.unwrap_or_default()),
+/// A where error; a broadcast one names all three shapes, as the mismatch may
+/// be between any two of them.
+fn where_err(a: &Bound, e: TensorError) -> Diagnostic {
+    let TensorError::Broadcast { .. } = e else {
+        return a.tensor_err(e);
     };
-    let axis = a.opt_int(2)?.unwrap_or(0);
-    Ok(tuple(or_diag(&a, ops::split(&x, &how, axis))?))
+    let mut d = a.err("where: cond, a and b cannot be broadcast together");
+    for name in ["cond", "a", "b"] {
+        if let Some(arg) = a.given(name) {
+            let shape = arg.value.to_tensor().map(|t| shape_str(t.shape()));
+            let shape = shape.unwrap_or_else(|| "[]".into());
+            d = d.with_label(arg.span, format!("{name} has shape {shape}"));
+        }
+    }
+    d
 }
 
-fn where_(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let cond = a.tensor(0)?;
-    let (x, y) = (a.operand(1)?, a.operand(2)?);
-    ops::where_(&cond, x, y)
-        .map(Value::from)
-        .map_err(|e| match e {
-            // Name all three shapes: the mismatch may be between any two of them.
-            TensorError::Broadcast { .. } => {
-                let mut d = a.err("where: cond, a and b cannot be broadcast together");
-                for (i, name) in ["cond", "a", "b"].into_iter().enumerate() {
-                    if let Some(arg) = a.get(i) {
-                        let shape = arg.value.to_tensor().map(|t| shape_str(t.shape()));
-                        let shape = shape.unwrap_or_else(|| "[]".into());
-                        d = d.with_label(arg.span, format!("{name} has shape {shape}"));
-                    }
-                }
-                d
-            }
-            other => a.tensor_err(other),
-        })
-}
-
-fn count_nonzero(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let x = a.tensor(0)?;
-    let axes = a.axes(1)?;
-    let keepdim = a.bool_or(2, false)?;
-    or_diag(&a, ops::count_nonzero(&x, axes.as_deref(), keepdim)).map(Value::from)
-}
-
-fn fill(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let mut x = a.tensor(0)?;
-    let v = &a.req(1)?.value;
+fn fill(a: &Bound, mut x: Tensor, v: &Value) -> Result<Value, Diagnostic> {
     let value = match v {
         Value::Tensor(t) if t.numel() == 1 => {
             let f = t.item_f64().unwrap_or(0.0);
@@ -256,87 +267,13 @@ fn fill(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
     };
     let value = value.ok_or_else(|| {
         a.arg_err(
-            1,
+            "value",
             format!(
                 "argument `value` of fill_ must be a number, got {}",
                 v.describe()
             ),
         )
     })?;
-    or_diag(&a, ops::fill_inplace(&mut x, value))?;
+    or_diag(a, ops::fill_inplace(&mut x, value))?;
     Ok(Value::from(x))
-}
-
-fn view(
-    a: &Bound,
-    f: impl FnOnce(&Tensor) -> Result<Tensor, TensorError>,
-) -> Result<Value, Diagnostic> {
-    let x = a.tensor(0)?;
-    f(&x).map(Value::from).map_err(|e| a.tensor_err(e))
-}
-
-fn reshape(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    // reshape(x, [2, 3]) or reshape(x, 2, 3)
-    let mut dims = Vec::new();
-    for arg in &a.rest {
-        let list = arg.value.as_int_list().ok_or_else(|| {
-            Diagnostic::new(
-                arg.span,
-                format!(
-                    "reshape needs ints or a list of ints, got {}",
-                    arg.value.describe()
-                ),
-            )
-        })?;
-        dims.extend(list);
-    }
-    view(&a, |x| x.reshape(&dims))
-}
-
-fn transpose(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let d0 = a.opt_int(1)?.unwrap_or(-2);
-    let d1 = a.opt_int(2)?.unwrap_or(-1);
-    view(&a, |x| x.transpose(d0, d1))
-}
-
-fn permute(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let dims = a.axes(1)?.unwrap_or_default();
-    view(&a, |x| x.permute(&dims))
-}
-
-fn unsqueeze(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let axis = a.int(1)?;
-    view(&a, |x| x.unsqueeze(axis))
-}
-
-fn squeeze(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let axes = a.axes(1)?;
-    view(&a, |x| x.squeeze(axes.as_deref()))
-}
-
-fn flatten(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    view(&a, |x| x.reshape(&[-1]))
-}
-
-fn broadcast_to(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let shape = a.shape(1)?;
-    view(&a, |x| x.broadcast_to(&shape))
-}
-
-fn contiguous(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    view(&a, |x| Ok(x.contiguous()))
-}
-
-fn clone(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    // contiguous() may return the same storage; a clone must own fresh data.
-    view(&a, |x| {
-        Tensor::from_storage(x.contiguous().storage().clone(), x.shape())
-    })
-}
-
-fn to(_: &mut Ctx, a: Bound) -> Result<Value, Diagnostic> {
-    let dtype = a
-        .opt_dtype(1)?
-        .ok_or_else(|| a.err("to() needs a dtype, e.g. x.to(f32)"))?;
-    view(&a, |x| Ok(x.to_dtype(dtype)))
 }

@@ -3,21 +3,22 @@
 
 use std::rc::Rc;
 
-use crate::builtins::{self, tensor_diag, ArgVal, CallArgs, Ctx};
+use crate::builtins;
 use crate::diag::Diagnostic;
 use crate::ops::index::{self as ix, Index, IndexError, Selection};
 use crate::quant::{QType, QUANTIZABLE};
+use crate::runtime::{tensor_diag, ArgVal, CallArgs, Ctx};
 use crate::syntax::ast::{Arg, BinOp, Block, Expr, ExprKind, Ident, IndexItem, Param, Pattern};
 use crate::syntax::Span;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Scalar, SliceSpec, Tensor};
 
-use super::arith::{self, OperandSpans};
-use super::env::Scope;
 use super::format_spec::format_value;
 use super::literal;
-use super::value::{Body, Closure, Dict, Key, Params, Value};
 use super::Interp;
+use crate::runtime::arith::{self, OperandSpans};
+use crate::runtime::value::{Body, Closure, Dict, Key, Params, Value};
+use crate::runtime::Scope;
 
 /// Why evaluation stopped early: an error, or a jump to an enclosing loop or function.
 #[derive(Debug)]
@@ -724,63 +725,10 @@ impl Interp {
             .with_note("hint: check the recursion's base case")
             .into());
         }
+        let values = c.bind(args)?;
         let scope = Scope::local(&c.scope, &c.frame);
-        let sig = || {
-            let ps: Vec<&str> = c.params.iter().map(|(n, _)| &**n).collect();
-            format!("signature: {}({})", c.name, ps.join(", "))
-        };
-        if args.positional.len() > c.params.len() {
-            return Err(Diagnostic::new(
-                args.positional[c.params.len()].span,
-                format!(
-                    "`{}` takes {} argument{}, got {}",
-                    c.name,
-                    c.params.len(),
-                    if c.params.len() == 1 { "" } else { "s" },
-                    args.positional.len()
-                ),
-            )
-            .with_note(sig())
-            .into());
-        }
-        let mut given = vec![false; c.params.len()];
-        for (i, a) in args.positional.into_iter().enumerate() {
-            scope.define(&c.params[i].0, a.value);
-            given[i] = true;
-        }
-        for (name, nspan, a) in args.keyword {
-            let Some(i) = c.params.iter().position(|(n, _)| **n == *name) else {
-                return Err(Diagnostic::new(
-                    nspan,
-                    format!("`{}` has no parameter named `{name}`", c.name),
-                )
-                .with_note(sig())
-                .into());
-            };
-            if given[i] {
-                return Err(Diagnostic::new(
-                    nspan,
-                    format!("`{}` got two values for `{name}`", c.name),
-                )
-                .into());
-            }
-            scope.define(&c.params[i].0, a.value);
-            given[i] = true;
-        }
-        for (i, (name, default)) in c.params.iter().enumerate() {
-            if !given[i] {
-                match default {
-                    Some(d) => scope.define(name, d.clone()),
-                    None => {
-                        return Err(Diagnostic::new(
-                            args.span,
-                            format!("`{}` is missing the argument `{name}`", c.name),
-                        )
-                        .with_note(sig())
-                        .into())
-                    }
-                }
-            }
+        for ((name, _), value) in c.params.iter().zip(values) {
+            scope.define(name, value);
         }
         self.depth += 1;
         let result = match &c.body {
@@ -828,7 +776,7 @@ impl Interp {
                     "ndim" => Some(Value::Int(shape.len() as i64)),
                     "numel" => Some(Value::Int(shape.iter().product::<usize>() as i64)),
                     "nbytes" => Some(Value::Int(q.q.nbytes() as i64)),
-                    "T" => Some(Value::Quant(crate::interp::value::QuantValue {
+                    "T" => Some(Value::Quant(crate::runtime::value::QuantValue {
                         q: q.q.clone(),
                         transposed: !q.transposed,
                     })),

@@ -4,7 +4,7 @@
 
 use crate::tensor::format::PrintOptions;
 
-use super::value::Value;
+use crate::runtime::value::Value;
 
 struct Spec {
     fill: char,

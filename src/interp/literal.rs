@@ -5,7 +5,7 @@ use crate::diag::Diagnostic;
 use crate::syntax::Span;
 use crate::tensor::{DType, Tensor};
 
-use super::value::Value;
+use crate::runtime::value::Value;
 
 pub fn build(items: Vec<(Value, Span)>, span: Span) -> Result<Tensor, Diagnostic> {
     let tensor_err = |e: crate::tensor::TensorError| Diagnostic::new(span, e.to_string());

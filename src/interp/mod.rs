@@ -1,13 +1,10 @@
 //! The interpreter: values, scopes, the evaluator and modules.
 
-mod arith;
-pub mod env;
 pub mod eval;
 mod format_spec;
 mod literal;
 pub mod modules;
 pub mod output;
-pub mod value;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -17,15 +14,14 @@ use std::time::{Duration, Instant};
 
 use crate::diag::{self, Diagnostic, SourceMap};
 use crate::kernels::interrupt;
+use crate::runtime::{Scope, Value};
 use crate::syntax::ast::Program;
 use crate::syntax::{parser, Span, SrcId};
 use crate::tensor::format::PrintOptions;
 use crate::tensor::random::RandomState;
 
-pub use env::Scope;
 pub use eval::Flow;
 pub use modules::STDLIB;
-pub use value::Value;
 
 /// How many expressions pass between two looks at the step limit, the clock and
 /// Ctrl-C (a few microseconds of work): the check per expression is one countdown.

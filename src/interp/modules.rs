@@ -8,9 +8,9 @@ use std::rc::Rc;
 use crate::diag::Diagnostic;
 use crate::syntax::Span;
 
-use super::env::Scope;
-use super::value::Module;
 use super::Interp;
+use crate::runtime::value::Module;
+use crate::runtime::Scope;
 
 /// The standard library: name → source, embedded at build time.
 pub const STDLIB: &[(&str, &str)] = &[("stats", include_str!("../../stdlib/stats.tsr"))];

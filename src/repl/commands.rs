@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use comfy_table::Table;
 
 use crate::builtins;
-use crate::interp::value::type_line;
-use crate::interp::{Interp, Value};
+use crate::interp::Interp;
+use crate::runtime::value::type_line;
+use crate::runtime::Value;
 
 /// What the REPL does after a command.
 #[derive(Debug, PartialEq)]

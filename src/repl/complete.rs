@@ -6,7 +6,8 @@ use std::path::Path;
 
 use crate::builtins;
 use crate::interp::modules::STDLIB;
-use crate::interp::{Interp, Value};
+use crate::interp::Interp;
+use crate::runtime::Value;
 use crate::syntax::token::{lex, Token};
 
 /// Attributes every tensor (and quantized tensor) has.

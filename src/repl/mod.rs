@@ -15,9 +15,10 @@ use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
 use rustyline::{CompletionType, Config, Editor};
 
-use crate::interp::value::type_line;
-use crate::interp::{Interp, Value};
+use crate::interp::Interp;
 use crate::kernels::interrupt;
+use crate::runtime::value::type_line;
+use crate::runtime::Value;
 
 use commands::Outcome;
 use complete::Names;

@@ -1,7 +1,6 @@
 //! Operators on values: scalar arithmetic done inline (no tensor allocation), anything
 //! involving a tensor handed to `ops` with weak-scalar promotion.
 
-use crate::builtins::tensor_diag;
 use crate::diag::Diagnostic;
 use crate::kernels::arith::Arith;
 use crate::ops::{self, BinaryOp, UnaryOp};
@@ -9,6 +8,8 @@ use crate::syntax::ast::{BinOp, UnOp};
 use crate::syntax::Span;
 use crate::tensor::{Scalar, TensorError};
 
+use super::quant_matmul::quant_matmul;
+use super::tensor_diag::tensor_diag;
 use super::value::Value;
 
 /// The tensor op behind an operator (`and`, `or` and `@` are handled elsewhere).
@@ -50,7 +51,7 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
         }
     }
     if op == BinOp::MatMul {
-        if let Some(result) = crate::builtins::quant_matmul(l, r) {
+        if let Some(result) = quant_matmul(l, r) {
             return result.map(Value::from).map_err(|msg| {
                 Diagnostic::new(at.whole, format!("matmul: {msg}"))
                     .with_label(at.lhs, format!("left operand is {}", l.describe()))

@@ -11,7 +11,7 @@ use crate::tensor::format::{format_float_repr, format_tensor, PrintOptions};
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Scalar, Tensor};
 
-use super::env::Scope;
+use super::scope::Scope;
 
 #[derive(Clone, Debug, Default)]
 pub enum Value {
@@ -30,7 +30,7 @@ pub enum Value {
     Range(i64, i64, i64),
     DType(DType),
     Func(Rc<Closure>),
-    Builtin(&'static crate::builtins::Builtin),
+    Builtin(&'static super::native::Builtin),
     Module(Rc<Module>),
     /// A quantized tensor (GGML blocks), possibly viewed transposed (`q.T`).
     Quant(QuantValue),
@@ -306,7 +306,7 @@ impl Value {
             Value::Str(s) => !s.is_empty(),
             Value::Tuple(items) => !items.is_empty(),
             Value::Dict(d) => !d.entries.is_empty(),
-            Value::Range(a, b, c) => crate::builtins::range_len(*a, *b, *c) > 0,
+            Value::Range(a, b, c) => range_len(*a, *b, *c) > 0,
             Value::Tensor(t) => match t.item_f64() {
                 Some(v) => v != 0.0,
                 None => {
@@ -383,4 +383,19 @@ impl Value {
 pub fn type_line(t: &Tensor) -> String {
     let dims: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
     format!("{}[{}]", t.dtype(), dims.join(", "))
+}
+
+/// Number of values in `range(start, stop, step)` (up to 2^64 - 1, more than an int holds).
+pub fn range_len(start: i64, stop: i64, step: i64) -> u64 {
+    let (span, step) = if step > 0 {
+        (stop as i128 - start as i128, step as i128)
+    } else {
+        (start as i128 - stop as i128, -(step as i128))
+    };
+    if span <= 0 {
+        0
+    } else {
+        // The span of two i64s is below 2^64 and the step at least 1: it fits a u64.
+        ((span + step - 1) / step) as u64
+    }
 }
