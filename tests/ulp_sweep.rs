@@ -6,8 +6,8 @@
 //! scalar twin agree bit for bit.
 
 use tsr::kernels::isa::Isa;
-use tsr::kernels::nn::gelu;
-use tsr::kernels::simd::math::{apply_f32, MathFn};
+use tsr::kernels::math::activation::gelu;
+use tsr::kernels::math::apply::{apply_f32, MathFn};
 
 /// Inputs: a strided sweep of all bit patterns, and 2^14 consecutive patterns around
 /// each interesting point.

@@ -3,7 +3,7 @@
 
 use crate::builtins::tensor_diag;
 use crate::diag::Diagnostic;
-use crate::kernels::arith::Arith;
+use crate::kernels::math::Arith;
 use crate::ops::{self, BinaryOp, UnaryOp};
 use crate::syntax::ast::{BinOp, UnOp};
 use crate::syntax::Span;

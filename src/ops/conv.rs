@@ -8,15 +8,16 @@
 
 use super::{elems, new_tensor, output_buffer};
 use crate::kernels::alloc::zeroed;
-use crate::kernels::arith::Arith;
+use crate::kernels::conv::conv_f32;
+use crate::kernels::conv::depthwise::{depthwise_new, plane, plane_f32, PlaneKernel};
+use crate::kernels::conv::planes::Planes;
 use crate::kernels::conv::{
     col2im as col2im_kernel, conv as conv_kernel, conv_transpose as conv_transpose_kernel,
     im2col as im2col_kernel, Channels, Dim, Window,
 };
-use crate::kernels::conv_f32;
-use crate::kernels::depthwise::{depthwise_new, plane, plane_f32, PlaneKernel, Planes};
 use crate::kernels::isa::Isa;
-use crate::kernels::matmul::MatMul;
+use crate::kernels::linalg::MatMul;
+use crate::kernels::math::Arith;
 use crate::tensor::shape::{checked_numel, shape_str};
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
 

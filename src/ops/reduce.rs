@@ -3,8 +3,8 @@
 
 use super::binary::binary;
 use super::{elems, output_buffer, BinaryOp, Operand};
-use crate::kernels::arith::{is_nan, truth, Arith};
 use crate::kernels::isa::Isa;
+use crate::kernels::math::{is_nan, truth, Arith};
 use crate::kernels::reduce::{
     arg_extreme, extreme, pairwise_sum, reduce_lanes, scan_axis, sum_lanes,
 };
