@@ -138,6 +138,25 @@ fn ctrl_c_stops_a_loop_and_a_kernel_and_keeps_the_variables() {
     leave_with_ctrl_d(s);
 }
 
+/// Ctrl-C stops a single long `quantize` (its parallel loop checks the flag between
+/// chunks); the session keeps its variables. The call runs for many seconds
+/// uninterrupted, far longer than the wait.
+#[test]
+fn ctrl_c_stops_a_quantize() {
+    let state = common::temp_dir("repl_ctrl_c_quant");
+    let mut s = start(&state);
+    enter(&mut s, "let kept = 7");
+    enter(&mut s, "let x = ones([8192, 8192])");
+    let out = interrupt(
+        &mut s,
+        "let q = quantize(x, \"q4_k\")",
+        Duration::from_millis(500),
+    );
+    assert_shows(&out, "interrupted");
+    assert_shows(&enter(&mut s, "kept"), "7");
+    leave_with_ctrl_d(s);
+}
+
 #[test]
 fn history_survives_a_restart() {
     let state = common::temp_dir("repl_history");

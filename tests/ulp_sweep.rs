@@ -1,4 +1,4 @@
-//! Accuracy of the vector f32 math (`kernels::simd::math`): a sweep over every 997th
+//! Accuracy of the vector f32 math (`kernels::math`): a sweep over every 997th
 //! f32 bit pattern of both signs (the whole finite range, subnormals included) plus
 //! dense neighbourhoods of 0, 1, the overflow and underflow thresholds and multiples
 //! of π/2, against f64 references. Asserts the max ulp error stated per function (the
@@ -6,8 +6,8 @@
 //! scalar twin agree bit for bit.
 
 use tsr::kernels::isa::Isa;
-use tsr::kernels::nn::gelu;
-use tsr::kernels::simd::math::{apply_f32, MathFn};
+use tsr::kernels::math::activation::gelu;
+use tsr::kernels::math::apply::{apply_f32, MathFn};
 
 /// Inputs: a strided sweep of all bit patterns, and 2^14 consecutive patterns around
 /// each interesting point.

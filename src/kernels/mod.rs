@@ -1,28 +1,37 @@
 //! Raw-slice kernels: generic over the element type, told shapes and strides explicitly.
 //! They never see a `Tensor`, never allocate results and never validate user input:
 //! `ops` checks arguments, allocates the output and picks the kernel.
+//!
+//! # Rooms
+//!
+//! Plumbing sits at the top: `isa` (which SIMD kernels may run), `twin` (one body built
+//! for AVX2 and as its scalar twin), `parallel` (fixed-chunk parallel loops that stop on
+//! Ctrl-C), `interrupt` (the Ctrl-C flag), `alloc` (output buffers) and `strided` (runs
+//! of a strided layout). The rooms below use the plumbing and each other only downward:
+//!
+//! * `math/`: the scalar definitions every kernel and its twin share: element
+//!   arithmetic (`Arith`, `Float`), exp/log/trig, erf, the activations, and `apply`,
+//!   which runs one of those functions over a slice;
+//! * `reduce/`: sums (pairwise, in a fixed tree), extremes and lane reductions;
+//! * `elementwise/`: unary and binary maps over layouts, and softmax / norms per lane;
+//! * `linalg/`: matrix views, the GEMM and its micro-kernels, matmul for every type,
+//!   and the tile GEMM of quantized matmul;
+//! * `conv/`: convolution windows, im2col / col2im, the blocked f32 and Winograd
+//!   convolutions and depthwise convolution;
+//! * `pool/`: pooling windows and kernels.
+//!
+//! Each ISA variant (`*_avx2`, `avx2`) lives beside its scalar twin, and the types both
+//! use live in a third file below them, so no two files import each other.
 
 pub mod alloc;
-pub mod arith;
 pub mod conv;
-pub mod conv_f32;
-pub mod depthwise;
-#[cfg(target_arch = "x86_64")]
-mod depthwise_avx2;
-pub mod erf;
-pub mod gemm;
+pub mod elementwise;
 pub mod interrupt;
 pub mod isa;
-pub mod map;
-pub mod matmul;
-pub mod microkernel;
-pub mod nn;
-pub mod padded;
+pub mod linalg;
+pub mod math;
 pub mod parallel;
 pub mod pool;
-#[cfg(target_arch = "x86_64")]
-mod pool_avx2;
 pub mod reduce;
-pub mod simd;
 pub mod strided;
-pub mod winograd;
+pub mod twin;

@@ -27,15 +27,28 @@ pub fn for_each_chunk_mut<T: Send>(
     chunk: usize,
     f: impl Fn(usize, &mut [T]) + Sync + Send,
 ) {
+    for_each_chunk_mut_with(out, chunk, || (), |_, start, c| f(start, c));
+}
+
+/// `for_each_chunk_mut` with scratch space made by `init` once per task and reused
+/// for the chunks it runs: `f(scratch, start, chunk)`.
+pub fn for_each_chunk_mut_with<T: Send, S>(
+    out: &mut [T],
+    chunk: usize,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, usize, &mut [T]) + Sync + Send,
+) {
     let chunk = chunk.max(1);
     if out.len() <= chunk {
-        f(0, out);
+        f(&mut init(), 0, out);
     } else {
-        out.par_chunks_mut(chunk).enumerate().for_each(|(i, c)| {
-            if !interrupt::requested() {
-                f(i * chunk, c)
-            }
-        });
+        out.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each_init(init, |scratch, (i, c)| {
+                if !interrupt::requested() {
+                    f(scratch, i * chunk, c)
+                }
+            });
     }
 }
 

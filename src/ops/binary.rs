@@ -3,9 +3,9 @@
 use std::borrow::Cow;
 
 use super::{cannot_allocate, elems, new_tensor, scalar_as, Operand};
-use crate::kernels::arith::{truth, Arith, Float};
+use crate::kernels::elementwise::map::binary_map_new;
 use crate::kernels::isa::Isa;
-use crate::kernels::map::binary_map_new;
+use crate::kernels::math::{truth, Arith, Float};
 use crate::kernels::reduce::any;
 use crate::tensor::shape::{broadcast_shapes, shape_str};
 use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};

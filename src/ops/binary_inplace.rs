@@ -3,7 +3,7 @@
 
 use super::binary::{apply, check_divisor, check_dtype, converted, Kernel};
 use super::{elems, BinaryOp, Operand};
-use crate::kernels::arith::Arith;
+use crate::kernels::math::Arith;
 use crate::kernels::parallel::{for_each_chunk_mut, ELEMENTWISE_CHUNK};
 use crate::kernels::strided::{at, for_each_run, for_each_run_in, Span};
 use crate::tensor::shape::{broadcast_shapes, shape_str};

@@ -1,7 +1,7 @@
 //! Tensor creation: filled, ranges, identity.
 
 use super::{output_buffer, scalar_as};
-use crate::kernels::arith::Arith;
+use crate::kernels::math::Arith;
 use crate::tensor::{DType, Elem, Result, Scalar, Tensor, TensorError};
 
 /// A tensor of `shape` filled with `value` cast to `dtype` (as `astype` casts).

@@ -1,7 +1,7 @@
 //! Matrix products with `numpy.matmul` and `numpy.dot` semantics.
 
 use super::{binary, elems, output_buffer, BinaryOp, Operand};
-use crate::kernels::matmul::{matmul_batch, Mat, MatMul};
+use crate::kernels::linalg::{matmul_batch, Mat, MatMul};
 use crate::tensor::iter::StridedIter;
 use crate::tensor::shape::{broadcast_shapes, shape_str};
 use crate::tensor::{DType, Layout, Result, Tensor, TensorError};

@@ -7,10 +7,10 @@
 use super::binary::zeroed_output;
 use super::unary::math_map;
 use super::{binary, elems, BinaryOp, Operand};
-use crate::kernels::arith::Arith;
+use crate::kernels::elementwise::nn::{self as kernel, NnFloat};
 use crate::kernels::isa::Isa;
-use crate::kernels::nn::{self as kernel, NnFloat};
-use crate::kernels::simd::math::MathFn;
+use crate::kernels::math::Arith;
+use crate::kernels::math::MathFn;
 use crate::tensor::shape::{normalize_axis, shape_str};
 use crate::tensor::{DType, Elem, Result, Scalar, Tensor, TensorError};
 
@@ -206,7 +206,7 @@ fn along_axis<C: NnFloat>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::erf::erfc;
+    use crate::kernels::math::erf::erfc;
     use crate::ops::testutil::{assert_close, assert_tensor, tensor, values, views};
     use DType::*;
 

@@ -2,6 +2,7 @@
 //! The stream itself (what each value is made of) is defined in `tensor::random`.
 
 use super::output_buffer;
+use crate::kernels::elementwise::random::fill as random_fill;
 use crate::tensor::random::{self, RandomState};
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
 
@@ -98,7 +99,7 @@ fn generate<T: Elem, const K: usize>(
     each: impl Fn([u32; 4]) -> [T; K] + Sync,
 ) -> Result<Tensor> {
     let mut out = output_buffer(op, shape, T::default())?;
-    rng.fill(&mut out, each);
+    random_fill(rng, &mut out, each);
     Tensor::from_vec(out, shape)
 }
 

@@ -3,7 +3,7 @@
 //! (The pure views — reshape, transpose, ... — are Layout functions on `Tensor`.)
 
 use super::{output_buffer, reduce, scalar_as, Operand, ReduceOp};
-use crate::kernels::arith::is_nan;
+use crate::kernels::math::is_nan;
 use crate::tensor::shape::{broadcast_shapes, normalize_axis, shape_str};
 use crate::tensor::{DType, Result, Scalar, SliceSpec, Tensor, TensorError};
 

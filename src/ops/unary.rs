@@ -1,10 +1,10 @@
 //! Elementwise unary ops, into a new tensor or in place.
 
 use super::{elems, new_tensor};
-use crate::kernels::arith::{is_nan, truth, Arith, Float};
+use crate::kernels::elementwise::map::{unary_map_in_place, unary_map_new, unary_map_then_new};
 use crate::kernels::isa::Isa;
-use crate::kernels::map::{unary_map_in_place, unary_map_new, unary_map_then_new};
-use crate::kernels::simd::math::MathFn;
+use crate::kernels::math::MathFn;
+use crate::kernels::math::{is_nan, truth, Arith, Float};
 use crate::tensor::{Category, DType, Elem, Result, Tensor, TensorError};
 
 /// The unary ops, one row each: variant (with its parameter and the value `ALL` gives

@@ -3,10 +3,10 @@
 //! never fused). Parallel over fixed chunks of blocks; on x86-64 the same code is also
 //! compiled for AVX2 (plain multiplies and subtracts vectorize to the same bits).
 
-use rayon::prelude::*;
-
 use super::{dense, legacy, low_k, q4_k, q5_k, q6_k, q8_0, q8_k, QType};
 use crate::kernels::isa::Isa;
+use crate::kernels::parallel::for_each_chunk_mut;
+use crate::kernels::twin::twin;
 
 /// Runs the block function `$f` over the whole blocks of `$src`, writing `$dst`.
 /// (A macro rather than a generic function so that `$f` is inlined into the AVX2 copy.)
@@ -52,28 +52,24 @@ pub fn dequantize_into(bytes: &[u8], qtype: QType, out: &mut [f32]) -> Result<()
     check_len("dequantize", qtype, bytes.len(), out.len())?;
     let isa = Isa::detect();
     let chunk_bytes = CHUNK / qtype.block_len() * qtype.block_bytes();
-    out.par_chunks_mut(CHUNK)
-        .zip(bytes.par_chunks(chunk_bytes))
-        .for_each(|(o, b)| dequantize_blocks(isa, qtype, b, o));
+    for_each_chunk_mut(out, CHUNK, |start, o| {
+        let first = start / CHUNK * chunk_bytes;
+        dequantize_blocks(
+            isa,
+            qtype,
+            &bytes[first..(first + chunk_bytes).min(bytes.len())],
+            o,
+        );
+    });
     Ok(())
 }
 
-/// Dequantizes the whole blocks in `bytes` into `out` (as many as both hold), on this
-/// thread. The caller has checked the lengths.
-pub fn dequantize_blocks(isa: Isa, qtype: QType, bytes: &[u8], out: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if isa.avx2() {
-        // SAFETY: `Isa::avx2()` is true only when AVX2 was detected at run time.
-        return unsafe { blocks_avx2(qtype, bytes, out) };
+twin! {
+    /// Dequantizes the whole blocks in `bytes` into `out` (as many as both hold), on
+    /// this thread. The caller has checked the lengths.
+    pub fn dequantize_blocks[](qtype: QType, bytes: &[u8], out: &mut [f32]) {
+        blocks(qtype, bytes, out)
     }
-    let _ = isa;
-    blocks(qtype, bytes, out)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn blocks_avx2(qtype: QType, bytes: &[u8], out: &mut [f32]) {
-    blocks(qtype, bytes, out)
 }
 
 #[inline(always)]

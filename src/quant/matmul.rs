@@ -10,14 +10,15 @@
 //! Work is split over output columns (weight rows) in fixed chunks, and each output is
 //! computed by one thread in a fixed order: results do not depend on the thread count.
 
-use rayon::prelude::*;
+use std::sync::OnceLock;
 
 use super::dequant::dequantize_blocks;
-use super::gemm::gemm_nt;
 use super::quantize::quantize_blocks;
 use super::vec_dot::{vec_dot, vec_dot_type};
 use super::QTensor;
 use crate::kernels::isa::Isa;
+use crate::kernels::linalg::gemm_nt::gemm_nt;
+use crate::kernels::parallel::{for_each_chunk_mut, for_each_chunk_mut_with};
 use crate::tensor::{DType, Tensor};
 
 /// From this many activation rows on, the tiled f32 GEMM beats repeated integer dots.
@@ -64,13 +65,16 @@ pub(crate) fn matmul_with(isa: Isa, x: &Tensor, w: &QTensor) -> Result<Tensor, S
     // Cannot overflow: the whole shape's count passed the budget.
     let m: usize = lead.iter().product();
     let xc = x.to_dtype(DType::F32).contiguous();
-    let xs = xc.storage_slice::<f32>().unwrap_or(&[]);
+    let xs = xc
+        .storage_slice::<f32>()
+        .filter(|xs| xs.len() == m * k)
+        .ok_or("matmul: x converted to f32 does not hold its shape's values")?;
     let mut out_t = vec![0f32; n * m];
-    if n > 0 && m > 0 && xs.len() == m * k {
+    if n > 0 && m > 0 {
         let wdata = w.data.as_slice();
         match vec_dot_type(w.qtype) {
             Some(at) if m < GEMM_ROWS => fused(isa, w, at, xs, m, k, &mut out_t)?,
-            _ => tiled(isa, w, (xs, m, k), wdata, &mut out_t),
+            _ => tiled(isa, w, (xs, m, k), wdata, &mut out_t)?,
         }
     }
     let out = if m == 1 {
@@ -100,22 +104,27 @@ fn fused(
     let abytes = at
         .bytes_for(k)
         .ok_or_else(|| format!("matmul: rows of {k} are not whole {} blocks", at.name()))?;
-    let wbytes = w.qtype.bytes_for(k).unwrap_or(0);
+    let wbytes = w.qtype.bytes_for(k).ok_or_else(|| {
+        format!(
+            "matmul: rows of {k} are not whole {} blocks",
+            w.qtype.name()
+        )
+    })?;
     let mut aq = vec![0u8; m * abytes];
-    aq.par_chunks_mut(abytes.max(1))
-        .zip(xs.par_chunks(k.max(1)))
-        .for_each(|(o, row)| quantize_blocks(isa, at, row, o));
-    let aq = &aq;
-    out_t
-        .par_chunks_mut(DOT_ROWS * m)
-        .zip(w.data.as_slice().par_chunks((DOT_ROWS * wbytes).max(1)))
-        .for_each(|(oc, wc)| {
-            for (orow, wrow) in oc.chunks_exact_mut(m).zip(wc.chunks_exact(wbytes.max(1))) {
-                for (o, arow) in orow.iter_mut().zip(aq.chunks_exact(abytes.max(1))) {
-                    *o = vec_dot(isa, w.qtype, wrow, arow);
-                }
+    // One activation row per chunk.
+    for_each_chunk_mut(&mut aq, abytes, |start, o| {
+        let row = start / abytes.max(1) * k;
+        quantize_blocks(isa, at, &xs[row..row + k], o)
+    });
+    let (aq, wdata) = (&aq, w.data.as_slice());
+    for_each_chunk_mut(out_t, DOT_ROWS * m, |start, oc| {
+        let wc = &wdata[start / m * wbytes..];
+        for (orow, wrow) in oc.chunks_exact_mut(m).zip(wc.chunks_exact(wbytes.max(1))) {
+            for (o, arow) in orow.iter_mut().zip(aq.chunks_exact(abytes.max(1))) {
+                *o = vec_dot(isa, w.qtype, wrow, arow);
             }
-        });
+        }
+    });
     Ok(())
 }
 
@@ -126,25 +135,29 @@ fn tiled(
     (xs, m, k): (&[f32], usize, usize),
     wdata: &[u8],
     out_t: &mut [f32],
-) {
+) -> Result<(), String> {
     let (bl, bb) = (w.qtype.block_len(), w.qtype.block_bytes());
     let wbytes = k / bl * bb;
-    out_t
-        .par_chunks_mut(TILE_ROWS * m)
-        .zip(wdata.par_chunks((TILE_ROWS * wbytes).max(1)))
-        .for_each_init(
-            || vec![0f32; TILE_ROWS * KC],
-            |buf, (oc, wc)| {
-                let rows = oc.len() / m;
-                for k0 in (0..k).step_by(KC) {
-                    let kl = KC.min(k - k0);
-                    let (b0, b1) = (k0 / bl * bb, (k0 + kl) / bl * bb);
-                    for (wrow, dst) in wc.chunks_exact(wbytes.max(1)).zip(buf.chunks_exact_mut(kl))
-                    {
-                        dequantize_blocks(isa, w.qtype, &wrow[b0..b1], dst);
-                    }
-                    gemm_nt(isa, (&xs[k0..], k, m), (buf, kl, rows), kl, oc, m);
+    // The first shape error of a tile (none unless the tiling above is wrong).
+    let failed = OnceLock::new();
+    for_each_chunk_mut_with(
+        out_t,
+        TILE_ROWS * m,
+        || vec![0f32; TILE_ROWS * KC],
+        |buf, start, oc| {
+            let rows = oc.len() / m;
+            let wc = &wdata[start / m * wbytes..][..rows * wbytes];
+            for k0 in (0..k).step_by(KC) {
+                let kl = KC.min(k - k0);
+                let (b0, b1) = (k0 / bl * bb, (k0 + kl) / bl * bb);
+                for (wrow, dst) in wc.chunks_exact(wbytes.max(1)).zip(buf.chunks_exact_mut(kl)) {
+                    dequantize_blocks(isa, w.qtype, &wrow[b0..b1], dst);
                 }
-            },
-        );
+                if let Err(e) = gemm_nt(isa, (&xs[k0..], k, m), (buf, kl, rows), kl, oc, m) {
+                    let _ = failed.set(e);
+                }
+            }
+        },
+    );
+    failed.into_inner().map_or(Ok(()), Err)
 }

@@ -28,8 +28,9 @@
 //!
 //! # Determinism and speed
 //!
-//! Work is split in fixed chunks (of blocks, or of weight rows) with rayon, so results
-//! are identical for any thread count. Kernels are picked once per process
+//! Work is split in fixed chunks (of blocks, or of weight rows) on the kernels' parallel
+//! loops (`kernels::parallel`), so results are identical for any thread count and
+//! Ctrl-C stops a long quantize, dequantize or matmul between chunks. Kernels are picked once per process
 //! ([`crate::kernels::isa::Isa::detect`]): AVX2 + FMA + F16C on x86-64 (hand-written integer dot kernels
 //! and GEMM tile; quantize/dequantize compiled for AVX2 from the same code, which gives
 //! the same bits because Rust never fuses a multiply and an add), scalar twins
@@ -46,12 +47,12 @@
 //! searches, one lane per sub-block), one file per format family (`q4_k`, `q5_k` with
 //! `scale_min`, `q6_k`, `q8_0`, `q8_k`, `legacy`, `low_k`, `dense`), `quantize` /
 //! `dequant` (dispatch and parallel loops), `vec_dot` (scalar and AVX2 dot kernels),
-//! `gemm` (f32 tile GEMM), `matmul` (the fused `x @ w.T`), `qtensor` (tensor API).
+//! `matmul` (the fused `x @ w.T`, on `kernels::linalg::gemm_nt`'s f32 tile GEMM),
+//! `qtensor` (tensor API).
 
 pub mod blocks;
 mod dense;
 mod dequant;
-mod gemm;
 mod lanes;
 mod legacy;
 mod low_k;
@@ -94,11 +95,14 @@ impl QBytes {
     pub fn as_slice(&self) -> &[u8] {
         match self {
             QBytes::Owned(v) => v,
-            // Range checked against the map's length when the Mapped value was made.
-            QBytes::Mapped { map, offset, len } => offset
-                .checked_add(*len)
-                .and_then(|end| map.get(*offset..end))
-                .unwrap_or(&[]),
+            QBytes::Mapped { map, offset, len } => {
+                let bytes = offset
+                    .checked_add(*len)
+                    .and_then(|end| map.get(*offset..end));
+                // The range was checked against the map when the value was made.
+                debug_assert!(bytes.is_some(), "a mapped range outside its map");
+                bytes.unwrap_or(&[])
+            }
         }
     }
 }

@@ -1,12 +1,11 @@
 //! The tensor-level API of `QTensor`: quantize a tensor, dequantize it (also straight
 //! into the transposed [K, N] layout), sizes and validation.
 
-use rayon::prelude::*;
-
 use super::dequant::{check_len, dequantize, dequantize_blocks};
 use super::quantize::quantize_reporting;
 use super::{QBytes, QTensor, QType};
 use crate::kernels::isa::Isa;
+use crate::kernels::parallel::for_each_chunk_mut_with;
 use crate::tensor::Tensor;
 
 /// Output rows (K values) per parallel work item of `dequantize_transposed`.
@@ -103,10 +102,12 @@ impl QTensor {
             let (bl, bb) = (self.qtype.block_len(), self.qtype.block_bytes());
             let row_bytes = k / bl * bb;
             let (isa, qtype, data) = (Isa::detect(), self.qtype, self.data.as_slice());
-            out.par_chunks_mut(T_ROWS * n).enumerate().for_each_init(
+            for_each_chunk_mut_with(
+                &mut out,
+                T_ROWS * n,
                 || vec![0f32; T_COLS * T_ROWS],
-                |buf, (ci, oc)| {
-                    let k0 = ci * T_ROWS;
+                |buf, start, oc| {
+                    let k0 = start / n;
                     let kl = oc.len() / n;
                     let (b0, b1) = (k0 / bl * bb, (k0 + kl) / bl * bb);
                     for (tj, tile) in data.chunks(T_COLS * row_bytes).enumerate() {

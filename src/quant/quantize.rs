@@ -6,11 +6,11 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rayon::prelude::*;
-
 use super::dequant::each;
 use super::{dense, legacy, q4_k, q5_k, q6_k, q8_0, q8_k, QType};
 use crate::kernels::isa::Isa;
+use crate::kernels::parallel::for_each_chunk_mut;
+use crate::kernels::twin::twin;
 
 /// Values per parallel work item (whole blocks of every type).
 const CHUNK: usize = 4096;
@@ -73,31 +73,21 @@ pub(crate) fn quantize_with(
     let mut out = vec![0u8; nbytes];
     let chunk_bytes = CHUNK / qtype.block_len() * qtype.block_bytes();
     let done = AtomicUsize::new(0);
-    x.par_chunks(CHUNK)
-        .zip(out.par_chunks_mut(chunk_bytes))
-        .for_each(|(chunk, o)| {
-            quantize_blocks(isa, qtype, chunk, o);
-            let d = done.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
-            progress(d, x.len());
-        });
+    for_each_chunk_mut(&mut out, chunk_bytes, |start, o| {
+        let first = start / chunk_bytes * CHUNK;
+        let chunk = &x[first..(first + CHUNK).min(x.len())];
+        quantize_blocks(isa, qtype, chunk, o);
+        let d = done.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
+        progress(d, x.len());
+    });
     Ok(out)
 }
 
-/// Quantizes the whole blocks of `x` into `out` on this thread (a row of activations).
-pub fn quantize_blocks(isa: Isa, qtype: QType, x: &[f32], out: &mut [u8]) {
-    #[cfg(target_arch = "x86_64")]
-    if isa.avx2() {
-        // SAFETY: `Isa::avx2()` is true only when AVX2 was detected at run time.
-        return unsafe { blocks_avx2(qtype, x, out) };
+twin! {
+    /// Quantizes the whole blocks of `x` into `out` on this thread (a row of activations).
+    pub fn quantize_blocks[](qtype: QType, x: &[f32], out: &mut [u8]) {
+        blocks(qtype, x, out)
     }
-    let _ = isa;
-    blocks(qtype, x, out)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn blocks_avx2(qtype: QType, x: &[f32], out: &mut [u8]) {
-    blocks(qtype, x, out)
 }
 
 #[inline(always)]

@@ -2,7 +2,7 @@
 //! involving a tensor handed to `ops` with weak-scalar promotion.
 
 use crate::diag::Diagnostic;
-use crate::kernels::arith::Arith;
+use crate::kernels::math::Arith;
 use crate::ops::{self, BinaryOp, UnaryOp};
 use crate::syntax::ast::{BinOp, UnOp};
 use crate::syntax::Span;

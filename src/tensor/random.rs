@@ -33,19 +33,16 @@
 //! for every thread count, and in every future version of tsr; `tests/random_stream.rs`
 //! pins them bit for bit. Changing the stream is a breaking change.
 //!
-//! Large draws are generated in parallel in chunks of [`CHUNK`] values. The chunk
-//! boundaries are fixed, and each value depends only on its index anyway.
+//! This module is the stream's arithmetic; `kernels::elementwise::random::fill` draws
+//! large buffers in parallel, in chunks at fixed boundaries (each value depends only on
+//! its index anyway).
 
 mod libm;
 mod philox;
 
 use half::{bf16, f16};
-use rayon::prelude::*;
 
 use philox::philox4x32;
-
-/// Values per parallel task: fixed, so the split never depends on the thread count.
-pub const CHUNK: usize = 1 << 16;
 
 /// The session's generator state: `seed(n)` sets the key and resets the counter.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -64,33 +61,18 @@ impl RandomState {
         }
     }
 
-    /// Fills `out` with the next values of the stream, `K` per block, made by `each`
-    /// from a block's four words, and advances the counter past the blocks read.
-    pub fn fill<T: Send, const K: usize>(
-        &mut self,
-        out: &mut [T],
-        each: impl Fn([u32; 4]) -> [T; K] + Sync,
-    ) {
-        // Evaluated at compile time for each K: it cannot fire in a run.
-        const { assert!(CHUNK.is_multiple_of(K), "chunks must hold whole blocks") };
-        let (key, start) = (self.key, self.counter);
-        self.counter = start.wrapping_add(out.len().div_ceil(K) as u64);
-        if out.len() <= CHUNK {
-            fill_blocks(out, key, start, &each);
-        } else {
-            let blocks_per_chunk = (CHUNK / K) as u64;
-            out.par_chunks_mut(CHUNK)
-                .enumerate()
-                .for_each(|(c, chunk)| {
-                    let first = start.wrapping_add((c as u64).wrapping_mul(blocks_per_chunk));
-                    fill_blocks(chunk, key, first, &each);
-                });
-        }
+    /// Reserves the blocks a draw of `n` values, `K` per block, reads: returns the
+    /// first and advances the counter past them.
+    pub fn take_blocks<const K: usize>(&mut self, n: usize) -> u64 {
+        let start = self.counter;
+        self.counter = start.wrapping_add(n.div_ceil(K) as u64);
+        start
     }
 }
 
-/// Fills `out` from consecutive blocks starting at block `first`.
-fn fill_blocks<T, const K: usize>(
+/// Fills `out` from consecutive blocks starting at block `first` under `key`, `K`
+/// values per block made by `each` from the block's four words.
+pub fn fill_blocks<T, const K: usize>(
     out: &mut [T],
     key: u64,
     first: u64,
@@ -162,46 +144,6 @@ pub fn below(hi: u32, lo: u32, range: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn draw_f32(rng: &mut RandomState, n: usize) -> Vec<f32> {
-        let mut out = vec![0.0f32; n];
-        rng.fill(&mut out, |w| w.map(uniform_f32));
-        out
-    }
-
-    #[test]
-    fn value_i_depends_only_on_its_index() {
-        // One big draw (parallel chunks) equals many small draws (serial), whatever the
-        // split; the counter advances by whole blocks.
-        let n = 3 * CHUNK + 5;
-        let whole = draw_f32(&mut RandomState::from_seed(3), n);
-        let mut rng = RandomState::from_seed(3);
-        let mut pieces = Vec::new();
-        for len in [4, 8, CHUNK, 2 * CHUNK - 20, 4, 4, 5] {
-            pieces.extend(draw_f32(&mut rng, len));
-        }
-        assert_eq!(whole, pieces);
-        assert_eq!(rng.counter, (n as u64).div_ceil(4));
-        // A draw that ends mid-block skips the rest of that block.
-        let mut rng = RandomState::from_seed(3);
-        let first = draw_f32(&mut rng, 3);
-        assert_eq!(rng.counter, 1);
-        assert_eq!(draw_f32(&mut rng, 4), whole[4..8]);
-        assert_eq!(first, whole[..3]);
-    }
-
-    #[test]
-    fn seeds_and_counters_give_different_streams() {
-        let a = draw_f32(&mut RandomState::from_seed(1), 64);
-        let b = draw_f32(&mut RandomState::from_seed(2), 64);
-        assert_ne!(a, b);
-        assert_eq!(RandomState::default(), RandomState::from_seed(0));
-        let big = RandomState::from_seed(u64::MAX);
-        assert_ne!(
-            draw_f32(&mut big.clone(), 8),
-            draw_f32(&mut RandomState::from_seed(0), 8)
-        );
-    }
 
     #[test]
     fn uniform_conversions_cover_the_unit_interval() {

@@ -10,8 +10,8 @@
 //!
 //! On aarch64 the plain build is the NEON build (untested here: no such machine).
 
-use super::super::arith::is_nan;
-use super::super::isa::Isa;
+use crate::kernels::isa::Isa;
+use crate::kernels::math::arith::is_nan;
 
 /// Elements per chunk: long enough that the test of a chunk against the best costs
 /// little, short enough that the final search in the best chunk is short.
@@ -118,7 +118,7 @@ fn scan<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(xs: &[T]) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::arith::Arith;
+    use crate::kernels::math::arith::Arith;
 
     // The sequential definitions, the reference for the vectorized search.
     /// Index of the first maximum of a lane, where NaN counts as the maximum (the first

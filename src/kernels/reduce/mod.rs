@@ -10,9 +10,9 @@ pub use extreme::{arg_extreme, extreme};
 pub use lanes::{for_each_lane, reduce_lanes};
 pub use pairwise::{pairwise_sum, pairwise_sum_with};
 
-use super::arith::Arith;
-use super::isa::Isa;
-use super::strided::{at, for_each_run};
+use crate::kernels::isa::Isa;
+use crate::kernels::math::arith::Arith;
+use crate::kernels::strided::{at, for_each_run};
 use crate::tensor::iter::{merged_dims, StridedIter};
 use crate::tensor::Layout;
 use lanes::{signed_offsets, split_dims};

@@ -16,8 +16,8 @@
 //!
 //! On aarch64 the plain build is the NEON build (untested here: no such machine).
 
-use super::super::arith::Arith;
-use super::super::isa::Isa;
+use crate::kernels::isa::Isa;
+use crate::kernels::math::arith::Arith;
 
 /// Lanes of at most this many elements are one block of 8 partials; longer ones split.
 const PAIRWISE_BLOCK: usize = 128;

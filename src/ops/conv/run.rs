@@ -3,14 +3,15 @@
 
 use super::operands::*;
 use crate::kernels::alloc::zeroed;
-use crate::kernels::arith::Arith;
+use crate::kernels::math::Arith;
 use crate::kernels::conv::{
     conv as conv_kernel, conv_transpose as conv_transpose_kernel, Channels, Window,
 };
-use crate::kernels::conv_f32;
-use crate::kernels::depthwise::{depthwise_new, plane, plane_f32, PlaneKernel, Planes};
+use crate::kernels::conv::conv_f32;
+use crate::kernels::conv::depthwise::{depthwise_new, plane, plane_f32, PlaneKernel};
+use crate::kernels::conv::planes::Planes;
 use crate::kernels::isa::Isa;
-use crate::kernels::matmul::MatMul;
+use crate::kernels::linalg::MatMul;
 use crate::ops::{elems, new_tensor};
 use crate::tensor::{DType, Result, Tensor};
 
@@ -28,7 +29,7 @@ pub(super) struct Operands<'a> {
 }
 
 /// The convolution (or transposed one) of `o` in `dtype`'s compute type: depthwise
-/// ones on `kernels::depthwise`, f32 on the blocked kernels of `conv_f32` where they
+/// ones on `kernels::conv::depthwise`, f32 on the blocked kernels of `conv_f32` where they
 /// fit, the others on `kernels::conv`.
 pub(super) fn run(o: &Operands, dtype: DType) -> Result<Tensor> {
     let (win, ch) = (o.win, o.ch);
@@ -98,7 +99,7 @@ pub(super) fn run_kernel<T: MatMul>(
     })
 }
 
-/// `kernels::depthwise` on contiguous `T` copies of the operands, the bias included.
+/// `kernels::conv::depthwise` on contiguous `T` copies of the operands, the bias included.
 pub(super) fn run_depthwise<T: MatMul>(
     o: &Operands,
     planes: &Planes,

@@ -1,7 +1,7 @@
 //! `im2col` and `col2im` (torch's unfold and fold).
 
 use super::{operands::*, params::*};
-use crate::kernels::arith::Arith;
+use crate::kernels::math::Arith;
 use crate::kernels::conv::{col2im as col2im_kernel, im2col as im2col_kernel, Dim, Window};
 use crate::ops::{elems, output_buffer};
 use crate::tensor::shape::shape_str;

@@ -1,6 +1,6 @@
 //! The cumulative sum along an axis or over the flattened tensor.
 
-use crate::kernels::arith::Arith;
+use crate::kernels::math::Arith;
 use crate::kernels::reduce::scan_axis;
 use crate::ops::{elems, output_buffer};
 use crate::tensor::shape::normalize_axis;

@@ -1,7 +1,7 @@
 //! The vector norm of any order over axes, and `normalize` built on it.
 
 use super::{floats, non_empty, Plan};
-use crate::kernels::arith::{truth, Arith};
+use crate::kernels::math::{truth, Arith};
 use crate::kernels::reduce::{pairwise_sum, reduce_lanes};
 use crate::ops::binary::binary;
 use crate::ops::{elems, BinaryOp, Operand};

@@ -17,13 +17,17 @@
 
 use std::mem::MaybeUninit;
 
-use super::alloc::filled;
-use super::conv::{Channels, Window};
-use super::isa::Isa;
-use super::microkernel::{pack_panels, panels_len, product, row_stride, LANES, MR, NR};
+use super::generic::Channels;
+pub use super::operands::Operands;
 use super::padded::{add_columns, fill_columns, Padded, Runs};
-use super::parallel::{for_each_item, Disjoint};
+use super::window::Window;
 use super::winograd;
+use crate::kernels::alloc::filled;
+use crate::kernels::isa::Isa;
+use crate::kernels::linalg::microkernel::{
+    pack_panels, panels_len, product, row_stride, LANES, MR, NR,
+};
+use crate::kernels::parallel::{for_each_item, Disjoint};
 
 /// Bytes of one block's columns (a quarter of a 1 MiB L2).
 const BLOCK_BYTES: usize = 1 << 18;
@@ -36,27 +40,6 @@ const MAX_BLOCK: usize = 32 * NR;
 pub fn fits(win: &Window, ch: Channels) -> bool {
     let (ci, co) = (ch.c_in / ch.groups, ch.c_out / ch.groups);
     ci > 1 && co > 0 && !win.is_identity() && win.out_len() > 0 && Padded::is_compact(win)
-}
-
-/// The operands of a batch's convolution or transposed convolution: `x`, `weight`,
-/// `bias` [c_out] (added last), the window and the channels.
-#[derive(Clone, Copy)]
-pub struct Operands<'a> {
-    pub x: &'a [f32],
-    pub weight: &'a [f32],
-    pub bias: Option<&'a [f32]>,
-    pub win: &'a Window,
-    pub ch: Channels,
-}
-
-impl Operands<'_> {
-    /// Input and output channels per group.
-    pub fn per_group(&self) -> (usize, usize) {
-        (
-            self.ch.c_in / self.ch.groups,
-            self.ch.c_out / self.ch.groups,
-        )
-    }
 }
 
 /// Convolution of a batch, as `conv::conv` plus the bias, where `fits` holds: `x`

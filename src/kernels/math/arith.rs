@@ -5,8 +5,8 @@
 
 use half::{bf16, f16};
 
+use super::apply::{self, MathFn};
 use crate::kernels::isa::Isa;
-use crate::kernels::simd::math::{self, MathFn};
 use crate::tensor::Elem;
 
 pub trait Arith: Elem {
@@ -397,7 +397,7 @@ macro_rules! impl_float {
     )*};
 }
 
-impl_float!(f32: math::apply_f32, f64: math::apply_f64);
+impl_float!(f32: apply::apply_f32, f64: apply::apply_f64);
 
 /// Half-precision types: widen to f32 (exact), compute, round once.
 macro_rules! impl_half {
@@ -428,7 +428,7 @@ macro_rules! impl_half {
             impl_half!(@binary Float: div);
             float_functions!(impl_half @unary Float:);
             fn math_in_place(isa: Isa, f: MathFn, xs: &mut [Self]) {
-                math::apply_half(isa, f, xs)
+                apply::apply_half(isa, f, xs)
             }
         }
     )*};

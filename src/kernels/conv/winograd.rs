@@ -16,12 +16,14 @@
 
 use std::mem::MaybeUninit;
 
-use super::conv::{Dim, Window};
-use super::conv_f32::Operands;
-use super::isa::Isa;
-use super::microkernel::{panel_index, panels_len, product, row_stride, LANES, MR};
-use super::parallel::{for_each_item, Disjoint};
-use super::simd::twin;
+use super::operands::Operands;
+use super::window::{Dim, Window};
+use crate::kernels::isa::Isa;
+use crate::kernels::linalg::microkernel::{
+    panel_index, panels_len, product, row_stride, LANES, MR,
+};
+use crate::kernels::parallel::{for_each_item, Disjoint};
+use crate::kernels::twin::twin;
 
 /// Bytes of one band's transformed input tiles (a quarter of a 1 MiB L2).
 const BAND_BYTES: usize = 1 << 18;

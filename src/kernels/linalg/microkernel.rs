@@ -10,7 +10,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::isa::Isa;
+use crate::kernels::isa::Isa;
 
 /// Rows of a tile (and of a packed panel).
 pub const MR: usize = 6;

@@ -6,9 +6,6 @@
 //! same bits. On aarch64 NEON is the baseline, so the plain build is the NEON build
 //! (untested here: the CI machines are x86-64).
 
-mod exp_f32;
-pub mod math;
-
 /// Defines `fn $name(isa: Isa, args...)` running `$body` built for AVX2+FMA+F16C when
 /// `isa` allows it, and the plain build otherwise. Generic parameters go in brackets:
 /// `twin! { pub fn add[T: Copy](dst: &mut [T], src: &[T]) { ... } }`.

@@ -14,7 +14,7 @@ use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-use super::pool::{beats, phase_lens, phase_taps, ColumnTaps, MaxPool, PhaseTap};
+use super::window::{beats, phase_lens, phase_taps, ColumnTaps, MaxPool, PhaseTap};
 
 /// The narrowest row this kernel takes: one block of 16 columns.
 pub const MIN_WIDTH: usize = 16;

@@ -20,8 +20,8 @@ use std::ops::{Add, Mul};
 use gemm::Parallelism;
 use rayon::prelude::*;
 
-use super::matmul::Mat;
-use super::parallel::{for_each_chunk_mut, Disjoint};
+use super::mat::Mat;
+use crate::kernels::parallel::{for_each_chunk_mut, Disjoint};
 
 /// The element types the `gemm` crate multiplies.
 pub trait GemmFloat:
@@ -168,7 +168,7 @@ const LANES: usize = 16;
 /// the portable build give the same bits.
 fn dot<T: GemmFloat>(x: &[T], y: &[T]) -> T {
     #[cfg(target_arch = "x86_64")]
-    if super::isa::Isa::detect().avx2() {
+    if crate::kernels::isa::Isa::detect().avx2() {
         // SAFETY: `Isa::detect` found AVX2 and FMA on this CPU.
         return unsafe { dot_avx2(x, y) };
     }

@@ -7,10 +7,10 @@
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-use super::alloc::filled;
-use super::arith::is_nan;
-use super::isa::Isa;
-use super::parallel::for_each_chunk_mut;
+use super::window::{beats, phase_lens, phase_taps, MaxPool};
+use crate::kernels::alloc::filled;
+use crate::kernels::isa::Isa;
+use crate::kernels::parallel::for_each_chunk_mut;
 use crate::tensor::Elem;
 
 /// Input elements per parallel task (whole planes are never split).
@@ -34,24 +34,6 @@ pub fn for_each_plane<T: Sync, O: Send>(
             f(&data[(first + i) * in_plane..][..in_plane], dst);
         }
     });
-}
-
-/// Regular windows along the width: output column `o` reads input columns
-/// `o * stride + offset` for each `offset` (kernel tap times dilation minus padding)
-/// that lands inside the row.
-pub struct ColumnTaps {
-    pub stride: usize,
-    pub offsets: Vec<isize>,
-}
-
-/// Max pooling of [height, width] planes: output row `oh` of a plane is the
-/// NaN-propagating max over input rows `rows[oh]` and the column windows of `cols`
-/// (`rows.len()` rows of `out_w` outputs); an empty window gives `lowest`.
-pub struct MaxPool<'a, T> {
-    pub width: usize,
-    pub rows: &'a [Vec<usize>],
-    pub cols: &'a ColumnTaps,
-    pub lowest: T,
 }
 
 /// A kernel pooling one plane: `max_pool_plane` or `max_pool_plane_f32`. It writes
@@ -104,9 +86,9 @@ pub fn max_pool_plane<T: Copy + PartialOrd>(
 /// (`pool_avx2`) when `isa` has AVX2; the same bits either way.
 pub fn max_pool_plane_f32(isa: Isa, out: &mut [MaybeUninit<f32>], plane: &[f32], p: &MaxPool<f32>) {
     #[cfg(target_arch = "x86_64")]
-    if isa.avx2() && p.cols.stride == 2 && p.width >= super::pool_avx2::MIN_WIDTH {
+    if isa.avx2() && p.cols.stride == 2 && p.width >= super::avx2::MIN_WIDTH {
         // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
-        return unsafe { super::pool_avx2::max_pool_stride2(out, plane, p) };
+        return unsafe { super::avx2::max_pool_stride2(out, plane, p) };
     }
     max_pool_plane(isa, out, plane, p)
 }
@@ -115,12 +97,6 @@ pub fn max_pool_plane_f32(isa: Isa, out: &mut [MaybeUninit<f32>], plane: &[f32],
 #[target_feature(enable = "avx2,fma,f16c")]
 fn max_pool_avx2<T: Copy + PartialOrd>(out: &mut [MaybeUninit<T>], plane: &[T], p: &MaxPool<T>) {
     max_pool(out, plane, p)
-}
-
-/// `x` replaces the running max `m`: it is larger, or NaN (only a NaN replaces a NaN).
-#[inline(always)]
-pub(crate) fn beats<T: Copy + PartialOrd>(x: T, m: T) -> bool {
-    x > m || is_nan(x)
 }
 
 /// `out = max(a, b)` elementwise, out of place: written in place (`a` being `out`),
@@ -178,42 +154,6 @@ fn max_pool<T: Copy + PartialOrd>(out: &mut [MaybeUninit<T>], plane: &[T], p: &M
     }
 }
 
-/// The lengths of the phases of a `width`-wide row split by `stride` (phase `p` holds
-/// columns `p, p + stride, ...`). Only the first `width` phases can hold columns: a
-/// stride longer than the row has empty phases past it, which are not listed.
-pub(crate) fn phase_lens(width: usize, stride: usize) -> Vec<usize> {
-    (0..stride.min(width))
-        .map(|p| (width - p).div_ceil(stride))
-        .collect()
-}
-
-/// A column tap as a read of the phases: output `o` reads `phase[o + shift]` of phase
-/// `phase`, for the `o` in `outputs` (where that lies inside the phase).
-pub(crate) struct PhaseTap {
-    pub phase: usize,
-    pub shift: isize,
-    pub outputs: Range<usize>,
-}
-
-/// The taps of `cols` (in order) as reads of phases of the given lengths, for rows of
-/// `out_w` outputs; taps that fall in an empty phase are left out.
-pub(crate) fn phase_taps(cols: &ColumnTaps, phase_lens: &[usize], out_w: usize) -> Vec<PhaseTap> {
-    let s = cols.stride as isize;
-    let tap = |&d: &isize| {
-        let (phase, shift) = (d.rem_euclid(s) as usize, d.div_euclid(s));
-        let len = *phase_lens.get(phase)? as isize;
-        // 0 <= o + shift < len.
-        let start = (-shift).max(0) as usize;
-        let end = (len - shift).clamp(0, out_w as isize) as usize;
-        Some(PhaseTap {
-            phase,
-            shift,
-            outputs: start..end.max(start),
-        })
-    };
-    cols.offsets.iter().filter_map(tap).collect()
-}
-
 /// For every output position (oh, ow) of one plane, gathers the window
 /// `rows[oh] × cols[ow]` of `plane` (row-major, `width` wide) in row-major order
 /// and stores `f(window, oh, ow)` in `out` (row-major, `rows.len() × cols.len()`).
@@ -242,6 +182,7 @@ pub fn pool2d<T: Copy, O>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::pool::window::ColumnTaps;
 
     /// Pseudo-random small integers (so with ties), signed zeros and, with `nans`,
     /// NaNs of distinct payloads.
@@ -333,7 +274,7 @@ mod tests {
                         pool2d(&mut want, &plane, w, &rows, &col_lists, |win, _, _| {
                             win.iter()
                                 .copied()
-                                .reduce(crate::kernels::arith::Arith::maximum)
+                                .reduce(crate::kernels::math::arith::Arith::maximum)
                                 .unwrap_or(f32::NEG_INFINITY)
                         });
                         let cols = ColumnTaps {

@@ -10,7 +10,7 @@ const MR: usize = 4;
 const NR: usize = 3;
 
 /// `c[j·ldc + i] += Σ_p a[i·lda + p] · b[j·ldb + p]` for i < m, j < n, p < k.
-/// Does nothing when a slice is too short for the shape it is told.
+/// An error, writing nothing, when a slice is too short for the shape it is told.
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_nt(
     isa: Isa,
@@ -19,12 +19,17 @@ pub fn gemm_nt(
     k: usize,
     c: &mut [f32],
     ldc: usize,
-) {
+) -> Result<(), String> {
     let fits = |len: usize, rows: usize, ld: usize, cols: usize| {
         rows == 0 || (rows - 1) * ld + cols <= len
     };
     if !(fits(a.len(), m, lda, k) && fits(b.len(), n, ldb, k) && fits(c.len(), n, ldc, m)) {
-        return;
+        return Err(format!(
+            "gemm_nt: operands of {} / {} / {} values are too short for {m}×{k} · ({n}×{k})ᵀ",
+            a.len(),
+            b.len(),
+            c.len()
+        ));
     }
     let a_row = |i: usize| &a[i * lda..i * lda + k];
     let b_row = |j: usize| &b[j * ldb..j * ldb + k];
@@ -51,6 +56,7 @@ pub fn gemm_nt(
             }
         }
     }
+    Ok(())
 }
 
 /// The MR×NR dot products of `a`'s rows with `b`'s rows over their first k values.
@@ -169,7 +175,7 @@ mod tests {
             let want = naive(&a, &b, m, n, k);
             for isa in [Isa::SCALAR, Isa::detect()] {
                 let mut c = vec![0f32; m * n];
-                gemm_nt(isa, (&a, k, m), (&b, k, n), k, &mut c, m);
+                gemm_nt(isa, (&a, k, m), (&b, k, n), k, &mut c, m).unwrap();
                 assert_eq!(c, want, "{m}x{n}x{k} {isa:?}");
             }
         }
@@ -180,9 +186,10 @@ mod tests {
         let a = [1.0f32, 2.0];
         let b = [3.0f32, 4.0];
         let mut c = [1.0f32];
-        gemm_nt(Isa::detect(), (&a, 2, 1), (&b, 2, 1), 2, &mut c, 1);
+        gemm_nt(Isa::detect(), (&a, 2, 1), (&b, 2, 1), 2, &mut c, 1).unwrap();
         assert_eq!(c, [12.0]);
-        gemm_nt(Isa::detect(), (&a, 2, 2), (&b, 2, 1), 2, &mut c, 1);
+        let bad = gemm_nt(Isa::detect(), (&a, 2, 2), (&b, 2, 1), 2, &mut c, 1);
+        assert!(bad.is_err());
         assert_eq!(c, [12.0]);
     }
 }

@@ -6,9 +6,9 @@
 
 use std::mem::MaybeUninit;
 
-use super::conv::{padding_is_compact, Dim, Window};
-use super::isa::Isa;
-use super::simd::twin;
+use super::window::{padding_is_compact, Dim, Window};
+use crate::kernels::isa::Isa;
+use crate::kernels::twin::twin;
 
 /// The layout of one channel: `rows` padded rows (row-major over the outer dims), each
 /// `step` phases of `len` elements; padded column c is element c % step, c / step.

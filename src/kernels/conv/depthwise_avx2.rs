@@ -8,7 +8,7 @@
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
-use super::depthwise::Planes;
+use super::planes::Planes;
 
 /// Outputs per vector.
 const LANES: usize = 8;

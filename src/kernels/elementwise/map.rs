@@ -8,11 +8,11 @@
 
 use std::mem::MaybeUninit;
 
-use super::alloc::{assume_written, filled};
-use super::isa::Isa;
-use super::parallel::{for_each_chunk_mut, ELEMENTWISE_CHUNK};
-use super::simd::twin;
-use super::strided::{at, for_each_run, for_each_run_in, Span};
+use crate::kernels::alloc::{assume_written, filled};
+use crate::kernels::isa::Isa;
+use crate::kernels::parallel::{for_each_chunk_mut, ELEMENTWISE_CHUNK};
+use crate::kernels::strided::{at, for_each_run, for_each_run_in, Span};
+use crate::kernels::twin::twin;
 use crate::tensor::{Elem, Layout};
 
 twin! {
@@ -398,8 +398,8 @@ mod tests {
             |x, y| x - y,
             |x, y| x * y,
             |x, y| x / y,
-            crate::kernels::arith::Arith::maximum,
-            crate::kernels::arith::Arith::minimum,
+            crate::kernels::math::arith::Arith::maximum,
+            crate::kernels::math::arith::Arith::minimum,
         ];
         for lb in [&full, &row, &col, &scalar, &transposed] {
             for f in ops {

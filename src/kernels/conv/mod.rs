@@ -1,0 +1,18 @@
+//! Convolution, unfold and fold: the window geometry (`window`), the generic kernels
+//! on im2col and the GEMM (`generic`), the blocked f32 kernels (`conv_f32`,
+//! `winograd`, on the `padded` layout, sharing `operands`) and depthwise convolution
+//! (`depthwise` and its AVX2 variant, sharing `planes`).
+
+pub mod conv_f32;
+pub mod depthwise;
+#[cfg(target_arch = "x86_64")]
+mod depthwise_avx2;
+pub mod generic;
+pub mod operands;
+mod padded;
+pub mod planes;
+pub mod window;
+mod winograd;
+
+pub use generic::{col2im, conv, conv_transpose, im2col, Channels};
+pub use window::{Dim, Window};

@@ -1,0 +1,180 @@
+//! `xs[i] = f(xs[i])` over a slice for the functions with a vector implementation:
+//! f32 through the `twin!` builds of `wide` and `exp_f32`, f16/bf16 through f32 blocks,
+//! f64 through std (and `activation`) element by element.
+
+use half::{bf16, f16};
+
+use super::activation;
+use super::exp_f32;
+use super::wide::{cos, exp2, gelu_tanh, ln, log10, log2, sin, tan, TRIG_FAST_LIMIT};
+use crate::kernels::isa::Isa;
+use crate::kernels::twin::twin;
+
+/// The functions with a vector implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    Exp,
+    Exp2,
+    Ln,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Sigmoid,
+    Silu,
+    /// The exact gelu (through erfc in f64; not vectorized).
+    Gelu,
+    GeluTanh,
+}
+
+twin! {
+    /// `xs[i] = f(xs[i])`.
+    fn map_in_place[F: Fn(f32) -> f32](xs: &mut [f32], f: F) {
+        for x in xs.iter_mut() {
+            *x = f(*x);
+        }
+    }
+}
+
+/// Recomputes through std's f64 functions the lanes whose |x| is beyond the vector
+/// reduction's range (the inputs are read from `src`, results written to `dst`).
+fn fix_large_trig(dst: &mut [f32], src: &[f32], f: fn(f64) -> f64) {
+    for (d, &x) in dst.iter_mut().zip(src) {
+        if x.abs() >= TRIG_FAST_LIMIT {
+            *d = f(f64::from(x)) as f32;
+        }
+    }
+}
+
+/// Block length for functions that need the inputs after the vector pass.
+const BLOCK: usize = 256;
+
+/// `xs[i] = f(xs[i])` for f32, vectorized with `isa`.
+pub fn apply_f32(isa: Isa, f: MathFn, xs: &mut [f32]) {
+    match f {
+        MathFn::Exp => map_in_place(isa, xs, exp_f32::exp),
+        MathFn::Exp2 => map_in_place(isa, xs, exp2),
+        MathFn::Ln => map_in_place(isa, xs, ln),
+        MathFn::Log2 => map_in_place(isa, xs, log2),
+        MathFn::Log10 => map_in_place(isa, xs, log10),
+        MathFn::Tanh => map_in_place(isa, xs, exp_f32::tanh),
+        MathFn::Sigmoid => map_in_place(isa, xs, exp_f32::sigmoid),
+        MathFn::Silu => map_in_place(isa, xs, exp_f32::silu),
+        MathFn::GeluTanh => map_in_place(isa, xs, gelu_tanh),
+        MathFn::Gelu => xs.iter_mut().for_each(|x| *x = activation::gelu(*x)),
+        MathFn::Sin => trig(isa, xs, sin, f64::sin),
+        MathFn::Cos => trig(isa, xs, cos, f64::cos),
+        MathFn::Tan => trig(isa, xs, tan, f64::tan),
+    }
+}
+
+/// A trig function in blocks: the vector pass, then std for the few huge arguments.
+fn trig(isa: Isa, xs: &mut [f32], fast: impl Fn(f32) -> f32, exact: fn(f64) -> f64) {
+    let mut src = [0f32; BLOCK];
+    for block in xs.chunks_mut(BLOCK) {
+        let src = &mut src[..block.len()];
+        src.copy_from_slice(block);
+        map_in_place(isa, block, &fast);
+        fix_large_trig(block, src, exact);
+    }
+}
+
+/// The same functions on f64, element by element with std (already accurate; `isa`
+/// is unused).
+pub fn apply_f64(_isa: Isa, f: MathFn, xs: &mut [f64]) {
+    let g: fn(f64) -> f64 = match f {
+        MathFn::Exp => f64::exp,
+        MathFn::Exp2 => f64::exp2,
+        MathFn::Ln => f64::ln,
+        MathFn::Log2 => f64::log2,
+        MathFn::Log10 => f64::log10,
+        MathFn::Sin => f64::sin,
+        MathFn::Cos => f64::cos,
+        MathFn::Tan => f64::tan,
+        MathFn::Tanh => f64::tanh,
+        MathFn::Sigmoid => activation::sigmoid,
+        MathFn::Silu => activation::silu,
+        MathFn::Gelu => activation::gelu,
+        MathFn::GeluTanh => activation::gelu_tanh,
+    };
+    xs.iter_mut().for_each(|x| *x = g(*x));
+}
+
+/// f16/bf16: widen a block to f32 (the `half` crate uses F16C where present), apply
+/// the f32 function, round back once.
+pub fn apply_half<H: HalfSlice>(isa: Isa, f: MathFn, xs: &mut [H]) {
+    let mut buf = [0f32; BLOCK];
+    for block in xs.chunks_mut(BLOCK) {
+        let wide = &mut buf[..block.len()];
+        H::widen(block, wide);
+        apply_f32(isa, f, wide);
+        H::narrow(wide, block);
+    }
+}
+
+/// Slice conversions of the half-precision types.
+pub trait HalfSlice: Sized {
+    fn widen(src: &[Self], dst: &mut [f32]);
+    fn narrow(src: &[f32], dst: &mut [Self]);
+}
+
+macro_rules! half_slice {
+    ($($t:ty),*) => {$(
+        impl HalfSlice for $t {
+            fn widen(src: &[Self], dst: &mut [f32]) {
+                half::slice::HalfFloatSliceExt::convert_to_f32_slice(src, dst);
+            }
+            fn narrow(src: &[f32], dst: &mut [Self]) {
+                half::slice::HalfFloatSliceExt::convert_from_f32_slice(dst, src);
+            }
+        }
+    )*};
+}
+half_slice!(f16, bf16);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edge_values_follow_ieee_and_numpy() {
+        let (inf, nan) = (f32::INFINITY, f32::NAN);
+        assert_eq!(exp2(3.0), 8.0);
+        assert_eq!(exp2(-149.0), f32::from_bits(1));
+        assert_eq!(ln(0.0), f32::NEG_INFINITY);
+        assert_eq!(ln(-0.0), f32::NEG_INFINITY);
+        assert!(ln(-1.0).is_nan() && ln(nan).is_nan() && ln(-inf).is_nan());
+        assert_eq!(ln(inf), inf);
+        assert_eq!(ln(1.0), 0.0);
+        assert_eq!(
+            ln(f32::from_bits(1)),
+            (f64::from(f32::from_bits(1))).ln() as f32
+        );
+        assert_eq!(log2(8.0), 3.0);
+        assert_eq!(log2(f32::from_bits(1)), -149.0);
+        assert_eq!(log10(1000.0), 3.0);
+        assert!(sin(-0.0).is_sign_negative());
+        assert!(sin(nan).is_nan() && cos(inf).is_nan());
+        assert!(gelu_tanh(-inf).is_nan());
+        assert_eq!(cos(0.0), 1.0);
+        let mut big = [1e30f32, -3e7, f32::INFINITY];
+        apply_f32(Isa::detect(), MathFn::Sin, &mut big);
+        assert_eq!(big[0], f64::from(1e30f32).sin() as f32);
+        assert_eq!(big[1], (-3e7f64).sin() as f32);
+        assert!(big[2].is_nan());
+    }
+
+    #[test]
+    fn halves_round_once_from_the_f32_function() {
+        let xs: Vec<f16> = (0..600)
+            .map(|i| f16::from_f32(i as f32 * 0.03 - 9.0))
+            .collect();
+        let mut got = xs.clone();
+        apply_half(Isa::detect(), MathFn::Tanh, &mut got);
+        for (g, x) in got.iter().zip(&xs) {
+            assert_eq!(*g, f16::from_f32(exp_f32::tanh(x.to_f32())));
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! Scalar definitions every kernel and its SIMD twin share: the per-element arithmetic
+//! of each element type (`arith`), the vectorizable f32 functions (`wide` in f64,
+//! `exp_f32` in f32), erf, the scalar activations, and `apply`, which runs one of them
+//! over a slice.
+
+pub mod activation;
+pub mod apply;
+pub mod arith;
+pub mod erf;
+mod exp_f32;
+mod wide;
+
+pub use apply::MathFn;
+pub use arith::{is_nan, truth, Arith, Float};
