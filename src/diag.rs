@@ -1,6 +1,7 @@
 //! Diagnostics: one type for every parse and runtime error, rendered by ariadne
 //! with the source span underlined. This is the only module that calls ariadne.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use ariadne::{Color, Config, IndexType, Label as ALabel, Report, ReportKind};
@@ -102,13 +103,59 @@ fn floor_char_boundary(text: &str, mut i: usize) -> usize {
     i
 }
 
-/// Renders diagnostics as text, in colour only when `color` is set.
+/// Most diagnostics rendered for one source line: each shows the whole line, so a
+/// line of 8,000 errors would otherwise print it 8,000 times.
+pub const MAX_PER_LINE: usize = 3;
+/// Most diagnostics rendered in all.
+pub const MAX_TOTAL: usize = 20;
+
+/// Renders diagnostics as text, in colour only when `color` is set: at most
+/// [`MAX_PER_LINE`] for a source line and [`MAX_TOTAL`] in all, then a count of
+/// the rest ("... and 7 more errors").
 pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
     let mut out = String::new();
+    let mut lines = LineStarts::default();
+    let mut per_line: HashMap<(SrcId, usize), usize> = HashMap::new();
+    let mut shown = 0;
     for d in diags {
+        let count = per_line
+            .entry((d.span.src, lines.line(sources, d.span)))
+            .or_default();
+        if shown == MAX_TOTAL || *count == MAX_PER_LINE {
+            continue;
+        }
+        *count += 1;
+        shown += 1;
         out.push_str(&render_one(d, sources, color));
     }
+    let rest = diags.len() - shown;
+    if rest > 0 {
+        let plural = if rest == 1 { "" } else { "s" };
+        let _ = writeln!(out, "... and {rest} more error{plural}");
+    }
     out
+}
+
+/// The offsets where each line of a source starts, found once per source, so
+/// placing many diagnostics costs a binary search each.
+#[derive(Default)]
+struct LineStarts {
+    starts: HashMap<SrcId, Vec<usize>>,
+}
+
+impl LineStarts {
+    /// The 0-based line of `span`'s start.
+    fn line(&mut self, sources: &SourceMap, span: Span) -> usize {
+        let starts = self.starts.entry(span.src).or_insert_with(|| {
+            let text = sources.text(span.src);
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        starts
+            .partition_point(|&s| s <= span.start)
+            .saturating_sub(1)
+    }
 }
 
 fn to_ariadne(span: Span, sources: &SourceMap) -> (String, std::ops::Range<usize>) {

@@ -2,18 +2,19 @@
 //! `tsr inspect`.
 //! No language or tensor logic lives here.
 
+use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Subcommand};
 use tsr::diag::{Diagnostic, SourceMap};
 use tsr::interp::Interp;
 use tsr::runtime::Value;
 use tsr::syntax::Span;
 
-#[derive(Parser)]
+#[derive(clap::Parser)]
 #[command(
     name = "tsr",
     version,
@@ -113,8 +114,48 @@ fn non_negative(s: &str) -> Result<f64, String> {
 /// Where the interpreter's deep recursion (nested expressions, user recursion) runs.
 const INTERPRETER_STACK: usize = 512 * 1024 * 1024;
 
+/// Parses the command line. An argument before a subcommand's name makes that
+/// name a script argument (`tsr f.tsr test`), except the global options:
+/// `tsr --threads 2 test DIR` runs `tsr test` with two threads.
+fn parse_cli() -> Cli {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let cmd = Cli::command();
+    let first = first_after_global_options(&cmd, &args);
+    let names_subcommand = args
+        .get(first)
+        .and_then(|a| a.to_str())
+        .is_some_and(|a| a == "help" || cmd.find_subcommand(a).is_some());
+    let matches = cmd
+        .args_conflicts_with_subcommands(!names_subcommand)
+        .get_matches_from(args);
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// The index of the first argument that is not a global option or its value.
+fn first_after_global_options(cmd: &clap::Command, args: &[OsString]) -> usize {
+    let globals: Vec<&str> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .filter_map(|a| a.get_long())
+        .collect();
+    let mut i = 1;
+    while let Some(option) = args
+        .get(i)
+        .and_then(|a| a.to_str())
+        .and_then(|a| a.strip_prefix("--"))
+    {
+        // Every global option takes a value: `--threads 2` or `--threads=2`.
+        let (name, step) = option.split_once('=').map_or((option, 2), |(n, _)| (n, 1));
+        if !globals.contains(&name) {
+            break;
+        }
+        i += step;
+    }
+    i
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_cli();
     let threads = match thread_count(cli.threads).and_then(|n| {
         configure_memory(cli.max_memory)?;
         Ok(n)

@@ -983,3 +983,451 @@ fn accepted_hostile_inputs() {
         .collect();
     report("accepted inputs", cases.len(), failures);
 }
+
+// ---- Issue #17: files under the memory limit, path kinds, escapes, rank, work ----
+
+/// A command-line case: a name, the arguments, the exit code, and phrases the
+/// output (stdout and stderr) must contain.
+struct Command {
+    name: &'static str,
+    args: Vec<String>,
+    code: i32,
+    says: Vec<String>,
+}
+
+fn command(name: &'static str, args: &[&str], code: i32, says: &[&str]) -> Command {
+    Command {
+        name,
+        args: args.iter().map(|a| a.to_string()).collect(),
+        code,
+        says: says.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// Runs every case in `dir`; besides its own phrases, no output may hold a raw
+/// control or bidirectional-override character from a file.
+fn run_commands(what: &str, dir: &Path, cases: &[Command]) {
+    let failures = cases
+        .iter()
+        .filter_map(|c| {
+            let args: Vec<&str> = c.args.iter().map(String::as_str).collect();
+            let out = tsr_in(&args, None, Some(dir));
+            let all = format!("{}{}", out.stdout, out.stderr);
+            let problem = if let Some(p) = crash(&out) {
+                Some(p)
+            } else if out.code != c.code || !c.says.iter().all(|s| all.contains(s.as_str())) {
+                Some(format!(
+                    "expected exit {} and {:?}, got exit {}:\n{all}",
+                    c.code, c.says, out.code
+                ))
+            } else if all.contains(['\x1b', '\x07', '\0', '\u{202e}', '\u{2066}']) {
+                Some(format!(
+                    "a raw control character reached the output:\n{all:?}"
+                ))
+            } else {
+                None
+            };
+            problem.map(|p| format!("{}: {p}", c.name))
+        })
+        .collect();
+    report(what, cases.len(), failures);
+}
+
+/// Files of 2 MiB each (one array of zeros) in every format, made by tsr itself.
+fn big_files(test: &str) -> PathBuf {
+    let dir = scratch_dir("bad_inputs", test);
+    let out = tsr_in(
+        &[
+            "-e",
+            r#"let w = zeros([512, 1024])
+               save("big.npy", w)
+               save_npz("big.npz", {"w": w}, compressed=true)
+               save_npz("stored.npz", {"w": w})
+               save_safetensors("big.safetensors", {"w": w})
+               save_gguf("big.gguf", {"w": w})
+               save("small.npy", [1.5, 2])"#,
+        ],
+        None,
+        Some(&dir),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    dir
+}
+
+// Issue #17, item 5: `tsr --max-memory 100MiB -e 'load_npz("bomb.npz")'` inflated
+// a 1 MB archive to 1 GiB; a 200 MiB .npy loaded under a 100 MiB limit; `tsr
+// inspect` inflated every member to print its table.
+#[test]
+fn loaders_check_the_memory_limit_before_reading() {
+    let dir = big_files("loaders_under_max_memory");
+    let over = "more than the memory limit of 1.0 MiB allows";
+    let limit = ["--max-memory", "1MiB"];
+    let e = |code: &'static str| [&limit[..], &["-e", code]].concat();
+    let inspect = |file: &'static str| [&limit[..], &["inspect", file]].concat();
+    #[rustfmt::skip]
+    let cases = vec![
+        command("npy", &e(r#"load("big.npy")"#), 1, &["npy: a tensor of shape [512, 1024]", over, "big.npy"]),
+        command("npz deflated", &e(r#"load_npz("big.npz")"#), 1, &["npz: member 'w.npy': a tensor of shape [512, 1024]", over, "big.npz"]),
+        command("npz stored", &e(r#"load_npz("stored.npz")"#), 1, &["npz: member 'w.npy'", over, "stored.npz"]),
+        command("safetensors", &e(r#"load_safetensors("big.safetensors")"#), 1, &["safetensors: tensor 'w': a tensor of shape [512, 1024]", over, "big.safetensors"]),
+        command("gguf dense", &e(r#"let m = load_gguf("big.gguf"); m.tensors["w"]"#), 1, &["gguf: tensor 'w': a tensor of shape [512, 1024]", over]),
+        command("gguf opens", &e(r#"let m = load_gguf("big.gguf"); print(m.tensors)"#), 0, &["<mapped f32[512, 1024]>"]),
+        command("small npy", &e(r#"print(load("small.npy"))"#), 0, &["[1.5 2. ]"]),
+        command("inspect npy", &inspect("big.npy"), 0, &["[512, 1024]", "2097152"]),
+        command("inspect npz", &inspect("big.npz"), 0, &["| w ", "[512, 1024]", "2097152"]),
+        command("inspect stored npz", &inspect("stored.npz"), 0, &["[512, 1024]"]),
+        command("inspect safetensors", &inspect("big.safetensors"), 0, &["[512, 1024]"]),
+        command("inspect gguf", &inspect("big.gguf"), 0, &["[512, 1024]"]),
+        command("inspect, = form", &["--max-memory=1MiB", "inspect", "big.npz"], 0, &["[512, 1024]"]),
+    ];
+    run_commands("loaders under --max-memory", &dir, &cases);
+    let out = common::tsr_env(
+        &["-e", r#"load_npz("big.npz")"#],
+        None,
+        Some(&dir),
+        &[("TSR_MAX_MEMORY", Some("1MiB"))],
+    );
+    assert!(out.stderr.contains(over), "{}", out.stderr);
+}
+
+// Issue #17, item 6: as root, `save("/dev/full", [1])` exited 0 and replaced the
+// device node with a regular file; `save("link.npy", x)` replaced the symlink.
+#[test]
+fn saves_refuse_what_is_not_a_regular_file() {
+    let dir = scratch_dir("bad_inputs", "path_kinds");
+    for ext in ["npy", "npz", "safetensors", "gguf", "svg"] {
+        fs::create_dir(dir.join(format!("dir.{ext}"))).unwrap();
+        let fifo = dir.join(format!("fifo.{ext}"));
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", fifo.display());
+        std::os::unix::fs::symlink("/dev/null", dir.join(format!("null.{ext}"))).unwrap();
+    }
+    let savers: [(&str, &str); 5] = [
+        ("save", r#"save("P", [1])"#),
+        ("save_npz", r#"save_npz("P", {"a": [1]})"#),
+        ("save_safetensors", r#"save_safetensors("P", {"a": [1]})"#),
+        ("save_gguf", r#"save_gguf("P", {"a": [1.0]})"#),
+        ("savefig", r#"plot([1, 2]); savefig("P")"#),
+    ];
+    let exts = ["npy", "npz", "safetensors", "gguf", "svg"];
+    let mut cases = Vec::new();
+    for ((name, code), ext) in savers.iter().zip(exts) {
+        for (file, kind) in [
+            (format!("dir.{ext}"), "a directory"),
+            (format!("fifo.{ext}"), "a FIFO (named pipe)"),
+            (format!("null.{ext}"), "a character device"),
+        ] {
+            let path = if file.starts_with("null") {
+                "/dev/null".to_string()
+            } else {
+                file.clone()
+            };
+            cases.push(Command {
+                name,
+                args: vec!["-e".into(), code.replace('P', &file)],
+                code: 1,
+                says: vec![format!("'{path}' is {kind}, not a regular file")],
+            });
+        }
+    }
+    cases.push(command(
+        "save to /dev/full",
+        &["-e", r#"save("/dev/full", [1])"#],
+        1,
+        &["'/dev/full' is a character device, not a regular file"],
+    ));
+    run_commands("saves to paths that are not regular files", &dir, &cases);
+    // Nothing was replaced: the FIFO is still a FIFO, the link still a link.
+    use std::os::unix::fs::FileTypeExt;
+    assert!(fs::symlink_metadata(dir.join("fifo.npy"))
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    assert!(fs::symlink_metadata(dir.join("null.npy"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(fs::metadata("/dev/full")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+}
+
+// Issue #17, item 6: a save through a symlink writes the link's target.
+#[test]
+fn saves_through_a_symlink_replace_its_target() {
+    let dir = scratch_dir("bad_inputs", "symlinks");
+    fs::create_dir(dir.join("sub")).unwrap();
+    let link = |target: &str, name: &str| {
+        std::os::unix::fs::symlink(target, dir.join(name)).unwrap();
+    };
+    link("sub/target.npy", "link.npy");
+    link("sub/new.npz", "dangling.npz");
+    link("link.npy", "chain.npy");
+    link("loop_b.npy", "loop_a.npy");
+    link("loop_a.npy", "loop_b.npy");
+    let run = |code: &str| tsr_in(&["-e", code], None, Some(&dir));
+    let out = run(
+        r#"save("sub/target.npy", [1]); save("link.npy", [7, 8]); print(load("sub/target.npy"))"#,
+    );
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "[7 8]\n"),
+        "{}",
+        out.stderr
+    );
+    let out = run(r#"save("chain.npy", [9]); print(load("sub/target.npy"))"#);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "[9]\n"),
+        "{}",
+        out.stderr
+    );
+    let out = run(r#"save_npz("dangling.npz", {"a": [3]}); print(load_npz("sub/new.npz"))"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for name in ["link.npy", "chain.npy", "dangling.npz"] {
+        let kind = fs::symlink_metadata(dir.join(name)).unwrap().file_type();
+        assert!(kind.is_symlink(), "{name} was replaced");
+    }
+    // No temp file is left behind, beside the link or the target.
+    let names = |d: &Path| -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&dir.join("sub")), ["new.npz", "target.npy"]);
+    assert!(!names(&dir).iter().any(|n| n.contains(".tmp-")));
+    let out = run(r#"save("loop_a.npy", [1])"#);
+    assert!(
+        diagnostic_problem(&out, "more than 40 symlinks").is_none(),
+        "{}",
+        out.stderr
+    );
+}
+
+/// A minimal zip archive (stored members, no compression) of `members`.
+fn stored_zip(members: &[(&str, &[u8])]) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = (crc >> 1) ^ (0xEDB8_8320 & (crc & 1).wrapping_neg());
+            }
+        }
+        !crc
+    }
+    let (mut out, mut central) = (Vec::new(), Vec::new());
+    for (name, data) in members {
+        let offset = out.len() as u32;
+        let fields = |sig: u32, central_entry: bool| {
+            let mut h = sig.to_le_bytes().to_vec();
+            if central_entry {
+                h.extend_from_slice(&20u16.to_le_bytes()); // version made by
+            }
+            h.extend_from_slice(&20u16.to_le_bytes()); // version needed
+            h.extend_from_slice(&[0; 6]); // flags, method (stored), time
+            h.extend_from_slice(&[0x21, 0]); // date
+            h.extend_from_slice(&crc32(data).to_le_bytes());
+            h.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            h.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            h.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            h.extend_from_slice(&[0; 2]); // extra length
+            if central_entry {
+                h.extend_from_slice(&[0; 6]); // comment length, disk, internal attributes
+                h.extend_from_slice(&[0; 4]); // external attributes
+                h.extend_from_slice(&offset.to_le_bytes());
+            }
+            h.extend_from_slice(name.as_bytes());
+            h
+        };
+        out.extend(fields(0x0403_4b50, false));
+        out.extend_from_slice(data);
+        central.extend(fields(0x0201_4b50, true));
+    }
+    let (at, len) = (out.len() as u32, central.len() as u32);
+    out.extend(central);
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    let n = (members.len() as u16).to_le_bytes();
+    out.extend_from_slice(&[n, n].concat());
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&at.to_le_bytes());
+    out.extend_from_slice(&[0; 2]);
+    out
+}
+
+/// A `.npy` file of one u8 zero with `rank` dimensions of 1 (format 2.0, whose
+/// header may be long).
+fn npy_of_rank(rank: usize) -> Vec<u8> {
+    let dims = "1, ".repeat(rank);
+    let text = format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({dims}), }}\n");
+    let mut bytes = b"\x93NUMPY\x02\x00".to_vec();
+    bytes.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(text.as_bytes());
+    bytes.push(0);
+    bytes
+}
+
+// Issue #17, item 7: GGUF and safetensors names and keys holding `\x1b[2J`, BEL,
+// NUL or a right-to-left override reached the terminal raw from `tsr inspect`
+// and `info`.
+#[test]
+fn names_from_files_are_printed_escaped() {
+    let dir = scratch_dir("bad_inputs", "escapes");
+    let out = tsr_in(
+        &[
+            "-e",
+            r#"let t = {"\u{1b}[2J\u{7}": [1.0], "\u{202e}evil": [2.0]}
+               save_safetensors("esc.safetensors", {"\u{1b}[2J\u{7}": [1.0], "\u{202e}evil": [2.0], "nul\0": [3.0]})
+               save_npz("esc.npz", t)
+               save_npz("escbig.npz", {"\u{1b}[2J": zeros([512])})
+               save_safetensors("escbig.safetensors", {"\u{1b}[2J": zeros([512])})
+               save_gguf("esc.gguf", {"\u{1b}[2J": zeros([512])},
+                         metadata={"\u{1b}]0;title\u{7}": "\u{1b}[31mred\u{2066}"})"#,
+        ],
+        None,
+        Some(&dir),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json = r#"{"\u001b[2J":{"dtype":"U32","shape":[2],"data_offsets":[0,8]}}"#;
+    fs::write(dir.join("bad.safetensors"), safetensors_file(json, &[0; 8])).unwrap();
+    let names = ["\\x1b[2J\\x07", "\\u{202e}evil", "nul\\x00"];
+    let npz_names = &names[..2];
+    let tiny = ["--max-memory", "1KiB"];
+    #[rustfmt::skip]
+    let cases = vec![
+        command("inspect safetensors", &["inspect", "esc.safetensors"], 0, &names),
+        command("inspect npz", &["inspect", "esc.npz"], 0, npz_names),
+        command("inspect gguf", &["inspect", "esc.gguf"], 0, &["\\x1b[2J", "\\x1b]0;title\\x07", "\\u{1b}[31mred\\u{2066}"]),
+        command("info safetensors", &["-e", r#"info(load_safetensors("esc.safetensors"))"#], 0, &names),
+        command("info npz", &["-e", r#"info(load_npz("esc.npz"))"#], 0, npz_names),
+        command("info gguf", &["-e", r#"info(load_gguf("esc.gguf"))"#], 0, &["\\x1b[2J", "\\x1b]0;title\\x07"]),
+        command("error safetensors", &["-e", r#"load_safetensors("bad.safetensors")"#], 1, &["tensor '\\x1b[2J' has dtype U32"]),
+        command("inspect error safetensors", &["inspect", "bad.safetensors"], 1, &["tensor '\\x1b[2J' has dtype U32"]),
+        command("error gguf over the limit", &[&tiny[..], &["-e", r#"let m = load_gguf("esc.gguf"); m.tensors["\u{1b}[2J"]"#]].concat(), 1, &["gguf: tensor '\\x1b[2J': a tensor of shape [512]"]),
+        command("error npz over the limit", &[&tiny[..], &["-e", r#"load_npz("escbig.npz")"#]].concat(), 1, &["npz: member '\\x1b[2J.npy': a tensor of shape [512]"]),
+        command("error safetensors over the limit", &[&tiny[..], &["-e", r#"load_safetensors("escbig.safetensors")"#]].concat(), 1, &["safetensors: tensor '\\x1b[2J': a tensor of shape [512]"]),
+    ];
+    run_commands("names from files", &dir, &cases);
+}
+
+// Issue #17, item 4: a 300 KB `.npy` with 100000 dimensions took memory ∝ N² to
+// print; shapes read from files are held to NumPy's 64 dimensions.
+#[test]
+fn shapes_read_from_files_have_at_most_64_dimensions() {
+    let dir = scratch_dir("bad_inputs", "rank");
+    for rank in [64, 65, 100_000] {
+        let npy = npy_of_rank(rank);
+        fs::write(dir.join(format!("r{rank}.npy")), &npy).unwrap();
+        let zip = stored_zip(&[("x.npy", &npy)]);
+        fs::write(dir.join(format!("r{rank}.npz")), zip).unwrap();
+        let shape = vec!["1"; rank].join(",");
+        let json = format!(r#"{{"x":{{"dtype":"U8","shape":[{shape}],"data_offsets":[0,1]}}}}"#);
+        fs::write(
+            dir.join(format!("r{rank}.safetensors")),
+            safetensors_file(&json, &[0]),
+        )
+        .unwrap();
+    }
+    let deep = format!("[{}0{}]", "[".repeat(63), "]".repeat(63));
+    #[rustfmt::skip]
+    let cases = vec![
+        command("npy 65", &["-e", r#"load("r65.npy")"#], 1, &["npy: the shape has 65 dimensions; tsr supports at most 64", "r65.npy"]),
+        command("npy 100000", &["-e", r#"print(load("r100000.npy"))"#], 1, &["npy: the shape has 100000 dimensions; tsr supports at most 64"]),
+        command("npz 65", &["-e", r#"load_npz("r65.npz")"#], 1, &["npz: member 'x.npy': the shape has 65 dimensions; tsr supports at most 64"]),
+        command("npz 100000", &["-e", r#"load_npz("r100000.npz")"#], 1, &["has 100000 dimensions"]),
+        command("safetensors 65", &["-e", r#"load_safetensors("r65.safetensors")"#], 1, &["safetensors: tensor 'x' has 65 dimensions; tsr supports at most 64"]),
+        command("safetensors 100000", &["-e", r#"load_safetensors("r100000.safetensors")"#], 1, &["has 100000 dimensions"]),
+        command("inspect npy 100000", &["inspect", "r100000.npy"], 1, &["has 100000 dimensions"]),
+        command("inspect npz 65", &["inspect", "r65.npz"], 1, &["has 65 dimensions"]),
+        command("inspect safetensors 65", &["inspect", "r65.safetensors"], 1, &["has 65 dimensions"]),
+        command("npy 64 prints", &["-e", r#"print(load("r64.npy"))"#], 0, &[&deep]),
+        command("npz 64 loads", &["-e", r#"load_npz("r64.npz")["x"].ndim"#], 0, &["64"]),
+        command("safetensors 64 loads", &["-e", r#"load_safetensors("r64.safetensors")["x"].ndim"#], 0, &["64"]),
+        command("inspect npy 64", &["inspect", "r64.npy"], 0, &["[1, 1, 1"]),
+    ];
+    run_commands("ranks of files", &dir, &cases);
+}
+
+// Issue #17, item 9: 8,000 `$ ` on one line wrote 257 MB of diagnostics (each error
+// printed the whole line); 100,000 about 40 GB.
+#[test]
+fn many_errors_on_one_line_are_counted_not_all_printed() {
+    for (n, lines) in [(8000, 1), (20_000, 1), (400, 400)] {
+        let code = vec!["$ ".repeat(n / lines); lines].join("\n");
+        let out = eval(&code);
+        assert!(crash(&out).is_none(), "{}", out.stderr);
+        assert_eq!(out.code, 1);
+        // 3 errors for the first line (each showing it), the rest counted.
+        let shown = out.stderr.matches("Error").count();
+        assert!(shown <= 20, "{shown} errors shown");
+        assert!(
+            out.stderr.len() < 4 * code.len() + 20_000,
+            "{} bytes of diagnostics for {} bytes of script",
+            out.stderr.len(),
+            code.len()
+        );
+        assert!(out.stderr.contains("more errors"), "{}", out.stderr);
+    }
+    let out = eval("let = 1\nlet = 2\nlet = 3\nlet = 4");
+    assert_eq!(out.stderr.matches("Error").count(), 4, "{}", out.stderr);
+    assert!(!out.stderr.contains("more error"), "{}", out.stderr);
+}
+
+// Issue #17, item 9: `tsr test`'s diff of one mismatched line of 200k numbers took
+// 63 s (quadratic in the line's length). The report is bounded by its lines.
+#[test]
+fn a_diff_of_one_long_line_is_linear() {
+    let dir = scratch_dir("bad_inputs", "long_diff");
+    let n = 200_000;
+    let script =
+        "set_printoptions(threshold=1000000, linewidth=100000000)\nprint(arange(200000))\n";
+    fs::write(dir.join("long.tsr"), script).unwrap();
+    let expected: Vec<String> = (0..n).map(|i| (i + 1).to_string()).collect();
+    let snap = format!(
+        "tsr-snapshot: 1\nscript: long.tsr\ntsr: 0\n---\n[{}]\n",
+        expected.join(" ")
+    );
+    fs::write(dir.join("long.tsr.snap"), snap).unwrap();
+    let out = tsr_in(&["test", "--check", "long.tsr"], None, Some(&dir));
+    assert!(crash(&out).is_none(), "{}", out.stderr);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("0 vs expected 1"),
+        "{}",
+        &out.stdout[..out.stdout.len().min(2000)]
+    );
+    assert!(out.stdout.contains("more report lines"));
+}
+
+// Issue #17, item 10: `tsr --threads 2 test DIR` and `tsr --max-memory 1G inspect F`
+// failed with "cannot read test".
+#[test]
+fn global_options_come_before_a_subcommand() {
+    let dir = small_files("global_options");
+    fs::write(dir.join("ok.tsr"), "print(1)\n").unwrap();
+    fs::write(
+        dir.join("ok.tsr.snap"),
+        "tsr-snapshot: 1\nscript: ok.tsr\ntsr: 0\n---\n1\n",
+    )
+    .unwrap();
+    fs::write(dir.join("args.tsr"), "print(args())\n").unwrap();
+    #[rustfmt::skip]
+    let cases = vec![
+        command("threads test", &["--threads", "2", "test", "ok.tsr"], 0, &["1 passed"]),
+        command("threads= test", &["--threads=2", "test", "ok.tsr"], 0, &["1 passed"]),
+        command("max-memory inspect", &["--max-memory", "1G", "inspect", "a.npy"], 0, &["[2, 2]"]),
+        command("timeout run", &["--timeout", "5", "run", "args.tsr", "x"], 0, &["(\"x\",)"]),
+        command("all three", &["--threads", "1", "--max-memory", "1G", "--timeout", "9", "inspect", "a.npz"], 0, &["2 tensors"]),
+        command("after the subcommand", &["test", "--threads", "2", "ok.tsr"], 0, &["1 passed"]),
+        command("a script's argument named test", &["args.tsr", "test"], 0, &["(\"test\",)"]),
+        command("options then -e", &["--threads", "2", "--max-memory", "1G", "-e", "40 + 2"], 0, &["42"]),
+        command("threads then a script", &["--threads", "2", "args.tsr", "run"], 0, &["(\"run\",)"]),
+        command("bad option before a subcommand", &["--threads", "0", "test", "ok.tsr"], 2, &["--threads must be between 1 and 1024"]),
+    ];
+    run_commands("global options", &dir, &cases);
+}

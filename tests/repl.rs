@@ -177,3 +177,63 @@ fn history_survives_a_restart() {
     assert_shows(&enter(&mut s, "remembered + 1"), "124");
     leave_with_ctrl_d(s);
 }
+
+/// Starts a REPL whose history is `history` (under `state`, made by `make`), and
+/// returns it with what it printed before its first prompt.
+fn start_with_history(state: &Path, make: impl FnOnce(&Path)) -> (PtySession, String) {
+    let _ = std::fs::remove_dir_all(state.join("tsr"));
+    std::fs::create_dir_all(state).unwrap();
+    make(&state.join("tsr"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tsr"));
+    cmd.env("XDG_STATE_HOME", state)
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    let mut s = rexpect::session::spawn_command(cmd, Some(TIMEOUT_MS)).expect("spawn tsr");
+    let banner = until_ready(&mut s);
+    (s, banner)
+}
+
+// Issue #17: a FIFO as the history blocked the start; /dev/zero as the history
+// read until memory ran out.
+#[test]
+fn a_history_that_is_not_a_regular_file_is_never_read() {
+    let state = common::temp_dir("repl_history_kinds");
+    let fifo = |dir: &Path| {
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = Command::new("mkfifo")
+            .arg(dir.join("history"))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    let zero = |dir: &Path| {
+        std::fs::create_dir_all(dir).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.join("history")).unwrap();
+    };
+    let directory = |dir: &Path| std::fs::create_dir_all(dir.join("history")).unwrap();
+    for (make, kind) in [
+        (&fifo as &dyn Fn(&Path), "a FIFO (named pipe)"),
+        (&zero, "a character device"),
+        (&directory, "a directory"),
+    ] {
+        let (mut s, banner) = start_with_history(&state, make);
+        assert_shows(&banner, &format!("is {kind}, not a regular file"));
+        assert_shows(&enter(&mut s, "40 + 2"), "42");
+        leave_with_ctrl_d(s);
+    }
+}
+
+// Issue #17: an unwritable history was silently not saved; it must say so once.
+#[test]
+fn an_unwritable_history_warns_once() {
+    let state = common::temp_dir("repl_history_unwritable");
+    // `tsr` is a file, so the history's directory cannot be made (even as root).
+    let (mut s, _) = start_with_history(&state, |dir| std::fs::write(dir, b"x").unwrap());
+    let first = enter(&mut s, "1 + 1");
+    assert_shows(&first, "2");
+    assert_shows(&first, "cannot write the history file");
+    let later = format!("{}{}", enter(&mut s, "2 + 2"), enter(&mut s, "3 + 3"));
+    assert_shows(&later, "6");
+    assert!(!later.contains("history"), "{later:?}");
+    leave_with_ctrl_d(s);
+}

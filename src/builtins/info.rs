@@ -11,6 +11,7 @@ use super::gguf_meta::shortest_f64;
 use super::Builtin;
 use crate::runtime::builtin;
 use crate::runtime::value::{Dict, Key, Value};
+use crate::io::display_safe;
 use crate::tensor::format::PrintOptions;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, SliceSpec, Tensor};
@@ -72,14 +73,25 @@ fn field<'d>(d: &'d Dict, name: &str) -> Option<&'d Value> {
 }
 
 fn tensor_table(t: &Tensor) -> String {
-    let strides: Vec<String> = t.strides().iter().map(|s| s.to_string()).collect();
+    array_table(t.dtype(), t.shape(), t.strides(), t.nbytes(), t.owns_data())
+}
+
+/// The table of one array: what `info` shows for a tensor.
+pub fn array_table(
+    dtype: DType,
+    shape: &[usize],
+    strides: &[isize],
+    bytes: usize,
+    owner: bool,
+) -> String {
+    let strides: Vec<String> = strides.iter().map(|s| s.to_string()).collect();
     let mut table = table(&["dtype", "shape", "strides", "bytes", "data"]);
     table.add_row(vec![
-        t.dtype().to_string(),
-        shape_str(t.shape()),
+        dtype.to_string(),
+        shape_str(shape),
         format!("[{}]", strides.join(", ")),
-        t.nbytes().to_string(),
-        if t.owns_data() { "owner" } else { "view" }.to_string(),
+        bytes.to_string(),
+        if owner { "owner" } else { "view" }.to_string(),
     ]);
     format!("{table}\n")
 }
@@ -94,32 +106,48 @@ fn entry(v: &Value) -> Option<(String, Vec<usize>, usize)> {
     }
 }
 
-/// One row per tensor (name, type, shape, bytes) and a total line.
 fn tensors_table(d: &Dict) -> Result<String, String> {
     let opts = PrintOptions::default();
+    let rows = d
+        .entries
+        .iter()
+        .map(|(k, v)| {
+            let (type_name, shape, bytes) = entry(v).ok_or_else(|| {
+                format!(
+                    "info() describes a dict of tensors, but entry {} is {}",
+                    k.to_value().repr(&opts),
+                    v.describe()
+                )
+            })?;
+            Ok((k.to_value().display(&opts), type_name, shape, bytes))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(listing_table(&rows))
+}
+
+/// One row per tensor (name, type, shape, bytes) and a total line. Names come
+/// from files, so they are shown with their control characters escaped.
+pub fn listing_table(rows: &[(String, String, Vec<usize>, usize)]) -> String {
     let mut table = table(&["name", "type", "shape", "bytes"]);
     let mut total = 0usize;
-    for (k, v) in &d.entries {
-        let name = k.to_value().display(&opts);
-        let (type_name, shape, bytes) = entry(v).ok_or_else(|| {
-            format!(
-                "info() describes a dict of tensors, but entry {} is {}",
-                k.to_value().repr(&opts),
-                v.describe()
-            )
-        })?;
-        total = total.saturating_add(bytes);
-        table.add_row(vec![name, type_name, shape_str(&shape), bytes.to_string()]);
+    for (name, type_name, shape, bytes) in rows {
+        total = total.saturating_add(*bytes);
+        table.add_row(vec![
+            display_safe(name).into_owned(),
+            type_name.clone(),
+            shape_str(shape),
+            bytes.to_string(),
+        ]);
     }
     if let Some(bytes) = table.column_mut(3) {
         bytes.set_cell_alignment(CellAlignment::Right);
     }
-    let n = d.entries.len();
+    let n = rows.len();
     let plural = if n == 1 { "" } else { "s" };
-    Ok(format!(
+    format!(
         "{table}\n{n} tensor{plural}, {total} bytes{}\n",
         human_size(total)
-    ))
+    )
 }
 
 /// ` (3.5 MiB)` for sizes of a KiB and more.
@@ -134,7 +162,9 @@ fn metadata_table(meta: &Dict) -> String {
     let opts = PrintOptions::default();
     let mut table = table(&["key", "value"]);
     for (k, v) in &meta.entries {
-        table.add_row(vec![k.to_value().display(&opts), short_value(v, &opts)]);
+        let key = k.to_value().display(&opts);
+        let value = short_value(v, &opts);
+        table.add_row(vec![display_safe(&key), display_safe(&value)]);
     }
     format!("{table}\n")
 }

@@ -1,15 +1,15 @@
 //! `tsr inspect FILE`: opens a model or array file by its extension and describes
-//! it with the tables of `info` (a GGUF file as `load_gguf` gives it, without
-//! reading its tensors).
+//! it with the tables of `info` (a GGUF file as `load_gguf` gives it), from the
+//! file's headers alone: no tensor is read or inflated.
 
 use std::path::Path;
 
-use super::info::describe;
-use super::io::tensor_dict;
+use super::info::{array_table, describe, listing_table};
 use super::model::model_value;
 use crate::io::gguf::open_gguf;
 use crate::io::{npy, npz, safetensors};
-use crate::runtime::value::Value;
+use crate::tensor::shape::contiguous_strides;
+use crate::tensor::DType;
 
 /// Why a file could not be described.
 #[derive(Debug, PartialEq)]
@@ -26,11 +26,14 @@ pub fn inspect(path: &Path) -> Result<String, InspectError> {
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    let value = match ext.as_str() {
-        "gguf" => open_gguf(path).map(model_value),
-        "safetensors" => safetensors::load_safetensors(path).map(tensor_dict),
-        "npz" => npz::load_npz(path).map(tensor_dict),
-        "npy" => npy::load_npy(path).map(Value::from),
+    let text = match ext.as_str() {
+        "gguf" => open_gguf(path).and_then(|file| describe(&model_value(file))),
+        "safetensors" => safetensors::safetensors_headers(path).map(|h| listing(&h)),
+        "npz" => npz::npz_headers(path).map(|h| listing(&h)),
+        "npy" => npy::npy_header(path).map(|(dtype, shape)| {
+            let bytes = nbytes(dtype, &shape);
+            array_table(dtype, &shape, &contiguous_strides(&shape), bytes, true)
+        }),
         _ => {
             return Err(InspectError::Unsupported(format!(
                 "cannot inspect '{}': expected a .gguf, .safetensors, .npz or .npy file",
@@ -38,6 +41,24 @@ pub fn inspect(path: &Path) -> Result<String, InspectError> {
             )))
         }
     };
-    let value = value.map_err(|e| InspectError::File(format!("{e} ({})", path.display())))?;
-    describe(&value).map_err(InspectError::File)
+    text.map_err(|e| InspectError::File(format!("{e} ({})", path.display())))
+}
+
+/// The table of arrays described by their headers.
+fn listing(headers: &[(String, DType, Vec<usize>)]) -> String {
+    let rows: Vec<_> = headers
+        .iter()
+        .map(|(name, dtype, shape)| {
+            let bytes = nbytes(*dtype, shape);
+            (name.clone(), dtype.to_string(), shape.clone(), bytes)
+        })
+        .collect();
+    listing_table(&rows)
+}
+
+/// Bytes an array of `dtype` and `shape` holds (saturating: inspect loads nothing).
+fn nbytes(dtype: DType, shape: &[usize]) -> usize {
+    shape
+        .iter()
+        .fold(dtype.size(), |acc, &d| acc.saturating_mul(d))
 }

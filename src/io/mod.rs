@@ -6,6 +6,10 @@ mod mapped;
 pub mod npy;
 pub mod npz;
 pub mod safetensors;
+mod untrusted;
+
+pub use untrusted::display_safe;
+use untrusted::escaped;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -35,12 +39,16 @@ pub fn check_file_access() -> io::Result<()> {
 /// Creates `path` (or replaces it) so that readers see either the old file or the
 /// complete new one: the contents go to a temp file in the same directory, which
 /// is flushed to disk and then renamed over `path`. On any error the temp file is
-/// removed, so a failed save never leaves a half-written file behind.
+/// removed, so a failed save never leaves a half-written file behind. A symlink
+/// stays in place and its target is replaced; a path that is neither new nor a
+/// regular file (a directory, device, FIFO or socket) is refused. Every saver
+/// writes through here.
 pub(crate) fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
     check_file_access()?;
+    let path = &save_target(path)?;
     let tmp = temp_path(path)?;
     let file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
     let result = fill_and_rename(file, &tmp, path, write);
@@ -69,6 +77,70 @@ fn fill_and_rename(
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// More symlinks than this in a row are a loop (Linux's own limit is 40).
+const MAX_LINKS: usize = 40;
+
+/// The file a save to `path` replaces: `path` itself, or the end of the chain of
+/// symlinks at `path` (which may not exist yet). Anything but a regular file there
+/// is an error naming the path and what it is.
+fn save_target(path: &Path) -> io::Result<PathBuf> {
+    let mut target = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let kind = match fs::symlink_metadata(&target) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(target),
+            Err(e) => return Err(e),
+            Ok(meta) => meta.file_type(),
+        };
+        if kind.is_file() {
+            return Ok(target);
+        }
+        if !kind.is_symlink() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "'{}' is {}, not a regular file; saves only create or replace regular files",
+                    target.display(),
+                    kind_name(kind)
+                ),
+            ));
+        }
+        let next = fs::read_link(&target)?;
+        target = parent_dir(&target).join(next);
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "'{}' is a chain of more than {MAX_LINKS} symlinks (a loop?)",
+            path.display()
+        ),
+    ))
+}
+
+/// What a file that is not a regular file or a symlink is, for a message.
+pub(crate) fn kind_name(kind: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    }
 }
 
 fn parent_dir(path: &Path) -> &Path {

@@ -2,11 +2,12 @@
 //! either byte order, C or Fortran order. Saving writes exactly the bytes NumPy's
 //! `np.save` writes for the same array (version 1.0 unless the header needs 2.0).
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::Path;
 
 use super::le::{storage_from_le, tensor_to_le};
-use crate::tensor::{DType, Storage, Tensor};
+use crate::tensor::shape::check_rank;
+use crate::tensor::{budget, DType, Storage, Tensor};
 
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
 /// Headers longer than this are rejected before they are read (NumPy's own
@@ -24,6 +25,43 @@ pub fn load_npy(path: &Path) -> Result<Tensor, String> {
     decode_npy(&super::mapped::map_file(path, "npy")?)
 }
 
+/// The dtype and shape of the `.npy` file at `path`, from its header alone.
+pub fn npy_header(path: &Path) -> Result<(DType, Vec<usize>), String> {
+    let map = super::mapped::map_file(path, "npy")?;
+    header_and_data(&map)
+        .map(|(h, _)| (h.dtype, h.shape))
+        .map_err(super::escaped)
+}
+
+/// The preamble and header of a `.npy` stream (an `.npz` member being inflated),
+/// read without touching the data that follows; [`split_header`] parses them and
+/// reports what is wrong (a short stream is a truncated file).
+pub(super) fn read_header_bytes(r: &mut impl Read) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    read_more(r, &mut bytes, MAGIC.len() + 2)?;
+    let len_size = if bytes.get(MAGIC.len()) == Some(&1) {
+        2
+    } else {
+        4
+    };
+    read_more(r, &mut bytes, len_size)?;
+    let header_len = bytes
+        .get(MAGIC.len() + 2..)
+        .unwrap_or_default()
+        .iter()
+        .rev()
+        .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
+    if header_len <= MAX_HEADER_LEN {
+        read_more(r, &mut bytes, header_len)?;
+    }
+    Ok(bytes)
+}
+
+/// Appends up to `n` bytes of `r` to `bytes` (fewer at its end).
+fn read_more(r: &mut impl Read, bytes: &mut Vec<u8>, n: usize) -> io::Result<()> {
+    r.by_ref().take(n as u64).read_to_end(bytes).map(drop)
+}
+
 /// Writes `t` to `path` as a `.npy` file, atomically (see `write_atomically`).
 pub fn save_npy(path: &Path, t: &Tensor) -> Result<(), String> {
     let header = encode_header(t.dtype(), t.shape())?;
@@ -36,23 +74,20 @@ pub fn save_npy(path: &Path, t: &Tensor) -> Result<(), String> {
 
 /// Parses the bytes of a `.npy` file (also used for the members of `.npz` archives).
 pub fn decode_npy(bytes: &[u8]) -> Result<Tensor, String> {
-    let (header, data_start) = split_header(bytes)?;
-    let Header {
-        dtype,
-        big_endian,
-        fortran_order,
-        shape,
-    } = parse_header(&header)?;
-    let numel = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
-    let nbytes = numel.and_then(|n| n.checked_mul(dtype.size()));
-    let Some(nbytes) = nbytes else {
-        return Err(format!("npy: shape {} is too large", shape_repr(&shape)));
-    };
-    let available = bytes.len().saturating_sub(data_start);
-    let data = bytes
-        .get(data_start..)
-        .and_then(|rest| rest.get(..nbytes))
-        .ok_or_else(|| format!("npy: truncated data: expected {nbytes} bytes found {available}"))?;
+    decode(bytes).map_err(super::escaped)
+}
+
+fn decode(bytes: &[u8]) -> Result<Tensor, String> {
+    let (
+        Header {
+            dtype,
+            big_endian,
+            fortran_order,
+            shape,
+        },
+        data,
+    ) = header_and_data(bytes)?;
+    check_budget(dtype, &shape)?;
     let storage = decode_data(dtype, data, big_endian);
     if !fortran_order || shape.len() < 2 {
         return Tensor::from_storage(storage, &shape).map_err(|e| format!("npy: {e}"));
@@ -66,6 +101,35 @@ pub fn decode_npy(bytes: &[u8]) -> Result<Tensor, String> {
         .map_err(|e| format!("npy: {e}"))
 }
 
+/// The header of the `.npy` file `bytes` and its data, checked to be all there.
+fn header_and_data(bytes: &[u8]) -> Result<(Header, &[u8]), String> {
+    let (text, data_start) = split_header(bytes)?;
+    let header = parse_header(&text)?;
+    let nbytes = data_len(header.dtype, &header.shape)?;
+    let available = bytes.len().saturating_sub(data_start);
+    let data = bytes
+        .get(data_start..)
+        .and_then(|rest| rest.get(..nbytes))
+        .ok_or_else(|| format!("npy: truncated data: expected {nbytes} bytes found {available}"))?;
+    Ok((header, data))
+}
+
+/// Bytes of data an array of `dtype` and `shape` holds.
+pub(super) fn data_len(dtype: DType, shape: &[usize]) -> Result<usize, String> {
+    let numel = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    numel
+        .and_then(|n| n.checked_mul(dtype.size()))
+        .ok_or_else(|| format!("npy: shape {} is too large", shape_repr(shape)))
+}
+
+/// An error naming the memory limit when the array is over it; asked before
+/// anything of the array's size is allocated.
+pub(super) fn check_budget(dtype: DType, shape: &[usize]) -> Result<(), String> {
+    budget::check("npy", shape, dtype)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
 /// The complete `.npy` bytes NumPy would write for `t`.
 pub fn encode_npy(t: &Tensor) -> Result<Vec<u8>, String> {
     let mut out = encode_header(t.dtype(), t.shape())?;
@@ -77,7 +141,7 @@ pub fn encode_npy(t: &Tensor) -> Result<Vec<u8>, String> {
 // ---- reading ---------------------------------------------------------------------
 
 /// Checks the magic string and version; returns the header text and where the data starts.
-fn split_header(bytes: &[u8]) -> Result<(String, usize), String> {
+pub(super) fn split_header(bytes: &[u8]) -> Result<(String, usize), String> {
     match bytes.get(..MAGIC.len()) {
         Some(m) if m == MAGIC => {}
         None if MAGIC.starts_with(bytes) => {
@@ -130,15 +194,15 @@ fn split_header(bytes: &[u8]) -> Result<(String, usize), String> {
     Ok((text, start + header_len))
 }
 
-struct Header {
-    dtype: DType,
+pub(super) struct Header {
+    pub dtype: DType,
     big_endian: bool,
     fortran_order: bool,
-    shape: Vec<usize>,
+    pub shape: Vec<usize>,
 }
 
 /// Interprets the header dict: exactly the keys descr, fortran_order and shape.
-fn parse_header(text: &str) -> Result<Header, String> {
+pub(super) fn parse_header(text: &str) -> Result<Header, String> {
     let entries = match Literal::parse(text)? {
         Literal::Dict(entries) => entries,
         _ => return Err("npy: the header is not a dict".to_string()),
@@ -192,6 +256,7 @@ fn parse_header(text: &str) -> Result<Header, String> {
             ))
         }
     };
+    check_rank("npy: the shape", shape.len())?;
     Ok(Header {
         dtype,
         big_endian,
@@ -566,9 +631,19 @@ mod tests {
         assert_eq!(h.len() % ALIGN, 0);
         let mut bytes = h;
         bytes.push(7);
-        let t = decode_npy(&bytes).unwrap();
-        assert_eq!(t.shape(), &shape[..]);
-        assert_eq!(t.to_vec::<u8>(), vec![7]);
+        // Reading is held to NumPy's 64 dimensions, so such a file is refused.
+        let err = decode_npy(&bytes).unwrap_err();
+        assert!(
+            err.contains("has 25000 dimensions; tsr supports at most 64"),
+            "{err}"
+        );
+        // A version 2.0 header within the limit reads back.
+        let text = "{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }\n";
+        let mut v2 = b"\x93NUMPY\x02\x00".to_vec();
+        v2.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        v2.extend_from_slice(text.as_bytes());
+        v2.extend_from_slice(&[7, 8]);
+        assert_eq!(decode_npy(&v2).unwrap().to_vec::<u8>(), vec![7, 8]);
     }
 
     #[test]

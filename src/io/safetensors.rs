@@ -13,7 +13,8 @@ use safetensors::{Dtype, SafeTensorError, SafeTensors, View};
 
 use super::le::{storage_from_le, tensor_to_le};
 use super::mapped::map_file;
-use crate::tensor::{DType, Tensor};
+use crate::tensor::shape::check_rank;
+use crate::tensor::{budget, DType, Tensor};
 
 /// The safetensors dtypes tsr has.
 const DTYPES: [(Dtype, DType); 10] = [
@@ -36,14 +37,56 @@ pub fn load_safetensors(path: &Path) -> Result<Vec<(String, Tensor)>, String> {
     decode_safetensors(&map_file(path, "safetensors")?)
 }
 
-/// [`load_safetensors`] over the bytes of a whole file.
+/// [`load_safetensors`] over the bytes of a whole file. Each tensor is checked
+/// against the memory limit before it is copied out.
 pub fn decode_safetensors(map: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
+    decode(map).map_err(super::escaped)
+}
+
+fn decode(map: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
+    let mut tensors = Vec::new();
+    for entry in entries(map)? {
+        let Entry {
+            name,
+            dtype,
+            shape,
+            bytes,
+        } = entry?;
+        budget::check(&format!("safetensors: tensor '{name}'"), &shape, dtype)
+            .map_err(|e| e.to_string())?;
+        let tensor = Tensor::from_storage(storage_from_le(dtype, bytes), &shape)
+            .map_err(|e| format!("safetensors: tensor '{name}': {e}"))?;
+        tensors.push((name, tensor));
+    }
+    Ok(tensors)
+}
+
+/// The name, dtype and shape of every tensor of the `.safetensors` file at
+/// `path`, in the order of their data, from its header alone.
+pub fn safetensors_headers(path: &Path) -> Result<Vec<(String, DType, Vec<usize>)>, String> {
+    let map = map_file(path, "safetensors")?;
+    let headers: Result<Vec<_>, String> = entries(&map)?
+        .map(|entry| entry.map(|e| (e.name, e.dtype, e.shape)))
+        .collect();
+    headers.map_err(super::escaped)
+}
+
+/// One tensor as the header describes it, with its bytes in the file.
+struct Entry<'a> {
+    name: String,
+    dtype: DType,
+    shape: Vec<usize>,
+    bytes: &'a [u8],
+}
+
+/// The tensors of the file `map` in the order of their data; reading them
+/// touches only the header.
+fn entries(map: &[u8]) -> Result<impl Iterator<Item = Result<Entry<'_>, String>>, String> {
     let (header_len, metadata) = SafeTensors::read_metadata(map)
         .map_err(|e| format!("safetensors: {}", header_error(&e, map)))?;
     // read_metadata checked that the header and data fill the file exactly.
-    let data_start = 8 + header_len;
-    let mut tensors = Vec::new();
-    for name in metadata.offset_keys() {
+    let data = map.get(8 + header_len..).unwrap_or_default();
+    Ok(metadata.offset_keys().into_iter().map(move |name| {
         let info = metadata
             .info(&name)
             .ok_or_else(|| format!("safetensors: tensor '{name}' has no header entry"))?;
@@ -58,16 +101,18 @@ pub fn decode_safetensors(map: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
                     info.dtype
                 )
             })?;
+        check_rank(&format!("safetensors: tensor '{name}'"), info.shape.len())?;
         let (start, end) = info.data_offsets;
-        let bytes = map
-            .get(data_start..)
-            .and_then(|data| data.get(start..end))
+        let bytes = data
+            .get(start..end)
             .ok_or_else(|| format!("safetensors: tensor '{name}': data out of range"))?;
-        let tensor = Tensor::from_storage(storage_from_le(dtype, bytes), &info.shape)
-            .map_err(|e| format!("safetensors: tensor '{name}': {e}"))?;
-        tensors.push((name, tensor));
-    }
-    Ok(tensors)
+        Ok(Entry {
+            name,
+            dtype,
+            shape: info.shape.clone(),
+            bytes,
+        })
+    }))
 }
 
 /// What is wrong with a file whose header `read_metadata` refused, said with the

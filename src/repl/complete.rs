@@ -8,6 +8,7 @@ use crate::builtins;
 use crate::interp::modules::STDLIB;
 use crate::interp::Interp;
 use crate::runtime::Value;
+use crate::io::display_safe;
 use crate::syntax::token::{lex, Token};
 
 /// Attributes every tensor (and quantized tensor) has.
@@ -68,7 +69,9 @@ fn members(v: &Value) -> Members {
             d.entries
                 .iter()
                 .filter_map(|(k, _)| match k.to_value() {
-                    Value::Str(s) => Some(s.to_string()),
+                    // A key with control characters (from a file) would reach the
+                    // terminal raw in the list of candidates: it is not offered.
+                    Value::Str(s) if display_safe(&s) == *s => Some(s.to_string()),
                     _ => None,
                 })
                 .collect(),

@@ -6,6 +6,7 @@ mod commands;
 mod complete;
 mod helper;
 pub mod highlight;
+mod history;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ use crate::runtime::Value;
 use commands::Outcome;
 use complete::Names;
 use helper::TsrHelper;
+use history::History;
 
 /// `$XDG_STATE_HOME/tsr/history`, else `~/.local/state/tsr/history`.
 pub fn history_path() -> Option<PathBuf> {
@@ -63,10 +65,7 @@ pub fn run() -> u8 {
     let color = std::io::stderr().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     editor.set_helper(Some(TsrHelper::new(color)));
-    let history = history_path();
-    if let Some(h) = &history {
-        let _ = editor.load_history(h);
-    }
+    let mut history = History::open(&mut editor, history_path());
     // Ctrl-C while a line runs sets the interrupt flag instead of ending the process
     // (at the prompt the line editor reads the key itself).
     if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGINT, interrupt::flag()) {
@@ -110,9 +109,7 @@ pub fn run() -> u8 {
                 if let Some(helper) = editor.helper_mut() {
                     helper.names = Names::of(&interp);
                 }
-                if let Some(h) = &history {
-                    save_history(&mut editor, h);
-                }
+                history.save(&mut editor);
             }
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
@@ -123,14 +120,4 @@ pub fn run() -> u8 {
         }
     }
     0
-}
-
-/// Appends the new entries to the history file after every line, so a crash or a
-/// killed terminal loses nothing. rustyline's append locks the file and merges, so two
-/// sessions at once do not corrupt it.
-fn save_history(editor: &mut Editor<TsrHelper, FileHistory>, path: &std::path::Path) {
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let _ = editor.append_history(path);
 }

@@ -2,6 +2,20 @@
 
 use super::error::TensorError;
 
+/// The most dimensions a tensor read from a file may have (NumPy's limit too).
+pub const MAX_RANK: usize = 64;
+
+/// An error naming `what` (`npy: the shape`) when it has more than [`MAX_RANK`]
+/// dimensions.
+pub fn check_rank(what: &str, rank: usize) -> Result<(), String> {
+    if rank > MAX_RANK {
+        return Err(format!(
+            "{what} has {rank} dimensions; tsr supports at most {MAX_RANK}"
+        ));
+    }
+    Ok(())
+}
+
 /// Number of elements of a shape, or `None` when the product overflows.
 pub fn checked_numel(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))

@@ -84,16 +84,24 @@ fn mark_numbers(actual: &str, a: &[Token], e: &[Token], tol: &Tolerance) -> Opti
     }
     let mut carets = String::new();
     let mut notes = Vec::new();
+    // Columns are counted on from the previous number, and the carets' width is
+    // kept, so a line of many numbers is marked in one pass.
+    let (mut scanned, mut col, mut caret_cols) = (0, 0, 0);
     for (x, y) in a.iter().zip(e) {
         if let (Token::Number(av, at), Token::Number(ev, et)) = (x, y) {
             if tol.close(*av, *ev) {
                 continue;
             }
-            let col = actual[..offset_in(actual, at)].chars().count();
-            while carets.chars().count() < col {
-                carets.push(' ');
+            let offset = offset_in(actual, at);
+            col += actual.get(scanned..offset).map_or(0, |s| s.chars().count());
+            scanned = scanned.max(offset);
+            if caret_cols < col {
+                carets.extend(std::iter::repeat_n(' ', col - caret_cols));
+                caret_cols = col;
             }
-            carets.push_str(&"^".repeat(at.chars().count().max(1)));
+            let width = at.chars().count().max(1);
+            carets.extend(std::iter::repeat_n('^', width));
+            caret_cols += width;
             let abs = (av - ev).abs();
             let rel = if *ev != 0.0 {
                 abs / ev.abs()

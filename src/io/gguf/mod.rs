@@ -29,9 +29,10 @@ use memmap2::Mmap;
 
 use crate::io::le::storage_from_le;
 use crate::io::mapped::map_file;
+use crate::io::untrusted::escaped;
 use crate::quant::{QBytes, QTensor, QType};
 use crate::tensor::shape::{checked_numel, shape_str};
-use crate::tensor::{DType, Tensor};
+use crate::tensor::{budget, DType, Tensor};
 
 pub use value::{GgufArray, GgufType, GgufValue};
 pub use write::{save_gguf, save_gguf_reporting};
@@ -111,7 +112,7 @@ fn tensor_nbytes(name: &str, qtype: QType, shape: &[usize]) -> Result<usize, Str
 /// (byte offset, key or tensor name).
 pub fn open_gguf(path: &Path) -> Result<GgufFile, String> {
     let map = map_file(path, "gguf")?;
-    let header = read::parse_header(&map)?;
+    let header = read::parse_header(&map).map_err(escaped)?;
     Ok(GgufFile {
         map: Arc::new(map),
         header,
@@ -120,7 +121,8 @@ pub fn open_gguf(path: &Path) -> Result<GgufFile, String> {
 
 /// [`open_gguf`] over the bytes of a whole file, copied into an anonymous map.
 pub fn parse_gguf(bytes: &[u8]) -> Result<GgufFile, String> {
-    let header = read::parse_header(bytes)?;
+    let header = read::parse_header(bytes).map_err(escaped)?;
+    budget::check_bytes("gguf", &[bytes.len()], 1).map_err(|e| e.to_string())?;
     let mut map = memmap2::MmapMut::map_anon(bytes.len())
         .map_err(|e| format!("gguf: cannot allocate {} bytes: {e}", bytes.len()))?;
     map.copy_from_slice(bytes);
@@ -177,6 +179,10 @@ impl GgufFile {
     /// Tensor `name`: dense types copied out of the file now, quantized types as a
     /// zero-copy view of the map (which stays alive as long as the view does).
     pub fn tensor(&self, name: &str) -> Result<GgufTensor, String> {
+        self.read_tensor(name).map_err(escaped)
+    }
+
+    fn read_tensor(&self, name: &str) -> Result<GgufTensor, String> {
         let info = self
             .info(name)
             .ok_or_else(|| format!("gguf: the file has no tensor named '{name}'"))?;
@@ -188,9 +194,13 @@ impl GgufFile {
             .and_then(|rest| rest.get(..info.nbytes))
             .ok_or_else(|| format!("gguf: tensor '{name}': data out of range"))?;
         match dense_dtype(info.qtype) {
-            Some(dtype) => Tensor::from_storage(storage_from_le(dtype, bytes), &info.shape)
-                .map(GgufTensor::Dense)
-                .map_err(|e| format!("gguf: tensor '{name}': {e}")),
+            Some(dtype) => {
+                let what = format!("gguf: tensor '{name}'");
+                budget::check(&what, &info.shape, dtype).map_err(|e| e.to_string())?;
+                Tensor::from_storage(storage_from_le(dtype, bytes), &info.shape)
+                    .map(GgufTensor::Dense)
+                    .map_err(|e| format!("{what}: {e}"))
+            }
             None => Ok(GgufTensor::Quantized(QTensor {
                 qtype: info.qtype,
                 shape: info.shape.clone(),

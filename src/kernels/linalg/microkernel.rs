@@ -237,28 +237,32 @@ unsafe fn tile_avx2<const R: usize, const NV: usize, D: Slot>(
 ) {
     use std::arch::x86_64::*;
     let k = panel.len() / MR;
-    let mut acc = [[_mm256_setzero_ps(); NV]; R];
-    let (mut pa, mut pb) = (panel.as_ptr(), b.as_ptr());
-    for _ in 0..k {
-        // In bounds by the contract: row p of `b` starts at p·ldb and is LANES·NV long.
-        let bv: [__m256; NV] = std::array::from_fn(|v| _mm256_loadu_ps(pb.add(v * LANES)));
-        for (r, acc) in acc.iter_mut().enumerate() {
-            let ar = _mm256_broadcast_ss(&*pa.add(r));
-            for (a, &b) in acc.iter_mut().zip(&bv) {
-                *a = _mm256_fmadd_ps(ar, b, *a);
+    // SAFETY: the caller guarantees AVX2/FMA and the operand lengths of the contract
+    // above; each pointer step below stays inside those lengths.
+    unsafe {
+        let mut acc = [[_mm256_setzero_ps(); NV]; R];
+        let (mut pa, mut pb) = (panel.as_ptr(), b.as_ptr());
+        for _ in 0..k {
+            // In bounds by the contract: row p of `b` starts at p·ldb and is LANES·NV long.
+            let bv: [__m256; NV] = std::array::from_fn(|v| _mm256_loadu_ps(pb.add(v * LANES)));
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let ar = _mm256_broadcast_ss(&*pa.add(r));
+                for (a, &b) in acc.iter_mut().zip(&bv) {
+                    *a = _mm256_fmadd_ps(ar, b, *a);
+                }
             }
+            pa = pa.add(MR);
+            // Past the last row this points beyond `b` and is never read.
+            pb = pb.wrapping_add(ldb);
         }
-        pa = pa.add(MR);
-        // Past the last row this points beyond `b` and is never read.
-        pb = pb.wrapping_add(ldb);
-    }
-    for ((dst, acc), &plus) in rows.iter_mut().zip(&acc).zip(plus) {
-        let plus = _mm256_set1_ps(plus);
-        for (v, &a) in acc.iter().enumerate() {
-            // In bounds by the contract: the row holds c + LANES·NV values, each with
-            // f32's layout (`Slot`).
-            let at = dst.as_mut_ptr().cast::<f32>().add(c + v * LANES);
-            _mm256_storeu_ps(at, _mm256_add_ps(a, plus));
+        for ((dst, acc), &plus) in rows.iter_mut().zip(&acc).zip(plus) {
+            let plus = _mm256_set1_ps(plus);
+            for (v, &a) in acc.iter().enumerate() {
+                // In bounds by the contract: the row holds c + LANES·NV values, each with
+                // f32's layout (`Slot`).
+                let at = dst.as_mut_ptr().cast::<f32>().add(c + v * LANES);
+                _mm256_storeu_ps(at, _mm256_add_ps(a, plus));
+            }
         }
     }
 }

@@ -34,70 +34,77 @@ impl Axis {
 }
 
 /// Lays out `words` (the grid's elements in row-major order) within `linewidth`.
+/// The text is written into one buffer and indents are slices of one string of
+/// spaces, so time and memory grow with the text, never with rank squared.
 pub fn render(axes: &[Axis], words: &[String], linewidth: usize) -> String {
     let mut strides = vec![1usize; axes.len()];
     for i in (0..axes.len().saturating_sub(1)).rev() {
         strides[i] = strides[i + 1] * axes[i + 1].len;
     }
+    let spaces = " ".repeat(axes.len() + 1);
     let grid = Grid {
         axes,
         strides,
         words,
+        spaces: &spaces,
     };
     let width = i64::try_from(linewidth).unwrap_or(i64::MAX);
-    grid.block(0, 0, " ", width)
+    let mut out = String::new();
+    grid.block(&mut out, 0, 0, 1, width);
+    out
 }
 
 struct Grid<'a> {
     axes: &'a [Axis],
     strides: Vec<usize>,
     words: &'a [String],
+    spaces: &'a str,
 }
 
 impl Grid<'_> {
-    /// The bracketed text of the sub-block at `axis` starting at grid element `base`;
-    /// continuation lines start with `indent`, lines end before `width`.
-    fn block(&self, axis: usize, base: usize, indent: &str, width: i64) -> String {
+    /// Appends to `out` the bracketed text of the sub-block at `axis` starting at
+    /// grid element `base`; continuation lines start with `indent` spaces, lines
+    /// end before `width`.
+    fn block(&self, out: &mut String, axis: usize, base: usize, indent: usize, width: i64) {
         let (Some(ax), Some(&stride)) = (self.axes.get(axis), self.strides.get(axis)) else {
-            return String::new();
+            return;
         };
+        let indent_str = self.spaces.get(..indent).unwrap_or(self.spaces);
         let last = ax.shown.len().saturating_sub(1);
-        let mut s = String::new();
+        out.push('[');
         if axis + 1 == self.axes.len() {
             // Innermost axis: words separated by spaces, wrapped; one column is kept
             // free for the closing bracket.
-            let mut line = indent.to_string();
+            let mut s = String::new();
+            let mut line = indent_str.to_string();
             for (i, entry) in ax.shown.iter().enumerate() {
                 let word = match entry {
                     Some(p) => self.words.get(base + p * stride).map_or("", String::as_str),
                     None => "...",
                 };
-                extend_line(&mut s, &mut line, word, width - 1, indent);
+                extend_line(&mut s, &mut line, word, width - 1, indent_str);
                 if i < last {
                     line.push(' ');
                 }
             }
             s.push_str(&line);
+            out.push_str(s.get(indent..).unwrap_or(""));
         } else {
-            let separator = "\n".repeat(self.axes.len() - axis - 1);
-            let inner_indent = format!("{indent} ");
+            let blank_lines = self.axes.len() - axis - 1;
             for (i, entry) in ax.shown.iter().enumerate() {
-                s.push_str(indent);
+                if i > 0 {
+                    out.push_str(indent_str);
+                }
                 match entry {
-                    Some(p) => s.push_str(&self.block(
-                        axis + 1,
-                        base + p * stride,
-                        &inner_indent,
-                        width - 1,
-                    )),
-                    None => s.push_str("..."),
+                    Some(p) => self.block(out, axis + 1, base + p * stride, indent + 1, width - 1),
+                    None => out.push_str("..."),
                 }
                 if i < last {
-                    s.push_str(&separator);
+                    out.extend(std::iter::repeat_n('\n', blank_lines));
                 }
             }
         }
-        format!("[{}]", s.get(indent.len()..).unwrap_or(""))
+        out.push(']');
     }
 }
 
@@ -140,6 +147,27 @@ mod tests {
         assert_eq!(layout(&[10], true, 2, 75), "[0 1 ... 2 3]");
         assert_eq!(layout(&[5, 1], true, 1, 75), "[[0]\n ...\n [1]]");
         assert_eq!(layout(&[4], true, 0, 75), "[... 3]");
+    }
+
+    // Issue #17: 100000 dimensions took about 16 GB (every level copied its
+    // indent and its children's text); now the text is written once.
+    #[test]
+    fn deep_ranks_render_in_one_pass() {
+        let n = 100_000;
+        // One stack frame per dimension: run it with a stack as deep as the
+        // interpreter's thread has.
+        let text = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(move || layout(&vec![1; n], false, 3, 75))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(text.len(), 2 * n + 1);
+        assert_eq!(text, format!("{}0{}", "[".repeat(n), "]".repeat(n)));
+        assert_eq!(
+            layout(&[2, 1, 1, 2], false, 3, 75),
+            "[[[[0 1]]]\n\n\n [[[2 3]]]]"
+        );
     }
 
     #[test]
