@@ -36,27 +36,13 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "full",
         doc: "A tensor filled with value; the dtype defaults to the value's (i64, f32 or bool).",
-        fn(_, a; shape: Shape, value: &Value, dtype: Option<DType> = none) {
-            let scalar = match (value, value.as_scalar()) {
-                (_, Some(s)) => s,
-                (Value::Tensor(t), None) if t.numel() == 1 => {
-                    if t.dtype().is_float() {
-                        Scalar::Float(t.item_f64().unwrap_or(f64::NAN))
-                    } else {
-                        Scalar::Int(t.item_i64().unwrap_or(0))
-                    }
-                }
-                (v, None) => {
-                    let msg = format!("full needs a number, got {}", v.describe());
-                    return Err(a.arg_err("value", msg));
-                }
-            };
-            let default = match scalar {
+        fn(_, a; shape: Shape, value: FillValue, dtype: Option<DType> = none) {
+            let default = match value.0 {
                 Scalar::Bool(_) => DType::Bool,
                 Scalar::Int(_) => DType::I64,
                 Scalar::Float(_) => DType::F32,
             };
-            filled(&a, "full", &shape.0, scalar, dtype.unwrap_or(default))
+            filled(&a, "full", &shape.0, value.0, dtype.unwrap_or(default))
         }
     },
     builtin! {
@@ -128,6 +114,30 @@ fn like(
     dtype: Option<DType>,
 ) -> Result<Value, Diagnostic> {
     filled(a, op, x.shape(), value, dtype.unwrap_or(x.dtype()))
+}
+
+/// The value of `full`/`full_like`: a number, or a tensor holding one.
+struct FillValue(Scalar);
+
+impl<'a> FromArg<'a> for FillValue {
+    fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
+        let value = arg.value()?;
+        let scalar = match (value, value.as_scalar()) {
+            (_, Some(s)) => s,
+            (Value::Tensor(t), None) if t.numel() == 1 => {
+                if t.dtype().is_float() {
+                    Scalar::Float(t.item_f64().unwrap_or(f64::NAN))
+                } else {
+                    Scalar::Int(t.item_i64().unwrap_or(0))
+                }
+            }
+            (v, None) => {
+                let msg = format!("{} needs a number, got {}", arg.callee(), v.describe());
+                return Err(arg.err(msg));
+            }
+        };
+        Ok(FillValue(scalar))
+    }
 }
 
 /// A number, remembering whether it was written as an int (arange's dtype rule).
