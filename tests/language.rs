@@ -311,3 +311,20 @@ fn gguf_models_open_lazily() {
         "tsr-test (3, 4)\n<quantized q4_k[2, 256], 288 bytes> (2, 256)\ni32 7\n"
     );
 }
+
+#[test]
+fn full_like_casts_the_value_to_the_tensors_dtype() {
+    // NumPy: np.full_like(np.array([1, 2, 3]), 0.7) is [0, 0, 0].
+    assert_eq!(run("print(full_like([1, 2, 3], 0.7))"), "[0 0 0]\n");
+    assert_eq!(
+        run("print(full_like(zeros([2, 2]), 3))"),
+        "[[3. 3.]\n [3. 3.]]\n"
+    );
+    assert_eq!(
+        run("let y = full_like([1, 2], 5, dtype=f64); print(y, y.dtype)"),
+        "[5. 5.] f64\n"
+    );
+    let out = common::eval("full_like([1], \"a\")");
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("full_like needs a number, got string"));
+}

@@ -10,12 +10,18 @@ use std::path::{Path, PathBuf};
 /// Each top-level module of `src/` and the modules directly below it. A module may use
 /// anything reachable downward from here (the table is closed transitively).
 const LAYERS: &[(&str, &[&str])] = &[
-    ("main", &["repl", "testing", "interp", "runtime", "syntax", "diag"]),
+    (
+        "main",
+        &["repl", "testing", "interp", "runtime", "syntax", "diag"],
+    ),
     ("repl", &["interp"]),
     ("testing", &["interp"]),
     ("interp", &["builtins"]),
     ("builtins", &["runtime"]),
-    ("runtime", &["ops", "quant", "io", "plot", "syntax", "progress"]),
+    (
+        "runtime",
+        &["ops", "quant", "io", "plot", "syntax", "progress"],
+    ),
     ("plot", &["io"]),
     ("io", &["quant"]),
     ("quant", &["kernels"]),
@@ -73,7 +79,10 @@ fn test_only_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
         let text = fs::read_to_string(file).unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
         for pair in lines.windows(2) {
-            let declared = pair[1].trim().strip_prefix("mod ").and_then(|m| m.strip_suffix(';'));
+            let declared = pair[1]
+                .trim()
+                .strip_prefix("mod ")
+                .and_then(|m| m.strip_suffix(';'));
             if let (true, Some(name)) = (pair[0].trim() == "#[cfg(test)]", declared) {
                 let dir = if file.ends_with("mod.rs") || file.ends_with("lib.rs") {
                     file.parent().unwrap().to_path_buf()
@@ -188,7 +197,9 @@ fn modules_import_only_downward() {
         };
         let allowed = allowed_below(&top);
         for import in imports_of(&file) {
-            let Some(target) = import.target.first() else { continue };
+            let Some(target) = import.target.first() else {
+                continue;
+            };
             if *target == top || allowed.contains(target.as_str()) || !is_module(target) {
                 continue;
             }
@@ -257,7 +268,14 @@ fn kernel_rooms_have_no_circle() {
     if let Some(circle) = find_circle(&edges) {
         let steps: Vec<String> = circle
             .windows(2)
-            .map(|w| format!("{} → {} ({})", w[0], w[1], origin[&(w[0].clone(), w[1].clone())]))
+            .map(|w| {
+                format!(
+                    "{} → {} ({})",
+                    w[0],
+                    w[1],
+                    origin[&(w[0].clone(), w[1].clone())]
+                )
+            })
             .collect();
         panic!("kernels' rooms import in a circle:\n{}", steps.join("\n"));
     }

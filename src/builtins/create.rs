@@ -60,6 +60,13 @@ pub const BUILTINS: &[Builtin] = &[
         }
     },
     builtin! {
+        name: "full_like",
+        doc: "fill_value with x's shape and (unless given) dtype; the value is cast to that dtype (NumPy's full_like).",
+        fn(_, a; x: Tensor, fill_value: FillValue, dtype: Option<DType> = none) {
+            like(&a, "full_like", &x, fill_value.0, dtype)
+        }
+    },
+    builtin! {
         name: "arange",
         doc: "Evenly spaced values in [start, stop) (NumPy's arange); i64 for int arguments, else f32.",
         fn(_, a; start: Number, stop: Option<Number> = none, step: Number = 1, dtype: Option<DType> = none) {

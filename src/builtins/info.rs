@@ -9,9 +9,9 @@ use comfy_table::{CellAlignment, Table};
 
 use super::gguf_meta::shortest_f64;
 use super::Builtin;
+use crate::io::display_safe;
 use crate::runtime::builtin;
 use crate::runtime::value::{Dict, Key, Value};
-use crate::io::display_safe;
 use crate::tensor::format::PrintOptions;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, SliceSpec, Tensor};

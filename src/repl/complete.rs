@@ -7,8 +7,8 @@ use std::path::Path;
 use crate::builtins;
 use crate::interp::modules::STDLIB;
 use crate::interp::Interp;
-use crate::runtime::Value;
 use crate::io::display_safe;
+use crate::runtime::Value;
 use crate::syntax::token::{lex, Token};
 
 /// Attributes every tensor (and quantized tensor) has.

@@ -3,15 +3,15 @@
 
 use super::operands::*;
 use crate::kernels::alloc::zeroed;
-use crate::kernels::math::Arith;
-use crate::kernels::conv::{
-    conv as conv_kernel, conv_transpose as conv_transpose_kernel, Channels, Window,
-};
 use crate::kernels::conv::conv_f32;
 use crate::kernels::conv::depthwise::{depthwise_new, plane, plane_f32, PlaneKernel};
 use crate::kernels::conv::planes::Planes;
+use crate::kernels::conv::{
+    conv as conv_kernel, conv_transpose as conv_transpose_kernel, Channels, Window,
+};
 use crate::kernels::isa::Isa;
 use crate::kernels::linalg::MatMul;
+use crate::kernels::math::Arith;
 use crate::ops::{elems, new_tensor};
 use crate::tensor::{DType, Result, Tensor};
 

@@ -1,8 +1,8 @@
 //! `im2col` and `col2im` (torch's unfold and fold).
 
 use super::{operands::*, params::*};
-use crate::kernels::math::Arith;
 use crate::kernels::conv::{col2im as col2im_kernel, im2col as im2col_kernel, Dim, Window};
+use crate::kernels::math::Arith;
 use crate::ops::{elems, output_buffer};
 use crate::tensor::shape::shape_str;
 use crate::tensor::{Elem, Result, Tensor, TensorError};

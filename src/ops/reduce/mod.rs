@@ -10,8 +10,8 @@ pub use cumsum::cumsum;
 pub use norm::{norm, normalize};
 
 use super::elems;
-use crate::kernels::math::{is_nan, truth, Arith};
 use crate::kernels::isa::Isa;
+use crate::kernels::math::{is_nan, truth, Arith};
 use crate::kernels::reduce::{arg_extreme, extreme, pairwise_sum, reduce_lanes, sum_lanes};
 use crate::tensor::shape::normalize_axis;
 use crate::tensor::{Elem, Layout, Result, Tensor, TensorError};
