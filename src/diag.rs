@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use ariadne::{Color, Config, IndexType, Label as ALabel, Report, ReportKind};
 
-use crate::syntax::{Span, SrcId};
+use crate::span::{Span, SrcId};
 
 /// A secondary span with a message, e.g. "left operand has shape [2, 3]".
 #[derive(Clone, Debug, PartialEq)]

@@ -29,6 +29,7 @@ pub mod progress;
 pub mod quant;
 pub mod repl;
 pub mod runtime;
+pub mod span;
 pub mod syntax;
 pub mod tensor;
 pub mod testing;

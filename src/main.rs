@@ -12,7 +12,7 @@ use clap::{CommandFactory, FromArgMatches, Subcommand};
 use tsr::diag::{Diagnostic, SourceMap};
 use tsr::interp::Interp;
 use tsr::runtime::Value;
-use tsr::syntax::Span;
+use tsr::span::Span;
 
 #[derive(clap::Parser)]
 #[command(

@@ -8,8 +8,8 @@ use crate::diag::Diagnostic;
 use crate::ops::index::{self as ix, Index, IndexError, Selection};
 use crate::quant::{QType, QUANTIZABLE};
 use crate::runtime::{tensor_diag, ArgVal, CallArgs, Ctx};
+use crate::span::Span;
 use crate::syntax::ast::{Arg, BinOp, Block, Expr, ExprKind, Ident, IndexItem, Param, Pattern};
-use crate::syntax::Span;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Scalar, SliceSpec, Tensor};
 

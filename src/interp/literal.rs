@@ -2,7 +2,7 @@
 //! lists stack along a new first axis and must not be ragged.
 
 use crate::diag::Diagnostic;
-use crate::syntax::Span;
+use crate::span::Span;
 use crate::tensor::{DType, Tensor};
 
 use crate::runtime::value::Value;

@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 use crate::diag::{self, Diagnostic, SourceMap};
 use crate::kernels::interrupt;
 use crate::runtime::{Scope, Value};
+use crate::span::{Span, SrcId};
 use crate::syntax::ast::Program;
-use crate::syntax::{parser, Span, SrcId};
+use crate::syntax::parser;
 use crate::tensor::format::PrintOptions;
 use crate::tensor::random::RandomState;
 

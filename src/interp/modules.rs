@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use crate::diag::Diagnostic;
-use crate::syntax::Span;
+use crate::span::Span;
 
 use super::Interp;
 use crate::runtime::value::Module;

@@ -120,7 +120,7 @@ fn softmax_like<C: NnFloat>(
 
 /// `layer_norm(x, weight, bias, eps)` over the last axis: (x - mean) / sqrt(var + eps)
 /// with the biased variance, then `* weight + bias`. `weight` and `bias` broadcast to
-/// the last axis (shape [D], [1] or 0-d); the result dtype promotes x's float result
+/// the last axis (shape \[D\], \[1\] or 0-d); the result dtype promotes x's float result
 /// dtype with theirs.
 pub fn layer_norm(
     x: &Tensor,

@@ -10,9 +10,9 @@ pub const MAX_BINS: usize = 100_000;
 /// One figure, as the last `plot`, `hist` or `imshow` call made it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Figure {
-    /// A line through the points (x[i], y[i]); a non-finite coordinate breaks the line.
+    /// A line through the points (x\[i\], y\[i\]); a non-finite coordinate breaks the line.
     Line { x: Vec<f64>, y: Vec<f64> },
-    /// Bin `i` covers [edges[i], edges[i + 1]) (the last bin is closed); one
+    /// Bin `i` covers [edges\[i\], edges[i + 1]) (the last bin is closed); one
     /// more edge than counts.
     Hist { edges: Vec<f64>, counts: Vec<u64> },
     /// `rows × cols` values in row-major order; row 0 is drawn at the top.

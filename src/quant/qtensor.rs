@@ -57,7 +57,7 @@ impl QTensor {
         QTensor::quantize_reporting(t, qtype, &|_, _| {})
     }
 
-    /// [`QTensor::quantize`], reporting progress as [`quantize_reporting`] does.
+    /// [`QTensor::quantize`], reporting progress as `quantize_reporting` does.
     pub fn quantize_reporting(
         t: &Tensor,
         qtype: QType,

@@ -3,7 +3,7 @@
 //! keyword, duplicate, missing).
 
 use crate::diag::Diagnostic;
-use crate::syntax::Span;
+use crate::span::Span;
 
 use super::value::Value;
 

@@ -4,8 +4,8 @@
 use crate::diag::Diagnostic;
 use crate::kernels::math::Arith;
 use crate::ops::{self, BinaryOp, UnaryOp};
+use crate::span::Span;
 use crate::syntax::ast::{BinOp, UnOp};
-use crate::syntax::Span;
 use crate::tensor::{Scalar, TensorError};
 
 use super::quant_matmul::quant_matmul;

@@ -5,7 +5,7 @@
 use std::cell::Cell;
 
 use crate::diag::Diagnostic;
-use crate::syntax::Span;
+use crate::span::Span;
 use crate::tensor::TensorError;
 
 use super::args::{ArgVal, Slots};

@@ -192,7 +192,7 @@ impl<'a, const N: usize> FromArg<'a> for Sizes<N> {
 /// Any value with where it was written (the call, for a default).
 pub struct Spanned<'a> {
     pub value: &'a Value,
-    pub span: crate::syntax::Span,
+    pub span: crate::span::Span,
 }
 
 impl<'a> FromArg<'a> for Spanned<'a> {

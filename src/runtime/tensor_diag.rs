@@ -1,7 +1,7 @@
 //! The bridge from structured tensor errors to diagnostics with spans.
 
 use crate::diag::Diagnostic;
-use crate::syntax::Span;
+use crate::span::Span;
 use crate::tensor::shape::shape_str;
 use crate::tensor::TensorError;
 

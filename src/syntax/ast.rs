@@ -1,6 +1,6 @@
 //! The syntax tree: data only. Every node carries the span it was parsed from.
 
-use super::span::Span;
+use crate::span::Span;
 use std::cell::Cell;
 use std::rc::Rc;
 

@@ -163,7 +163,7 @@ pub fn token_match(a: &Token, e: &Token, tol: &Tolerance) -> bool {
 
 /// The tokens of one line of output. Spaces between tokens are dropped, but whether a
 /// line starts or ends with spaces is kept (as a `" "` token): "a b" differs from "ab",
-/// so " [2]" differs from "[2]".
+/// so " \[2\]" differs from "\[2\]".
 pub fn line_tokens(line: &str) -> Vec<Token<'_>> {
     let blank = |c: char| c == ' ' || c == '\t';
     let mut tokens = Vec::new();

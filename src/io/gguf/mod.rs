@@ -49,7 +49,7 @@ pub struct GgufFile {
 pub struct GgufTensorInfo {
     pub name: String,
     pub qtype: QType,
-    /// tsr order: GGML's `ne` reversed, so the row (ne[0]) is the last extent.
+    /// tsr order: GGML's `ne` reversed, so the row (ne\[0\]) is the last extent.
     pub shape: Vec<usize>,
     /// Byte offset of the data from the start of the data section.
     pub offset: usize,

@@ -24,7 +24,7 @@ pub type PlaneKernel<T> = fn(Isa, &mut [MaybeUninit<T>], &[T], &[T], T, &Planes)
 
 /// Depthwise convolution of a batch of `batch` samples into a new buffer with `kernel`
 /// per output channel: `x` is
-/// [batch, c_in, image], `weight` [c_out, taps] and `bias` [c_out]; output channel `o`
+/// [batch, c_in, image], `weight` [c_out, taps] and `bias` \[c_out\]; output channel `o`
 /// reads input channel `o / (c_out / c_in)`. The output is [batch, c_out, out]: for
 /// each output, 0 plus each tap's weight times its (zero-padded) input in tap order,
 /// then plus the bias. `None` when the buffer cannot be allocated.

@@ -4,7 +4,7 @@ use super::generic::Channels;
 use super::window::Window;
 
 /// The operands of a batch's convolution or transposed convolution: `x`, `weight`,
-/// `bias` [c_out] (added last), the window and the channels.
+/// `bias` \[c_out\] (added last), the window and the channels.
 #[derive(Clone, Copy)]
 pub struct Operands<'a> {
     pub x: &'a [f32],

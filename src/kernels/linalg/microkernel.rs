@@ -1,5 +1,5 @@
 //! The f32 register-blocked multiply-add under the blocked convolutions: one tile of
-//! `MR` output rows by 8 or 16 columns accumulates Σ_p a[p][r] · b[p][c], with `a`
+//! `MR` output rows by 8 or 16 columns accumulates `Σ_p a[p][r] · b[p][c]`, with `a`
 //! packed as panels of `MR` rows ([k][MR], weights packed once per call) and `b` read
 //! as rows of contiguous values at any row stride (an im2col block, a Winograd
 //! transform). The tile stays in registers for the whole sum: 12 of AVX2's 16 (a 4 × 24

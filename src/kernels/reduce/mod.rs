@@ -25,7 +25,7 @@ const MIN_COLUMNS: usize = 16;
 /// `reduced`, one per output element in row-major order of the kept dims: each with the
 /// tree of its lane length, whatever the layout. When the lanes are not contiguous but
 /// the innermost kept dim is (axis 0 of a row-major matrix), whole rows are summed at
-/// once with vectors of column accumulators ([`pairwise::column_sums`]); otherwise each
+/// once with vectors of column accumulators (`pairwise::column_sums`); otherwise each
 /// lane is summed alone (gathered first if it is strided).
 pub fn sum_lanes<T, A, F>(data: &[T], layout: &Layout, reduced: &[bool], to_acc: F) -> Vec<A>
 where

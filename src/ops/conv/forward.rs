@@ -6,7 +6,7 @@ use crate::tensor::shape::shape_str;
 use crate::tensor::{Result, Tensor, TensorError};
 
 /// `conv{n}d(x, weight, bias)`: x is [N, C_in, spatial...] (or without N), weight is
-/// [C_out, C_in / groups, kernel...], bias is [C_out]. Output spatial size per dim:
+/// [C_out, C_in / groups, kernel...], bias is \[C_out\]. Output spatial size per dim:
 /// (size + padding_total - dilation * (kernel - 1) - 1) / stride + 1.
 pub fn conv(
     x: &Tensor,

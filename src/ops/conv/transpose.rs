@@ -7,7 +7,7 @@ use crate::tensor::{Result, Tensor, TensorError};
 
 /// `conv_transpose{n}d(x, weight, bias)`: the adjoint (gradient) of `conv` with the
 /// same weight, stride, padding, dilation and groups. x is [N, C_in, spatial...],
-/// weight is [C_in, C_out / groups, kernel...] (PyTorch's order), bias is [C_out].
+/// weight is [C_in, C_out / groups, kernel...] (PyTorch's order), bias is \[C_out\].
 /// Output size per dim: (size - 1) * stride - 2 * padding + dilation * (kernel - 1)
 /// + output_padding + 1, where output_padding < max(stride, dilation).
 pub fn conv_transpose(

@@ -9,7 +9,7 @@ use chumsky::error::{RichPattern, RichReason};
 use super::grammar::ParseError;
 use super::layout::Prepared;
 use crate::diag::Diagnostic;
-use crate::syntax::span::{Span, SrcId};
+use crate::span::{Span, SrcId};
 use crate::syntax::token::Token;
 
 /// The syntax errors as diagnostics. Errors at an error token, or at the token right

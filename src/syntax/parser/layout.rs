@@ -12,7 +12,7 @@ use std::ops::Range;
 use chumsky::span::SimpleSpan;
 
 use crate::diag::Diagnostic;
-use crate::syntax::span::{Span, SrcId};
+use crate::span::{Span, SrcId};
 use crate::syntax::token::{self, lex, FStrPiece, Token};
 
 /// Brackets with where they are.

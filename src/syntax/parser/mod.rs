@@ -16,8 +16,8 @@ mod tests;
 use chumsky::span::SimpleSpan;
 
 use super::ast::Program;
-use super::span::{Span, SrcId};
 use crate::diag::Diagnostic;
+use crate::span::{Span, SrcId};
 
 /// Parses a whole source text; on failure returns every syntax error found.
 pub fn parse(src: &str, id: SrcId) -> Result<Program, Vec<Diagnostic>> {

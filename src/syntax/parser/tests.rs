@@ -2,10 +2,10 @@
 
 use super::{is_incomplete, parse};
 use crate::diag::Diagnostic;
+use crate::span::{Span, SrcId};
 use crate::syntax::ast::{
     Arg, Block, Expr, ExprKind, FStrPart, IndexItem, Param, Pattern, Program, UnOp,
 };
-use crate::syntax::span::{Span, SrcId};
 
 const ID: SrcId = SrcId(7);
 

@@ -12,10 +12,10 @@ use chumsky::{
     recursive::{Direct, Indirect},
 };
 
+use crate::span::{Span, SrcId};
 use crate::syntax::ast::{
     Arg, BinOp, Block, Expr, ExprKind, FStrPart, Frame, Ident, IndexItem, Param, Pattern, UnOp,
 };
-use crate::syntax::span::{Span, SrcId};
 use crate::syntax::token::{self, Token};
 
 pub(super) type ParseError<'tok, 'src> = Rich<'tok, Token<'src>, SimpleSpan>;
