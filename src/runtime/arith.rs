@@ -12,29 +12,6 @@ use super::quant_matmul::quant_matmul;
 use super::tensor_diag::tensor_diag;
 use super::value::Value;
 
-/// The tensor op behind an operator (`and`, `or` and `@` are handled elsewhere).
-fn tensor_op(op: BinOp) -> Option<BinaryOp> {
-    Some(match op {
-        BinOp::Add => BinaryOp::Add,
-        BinOp::Sub => BinaryOp::Sub,
-        BinOp::Mul => BinaryOp::Mul,
-        BinOp::Div => BinaryOp::Div,
-        BinOp::FloorDiv => BinaryOp::FloorDiv,
-        BinOp::Rem => BinaryOp::Rem,
-        BinOp::Pow => BinaryOp::Pow,
-        BinOp::Eq => BinaryOp::Eq,
-        BinOp::Ne => BinaryOp::Ne,
-        BinOp::Lt => BinaryOp::Lt,
-        BinOp::Le => BinaryOp::Le,
-        BinOp::Gt => BinaryOp::Gt,
-        BinOp::Ge => BinaryOp::Ge,
-        BinOp::BitAnd => BinaryOp::BitAnd,
-        BinOp::BitOr => BinaryOp::BitOr,
-        BinOp::BitXor => BinaryOp::BitXor,
-        BinOp::MatMul | BinOp::And | BinOp::Or => return None,
-    })
-}
-
 /// Where the operands of a binary expression were written.
 #[derive(Clone, Copy)]
 pub struct OperandSpans {
@@ -64,7 +41,10 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
             (Some(a), Some(b)) => Some(ops::matmul(&a, &b)),
             _ => None,
         },
-        (_, Some(a), Some(b)) => tensor_op(op).map(|top| ops::binary(top, a, b)),
+        // `and`, `or` and `@` have no tensor op: they are handled elsewhere.
+        (_, Some(a), Some(b)) => {
+            BinaryOp::from_symbol(op.symbol()).map(|top| ops::binary(top, a, b))
+        }
         _ => None,
     };
     match tensor_result {
