@@ -12,6 +12,7 @@ use crate::syntax::Span;
 use crate::tensor::{Scalar, Tensor};
 
 use super::binary::scalar_operand;
+use super::compound::{compound_dtype_diag, write_diag};
 use super::eval::Flow;
 use super::index::index_diag;
 use super::Interp;
@@ -105,40 +106,6 @@ impl Interp {
         Ok(())
     }
 
-    /// `name op= rhs` for a non-scalar update: a tensor variable is updated in its own
-    /// storage (`None`); any other value gives the new value to store.
-    fn compound_var(
-        &mut self,
-        name: &Ident,
-        target: Span,
-        op: BinOp,
-        rhs: Value,
-        value: Span,
-        scope: &Rc<Scope>,
-    ) -> Result<Option<Value>, Flow> {
-        let at = OperandSpans {
-            lhs: target,
-            rhs: value,
-            whole: target.to(value),
-        };
-        let cur = self.lookup(name, scope)?;
-        let result = arith::binary(op, &cur, &rhs, at)?;
-        if !matches!(cur, Value::Tensor(_)) {
-            return Ok(Some(result));
-        }
-        // In place: the result is written back into the tensor's own storage.
-        let mut t = match scope.take(name) {
-            Some(Value::Tensor(t)) => t,
-            _ => return Err(Diagnostic::new(target, "internal: variable changed").into()),
-        };
-        t.make_writable();
-        let region = Selection::from(t.layout().clone());
-        let written = self.store(&mut t, &region, &result, Some(op), at);
-        scope.set(name, Value::Tensor(t));
-        written?;
-        Ok(None)
-    }
-
     /// `base[items] = value`, `base[items] op= value`.
     fn assign_through_index(
         &mut self,
@@ -228,25 +195,10 @@ impl Interp {
         })?;
         if let Some(op) = op {
             if src.dtype().category() > t.dtype().category() {
-                return Err(Diagnostic::new(
-                    at.whole,
-                    format!(
-                        "`{}=` would store a {} result in a {} tensor",
-                        op.symbol(),
-                        src.dtype(),
-                        t.dtype()
-                    ),
-                )
-                .with_note(format!(
-                    "hint: write `x = x {} ...` to get a new {} tensor instead",
-                    op.symbol(),
-                    src.dtype()
-                )));
+                return Err(compound_dtype_diag(op, src.dtype(), t.dtype(), at.whole));
             }
         }
-        ix::write(t, region, &src).map_err(|e| {
-            tensor_diag(e, at.whole, &[]).with_label(at.rhs, format!("this is {}", new.describe()))
-        })
+        ix::write(t, region, &src).map_err(|e| write_diag(e, new, at))
     }
 
     pub(super) fn assign_dict(

@@ -5,6 +5,7 @@ mod attr;
 mod binary;
 mod bind;
 mod call;
+mod compound;
 pub mod eval;
 mod format_spec;
 mod index;

@@ -48,17 +48,23 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
         _ => None,
     };
     match tensor_result {
-        Some(result) => result.map(Value::from).map_err(|e| {
-            let broadcast = matches!(e, TensorError::Broadcast { .. });
-            let d = tensor_diag(e, at.whole, &[at.lhs, at.rhs]);
-            if broadcast {
-                d
-            } else {
-                d.with_label(at.lhs, format!("left operand is {}", l.describe()))
-                    .with_label(at.rhs, format!("right operand is {}", r.describe()))
-            }
-        }),
+        Some(result) => result
+            .map(Value::from)
+            .map_err(|e| operand_diag(e, l, r, at)),
         None => other_binary(op, l, r, at),
+    }
+}
+
+/// A tensor op's error on `l op r`: a broadcast error labels the operands' shapes,
+/// others say what the operands are.
+pub fn operand_diag(e: TensorError, l: &Value, r: &Value, at: OperandSpans) -> Diagnostic {
+    let broadcast = matches!(e, TensorError::Broadcast { .. });
+    let d = tensor_diag(e, at.whole, &[at.lhs, at.rhs]);
+    if broadcast {
+        d
+    } else {
+        d.with_label(at.lhs, format!("left operand is {}", l.describe()))
+            .with_label(at.rhs, format!("right operand is {}", r.describe()))
     }
 }
 
