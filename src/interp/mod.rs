@@ -1,9 +1,18 @@
 //! The interpreter: values, scopes, the evaluator and modules.
 
+mod assign;
+mod attr;
+mod binary;
+mod bind;
+mod call;
+mod compound;
 pub mod eval;
 mod format_spec;
+mod index;
 mod literal;
+mod loops;
 pub mod modules;
+mod names;
 pub mod output;
 
 use std::collections::HashMap;

@@ -12,29 +12,6 @@ use super::quant_matmul::quant_matmul;
 use super::tensor_diag::tensor_diag;
 use super::value::Value;
 
-/// The tensor op behind an operator (`and`, `or` and `@` are handled elsewhere).
-fn tensor_op(op: BinOp) -> Option<BinaryOp> {
-    Some(match op {
-        BinOp::Add => BinaryOp::Add,
-        BinOp::Sub => BinaryOp::Sub,
-        BinOp::Mul => BinaryOp::Mul,
-        BinOp::Div => BinaryOp::Div,
-        BinOp::FloorDiv => BinaryOp::FloorDiv,
-        BinOp::Rem => BinaryOp::Rem,
-        BinOp::Pow => BinaryOp::Pow,
-        BinOp::Eq => BinaryOp::Eq,
-        BinOp::Ne => BinaryOp::Ne,
-        BinOp::Lt => BinaryOp::Lt,
-        BinOp::Le => BinaryOp::Le,
-        BinOp::Gt => BinaryOp::Gt,
-        BinOp::Ge => BinaryOp::Ge,
-        BinOp::BitAnd => BinaryOp::BitAnd,
-        BinOp::BitOr => BinaryOp::BitOr,
-        BinOp::BitXor => BinaryOp::BitXor,
-        BinOp::MatMul | BinOp::And | BinOp::Or => return None,
-    })
-}
-
 /// Where the operands of a binary expression were written.
 #[derive(Clone, Copy)]
 pub struct OperandSpans {
@@ -64,21 +41,30 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
             (Some(a), Some(b)) => Some(ops::matmul(&a, &b)),
             _ => None,
         },
-        (_, Some(a), Some(b)) => tensor_op(op).map(|top| ops::binary(top, a, b)),
+        // `and`, `or` and `@` have no tensor op: they are handled elsewhere.
+        (_, Some(a), Some(b)) => {
+            BinaryOp::from_symbol(op.symbol()).map(|top| ops::binary(top, a, b))
+        }
         _ => None,
     };
     match tensor_result {
-        Some(result) => result.map(Value::from).map_err(|e| {
-            let broadcast = matches!(e, TensorError::Broadcast { .. });
-            let d = tensor_diag(e, at.whole, &[at.lhs, at.rhs]);
-            if broadcast {
-                d
-            } else {
-                d.with_label(at.lhs, format!("left operand is {}", l.describe()))
-                    .with_label(at.rhs, format!("right operand is {}", r.describe()))
-            }
-        }),
+        Some(result) => result
+            .map(Value::from)
+            .map_err(|e| operand_diag(e, l, r, at)),
         None => other_binary(op, l, r, at),
+    }
+}
+
+/// A tensor op's error on `l op r`: a broadcast error labels the operands' shapes,
+/// others say what the operands are.
+pub fn operand_diag(e: TensorError, l: &Value, r: &Value, at: OperandSpans) -> Diagnostic {
+    let broadcast = matches!(e, TensorError::Broadcast { .. });
+    let d = tensor_diag(e, at.whole, &[at.lhs, at.rhs]);
+    if broadcast {
+        d
+    } else {
+        d.with_label(at.lhs, format!("left operand is {}", l.describe()))
+            .with_label(at.rhs, format!("right operand is {}", r.describe()))
     }
 }
 

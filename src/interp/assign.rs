@@ -1,0 +1,292 @@
+//! Assignment: `x = v`, `x op= v`, through an index and into a dict.
+
+use std::rc::Rc;
+
+use crate::diag::Diagnostic;
+use crate::ops::index::{self as ix, Index, Selection};
+use crate::runtime::arith::{self, OperandSpans};
+use crate::runtime::value::{Key, Value};
+use crate::runtime::{tensor_diag, Scope};
+use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, IndexItem};
+use crate::span::Span;
+use crate::tensor::{Scalar, Tensor};
+
+use super::binary::scalar_operand;
+use super::compound::{compound_dtype_diag, write_diag};
+use super::eval::Flow;
+use super::index::index_diag;
+use super::Interp;
+
+impl Interp {
+    /// `target = value`, `target op= value`. A scalar variable updated by a scalar
+    /// (`s += i`, the loop case) is done here; the rest out of line.
+    #[inline(always)]
+    pub(super) fn assign(
+        &mut self,
+        target: &Expr,
+        op: Option<BinOp>,
+        value: &Expr,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Flow> {
+        if let (ExprKind::Ident(name), Some(op)) = (&target.kind, op) {
+            if let Some(b) = scalar_operand(value, scope) {
+                if let Some(done) = update_scalar(scope, name, op, b, value.span) {
+                    return done;
+                }
+            }
+        }
+        self.assign_any(target, op, value, scope)
+    }
+
+    /// Any assignment: to a variable, through an index, into a dict.
+    #[inline(never)]
+    pub(super) fn assign_any(
+        &mut self,
+        target: &Expr,
+        op: Option<BinOp>,
+        value: &Expr,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Flow> {
+        match &target.kind {
+            ExprKind::Ident(name) => self.assign_var(name, target.span, op, value, scope),
+            ExprKind::Index {
+                target: base,
+                items,
+            } => self.assign_through_index(target.span, base, items, op, value, scope),
+            ExprKind::Attr { name, .. } => Err(Diagnostic::new(
+                target.span,
+                format!("cannot assign to the attribute `{}`", name.name),
+            )
+            .with_note("attributes are read-only; a dict entry is set with `d[\"key\"] = value`")
+            .into()),
+            _ => Err(Diagnostic::new(target.span, "cannot assign to this expression").into()),
+        }
+    }
+
+    /// `name = value`, `name op= value`.
+    fn assign_var(
+        &mut self,
+        name: &Ident,
+        target: Span,
+        op: Option<BinOp>,
+        value: &Expr,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Flow> {
+        let scalar = scalar_operand(value, scope);
+        let rhs = match scalar {
+            Some(b) => Value::from_scalar(b),
+            None => self.eval(value, scope)?,
+        };
+        let new = match op {
+            None => rhs,
+            Some(op) => {
+                let updated = rhs
+                    .as_scalar()
+                    .and_then(|b| update_scalar(scope, name, op, b, value.span));
+                if let Some(done) = updated {
+                    return done;
+                }
+                match self.compound_var(name, target, op, rhs, value.span, scope)? {
+                    Some(result) => result,
+                    None => return Ok(()),
+                }
+            }
+        };
+        if !scope.set(name, new) {
+            return Err(Diagnostic::new(
+                target,
+                format!("assignment to undefined variable `{}`", name.name),
+            )
+            .with_note(format!(
+                "hint: declare it first with `let {} = ...`",
+                name.name
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
+    /// `base[items] = value`, `base[items] op= value`.
+    fn assign_through_index(
+        &mut self,
+        target: Span,
+        base: &Expr,
+        items: &[IndexItem],
+        op: Option<BinOp>,
+        value: &Expr,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Flow> {
+        let ExprKind::Ident(name) = &base.kind else {
+            return Err(Diagnostic::new(
+                base.span,
+                "can only assign through an index of a variable (`x[i] = v`)",
+            )
+            .into());
+        };
+        // Keyed containers: d["k"] = v
+        if let Some(Value::Dict(_)) = scope.get(name) {
+            return self.assign_dict(name, base.span, items, op, value, scope);
+        }
+        let idx = self.eval_index(items, scope)?;
+        let rhs = self.eval(value, scope)?;
+        let Some(mut cur) = scope.take(name) else {
+            return Err(
+                Diagnostic::new(base.span, format!("undefined name `{}`", name.name)).into(),
+            );
+        };
+        let result = self.assign_index(&mut cur, &idx, rhs, op, base.span, target, value.span);
+        scope.set(name, cur);
+        Ok(result?)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn assign_index(
+        &mut self,
+        cur: &mut Value,
+        idx: &[(Index, Span)],
+        rhs: Value,
+        op: Option<BinOp>,
+        base: Span,
+        target: Span,
+        value: Span,
+    ) -> Result<(), Diagnostic> {
+        let Value::Tensor(t) = cur else {
+            return Err(Diagnostic::new(
+                base,
+                format!("cannot assign through an index of {}", cur.describe()),
+            ));
+        };
+        // The selection is computed after make_writable, which may move the elements.
+        t.make_writable();
+        let items: Vec<Index> = idx.iter().map(|(i, _)| i.clone()).collect();
+        let region =
+            ix::select(t.layout(), &items).map_err(|e| index_diag(e, t, idx, base, target))?;
+        let at = OperandSpans {
+            lhs: target,
+            rhs: value,
+            whole: target.to(value),
+        };
+        let new = match op {
+            None => rhs,
+            Some(op) => {
+                // Read-modify-write; with repeated indices the last write wins (NumPy).
+                let old = ix::read(t, &region).map_err(|e| tensor_diag(e, target, &[]))?;
+                arith::binary(op, &Value::from(old), &rhs, at)?
+            }
+        };
+        self.store(t, &region, &new, op, at)
+    }
+
+    /// Writes `new` into `region` of `t`, checking the dtype rule of compound
+    /// assignment (a float result cannot go into an integer tensor).
+    pub(super) fn store(
+        &mut self,
+        t: &mut Tensor,
+        region: &Selection,
+        new: &Value,
+        op: Option<BinOp>,
+        at: OperandSpans,
+    ) -> Result<(), Diagnostic> {
+        let src = new.to_tensor().ok_or_else(|| {
+            Diagnostic::new(
+                at.rhs,
+                format!("cannot store {} in a tensor", new.describe()),
+            )
+        })?;
+        if let Some(op) = op {
+            if src.dtype().category() > t.dtype().category() {
+                return Err(compound_dtype_diag(op, src.dtype(), t.dtype(), at.whole));
+            }
+        }
+        ix::write(t, region, &src).map_err(|e| write_diag(e, new, at))
+    }
+
+    pub(super) fn assign_dict(
+        &mut self,
+        name: &Ident,
+        base: Span,
+        items: &[IndexItem],
+        op: Option<BinOp>,
+        value: &Expr,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Flow> {
+        let [IndexItem::Expr(ke)] = items else {
+            return Err(Diagnostic::new(base, "a dict takes one key").into());
+        };
+        let kv = self.eval(ke, scope)?;
+        let key = Key::from_value(&kv).ok_or_else(|| {
+            Diagnostic::new(
+                ke.span,
+                format!(
+                    "dict keys must be strings, ints or bools, not {}",
+                    kv.describe()
+                ),
+            )
+        })?;
+        let mut rhs = self.eval(value, scope)?;
+        let Some(Value::Dict(mut d)) = scope.take(name) else {
+            return Err(Diagnostic::new(base, "internal: dict changed").into());
+        };
+        if let Some(op) = op {
+            let cur = d.get(&key).cloned();
+            let Some(cur) = cur else {
+                scope.set(name, Value::Dict(d));
+                return Err(Diagnostic::new(
+                    ke.span,
+                    format!("key {} not found", kv.repr(&self.print_opts)),
+                )
+                .into());
+            };
+            let at = OperandSpans {
+                lhs: ke.span,
+                rhs: value.span,
+                whole: base.to(value.span),
+            };
+            match arith::binary(op, &cur, &rhs, at) {
+                Ok(v) => rhs = v,
+                Err(e) => {
+                    scope.set(name, Value::Dict(d));
+                    return Err(e.into());
+                }
+            }
+        }
+        Rc::make_mut(&mut d).insert(key, rhs);
+        scope.set(name, Value::Dict(d));
+        Ok(())
+    }
+}
+
+/// `x op= b` when `x` holds a scalar: computed and stored in its slot, nothing cloned.
+/// (The error's span is only worked out on an error: this is the loop's hot path.)
+#[inline(always)]
+fn update_scalar(
+    scope: &Scope,
+    var: &Ident,
+    op: BinOp,
+    b: Scalar,
+    value: Span,
+) -> Option<Result<(), Flow>> {
+    if op == BinOp::MatMul {
+        return None;
+    }
+    let mut slot = scope.binding(var)?;
+    if let (Value::Int(x), Scalar::Int(y)) = (&mut *slot, b) {
+        if let Some(v) = arith::int_binary(op, *x, y) {
+            *x = v;
+            return Some(Ok(()));
+        }
+    }
+    Some(match arith::scalar_binary(op, slot.as_scalar()?, b) {
+        Ok(v) => {
+            *slot = v;
+            Ok(())
+        }
+        Err(m) => Err(update_error(var, value, m)),
+    })
+}
+
+/// The error of `x op= b` (out of line, to keep the loop's path short).
+#[cold]
+fn update_error(var: &Ident, value: Span, message: String) -> Flow {
+    Diagnostic::new(var.span.to(value), message).into()
+}

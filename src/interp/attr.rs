@@ -1,0 +1,63 @@
+//! Attributes: the tensor attribute table, module members, dict keys.
+
+use std::rc::Rc;
+
+use crate::diag::Diagnostic;
+use crate::runtime::tensor_diag;
+use crate::runtime::value::{Key, Value};
+use crate::syntax::ast::Ident;
+
+use super::Interp;
+
+impl Interp {
+    pub(super) fn attr(&self, v: &Value, name: &Ident) -> Result<Value, Diagnostic> {
+        let ints = |xs: Vec<i64>| Value::Tuple(Rc::new(xs.into_iter().map(Value::Int).collect()));
+        let found = match v {
+            Value::Tensor(t) => match &*name.name {
+                "shape" => Some(ints(t.shape().iter().map(|&d| d as i64).collect())),
+                "strides" => Some(ints(t.strides().iter().map(|&s| s as i64).collect())),
+                "dtype" => Some(Value::DType(t.dtype())),
+                "ndim" => Some(Value::Int(t.ndim() as i64)),
+                "numel" => Some(Value::Int(t.numel() as i64)),
+                "nbytes" => Some(Value::Int(t.nbytes() as i64)),
+                "is_contiguous" => Some(Value::Bool(t.is_contiguous())),
+                "owns_data" => Some(Value::Bool(t.owns_data())),
+                "T" if t.ndim() < 2 => Some(Value::Tensor(t.clone())),
+                "T" => Some(Value::from(
+                    t.transpose(-2, -1)
+                        .map_err(|e| tensor_diag(e, name.span, &[]))?,
+                )),
+                _ => None,
+            },
+            Value::Module(m) => m.scope.lookup(&name.name),
+            // `model.metadata`: string keys of a dict read as attributes.
+            Value::Dict(d) => match d.get(&Key::Str(name.name.clone())) {
+                Some(Value::Lazy(l)) => Some(l.force().map_err(|e| Diagnostic::new(name.span, e))?),
+                other => other.cloned(),
+            },
+            Value::Quant(q) => {
+                let shape = q.shape();
+                match &*name.name {
+                    "shape" => Some(ints(shape.iter().map(|&d| d as i64).collect())),
+                    "dtype" => Some(Value::str(q.q.qtype.name())),
+                    "ndim" => Some(Value::Int(shape.len() as i64)),
+                    "numel" => Some(Value::Int(shape.iter().product::<usize>() as i64)),
+                    "nbytes" => Some(Value::Int(q.q.nbytes() as i64)),
+                    "T" => Some(Value::Quant(crate::runtime::value::QuantValue {
+                        q: q.q.clone(),
+                        transposed: !q.transposed,
+                    })),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        found.ok_or_else(|| {
+            let mut d = Diagnostic::new(name.span, format!("{} has no attribute `{}`", v.describe(), name.name));
+            if matches!(v, Value::Tensor(_)) {
+                d = d.with_note("tensor attributes: shape dtype ndim numel nbytes strides is_contiguous owns_data T");
+            }
+            d
+        })
+    }
+}

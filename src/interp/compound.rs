@@ -1,0 +1,145 @@
+//! `x op= y` on a variable that holds no scalar: a tensor is updated in its own
+//! storage by `ops::binary_inplace`, other values are recomputed and stored.
+
+use std::rc::Rc;
+
+use crate::diag::Diagnostic;
+use crate::ops::binary_inplace::{binary_inplace, compound_dtype_error};
+use crate::ops::index::Selection;
+use crate::ops::{BinaryOp, Operand};
+use crate::runtime::arith::{self, OperandSpans};
+use crate::runtime::value::Value;
+use crate::runtime::{tensor_diag, Scope};
+use crate::syntax::ast::{BinOp, Ident};
+use crate::span::Span;
+use crate::tensor::{DType, TensorError};
+
+use super::eval::Flow;
+use super::Interp;
+
+impl Interp {
+    /// `name op= rhs` for a non-scalar update: a tensor variable is updated in its own
+    /// storage (`None`); any other value gives the new value to store.
+    pub(super) fn compound_var(
+        &mut self,
+        name: &Ident,
+        target: Span,
+        op: BinOp,
+        rhs: Value,
+        value: Span,
+        scope: &Rc<Scope>,
+    ) -> Result<Option<Value>, Flow> {
+        let at = OperandSpans {
+            lhs: target,
+            rhs: value,
+            whole: target.to(value),
+        };
+        let cur = self.lookup(name, scope)?;
+        // `@` has no elementwise op: its product is computed whole and stored below.
+        let top = BinaryOp::from_symbol(op.symbol());
+        if let (Value::Tensor(_), Some(top), Some(operand)) = (&cur, top, rhs.as_operand()) {
+            // The copy read by lookup goes first, so the storage is not shared.
+            drop(cur);
+            return self
+                .update_tensor(name, op, top, operand, &rhs, at, scope)
+                .map(|()| None);
+        }
+        let result = arith::binary(op, &cur, &rhs, at)?;
+        if !matches!(cur, Value::Tensor(_)) {
+            return Ok(Some(result));
+        }
+        // In place: the result is written back into the tensor's own storage.
+        let mut t = match scope.take(name) {
+            Some(Value::Tensor(t)) => t,
+            _ => return Err(Diagnostic::new(target, "internal: variable changed").into()),
+        };
+        t.make_writable();
+        let region = Selection::from(t.layout().clone());
+        let written = self.store(&mut t, &region, &result, Some(op), at);
+        scope.set(name, Value::Tensor(t));
+        written?;
+        Ok(None)
+    }
+
+    /// `name op= operand` computed in the storage of the tensor `name` holds.
+    #[allow(clippy::too_many_arguments)]
+    fn update_tensor(
+        &mut self,
+        name: &Ident,
+        op: BinOp,
+        top: BinaryOp,
+        operand: Operand,
+        rhs: &Value,
+        at: OperandSpans,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Flow> {
+        // Moved out of the scope so no second reference forces a copy.
+        let Some(Value::Tensor(mut t)) = scope.take(name) else {
+            return Err(Diagnostic::new(at.lhs, "internal: variable changed").into());
+        };
+        let done = binary_inplace(top, &mut t, operand);
+        let cur = Value::Tensor(t);
+        let failed = done
+            .err()
+            .map(|e| compound_diag(e, (op, top), &cur, rhs, at));
+        scope.set(name, cur);
+        match failed {
+            Some(d) => Err(d.into()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The diagnostic of a failed in-place `cur op= rhs`, worded as when the result was
+/// computed first and then stored (`cur` is unchanged).
+fn compound_diag(
+    e: TensorError,
+    (op, top): (BinOp, BinaryOp),
+    cur: &Value,
+    rhs: &Value,
+    at: OperandSpans,
+) -> Diagnostic {
+    match (&e, cur) {
+        (TensorError::DType { dtype, .. }, Value::Tensor(t))
+            if e == compound_dtype_error(top, *dtype, t.dtype()) =>
+        {
+            compound_dtype_diag(op, *dtype, t.dtype(), at.whole)
+        }
+        // The result would not fit the target: that store's error names the result.
+        (TensorError::Shape { op: what, .. }, _) if what == "assign" => {
+            match arith::binary(op, cur, rhs, at) {
+                Ok(result) => write_diag(e, &result, at),
+                Err(d) => d,
+            }
+        }
+        _ => arith::operand_diag(e, cur, rhs, at),
+    }
+}
+
+/// `x op= y` whose `result` dtype is of a higher category than the `target` tensor's.
+pub(super) fn compound_dtype_diag(
+    op: BinOp,
+    result: DType,
+    target: DType,
+    whole: Span,
+) -> Diagnostic {
+    Diagnostic::new(
+        whole,
+        format!(
+            "`{}=` would store a {} result in a {} tensor",
+            op.symbol(),
+            result,
+            target
+        ),
+    )
+    .with_note(format!(
+        "hint: write `x = x {} ...` to get a new {} tensor instead",
+        op.symbol(),
+        result
+    ))
+}
+
+/// A failed write of `new` into a tensor.
+pub(super) fn write_diag(e: TensorError, new: &Value, at: OperandSpans) -> Diagnostic {
+    tensor_diag(e, at.whole, &[]).with_label(at.rhs, format!("this is {}", new.describe()))
+}
