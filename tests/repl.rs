@@ -157,6 +157,27 @@ fn ctrl_c_stops_a_quantize() {
     leave_with_ctrl_d(s);
 }
 
+/// Ctrl-C during a long `x @ w.T`, dense and with quantized weights (the fused
+/// kernel's parallel loop checks the flag between chunks): the line stops with
+/// "interrupted", its result is not bound, and earlier variables are kept. Each
+/// product runs for seconds uninterrupted, far longer than the wait.
+#[test]
+fn ctrl_c_stops_a_dense_and_a_quantized_matmul() {
+    let state = common::temp_dir("repl_ctrl_c_matmul");
+    let mut s = start(&state);
+    enter(&mut s, "let kept = 5");
+    enter(&mut s, "let x = ones([16384, 4096])");
+    enter(&mut s, "let w = ones([4096, 4096])");
+    let out = interrupt(&mut s, "let y = x @ w.T", Duration::from_millis(500));
+    assert_shows(&out, "interrupted");
+    enter(&mut s, "let q = quantize(w, \"q8_0\")");
+    let out = interrupt(&mut s, "let y = x @ q.T", Duration::from_millis(500));
+    assert_shows(&out, "interrupted");
+    assert_shows(&enter(&mut s, "kept"), "5");
+    assert_shows(&enter(&mut s, "y"), "undefined name `y`");
+    leave_with_ctrl_d(s);
+}
+
 #[test]
 fn history_survives_a_restart() {
     let state = common::temp_dir("repl_history");

@@ -8,7 +8,7 @@ mod core;
 mod create;
 pub mod gguf_meta;
 mod info;
-pub mod inplace;
+pub(crate) mod inplace;
 pub mod inspect;
 mod io;
 mod linalg;

@@ -7,8 +7,8 @@ use crate::ops::index::{self as ix, Index, Selection};
 use crate::runtime::arith::{self, OperandSpans};
 use crate::runtime::value::{Key, Value};
 use crate::runtime::{tensor_diag, Scope};
-use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, IndexItem};
 use crate::span::Span;
+use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, IndexItem};
 use crate::tensor::{Scalar, Tensor};
 
 use super::binary::scalar_operand;

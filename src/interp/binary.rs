@@ -31,27 +31,32 @@ impl Interp {
                 return Ok(result?);
             }
         }
-        // Variables are borrowed, not cloned: computing touches no scope.
-        let compute = |l: &Value, r: &Value| arith::binary(op, l, r, at);
+        // Variables are borrowed, not cloned: computing touches no scope. A kernel
+        // interrupted half-way returns an unfinished result: Ctrl-C is taken here.
+        let compute = |l: &Value, r: &Value| -> Eval {
+            let value = arith::binary(op, l, r, at)?;
+            Self::check_interrupt(at.whole)?;
+            Ok(value)
+        };
         match (&lhs.kind, &rhs.kind) {
             (ExprKind::Ident(a), ExprKind::Ident(b)) => {
                 if let (Some(l), Some(r)) = (scope.value(a), scope.value(b)) {
-                    return Ok(compute(&l, &r)?);
+                    return compute(&l, &r);
                 }
             }
             (ExprKind::Ident(a), ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_)) => {
                 let r = self.eval(rhs, scope)?;
                 if let Some(l) = scope.value(a) {
-                    return Ok(compute(&l, &r)?);
+                    return compute(&l, &r);
                 }
             }
             (_, ExprKind::Ident(b)) => {
                 let l = self.eval(lhs, scope)?;
                 return match scope.value(b) {
-                    Some(r) => Ok(compute(&l, &r)?),
+                    Some(r) => compute(&l, &r),
                     None => {
                         let r = self.eval(rhs, scope)?;
-                        Ok(compute(&l, &r)?)
+                        compute(&l, &r)
                     }
                 };
             }
@@ -59,7 +64,7 @@ impl Interp {
         }
         let l = self.eval(lhs, scope)?;
         let r = self.eval(rhs, scope)?;
-        Ok(compute(&l, &r)?)
+        compute(&l, &r)
     }
 }
 

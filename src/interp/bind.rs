@@ -5,8 +5,8 @@ use std::rc::Rc;
 use crate::diag::Diagnostic;
 use crate::runtime::value::Value;
 use crate::runtime::{tensor_diag, Scope};
-use crate::syntax::ast::Pattern;
 use crate::span::Span;
+use crate::syntax::ast::Pattern;
 
 use super::Interp;
 

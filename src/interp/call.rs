@@ -6,8 +6,8 @@ use crate::builtins;
 use crate::diag::Diagnostic;
 use crate::runtime::value::{Body, Closure, Params, Value};
 use crate::runtime::{ArgVal, CallArgs, Ctx, Scope};
-use crate::syntax::ast::{Arg, Expr, ExprKind, Ident, Param};
 use crate::span::Span;
+use crate::syntax::ast::{Arg, Expr, ExprKind, Ident, Param};
 
 use super::eval::{Eval, Flow, MAX_CALL_DEPTH};
 use super::Interp;

@@ -10,8 +10,8 @@ use crate::ops::{BinaryOp, Operand};
 use crate::runtime::arith::{self, OperandSpans};
 use crate::runtime::value::Value;
 use crate::runtime::{tensor_diag, Scope};
-use crate::syntax::ast::{BinOp, Ident};
 use crate::span::Span;
+use crate::syntax::ast::{BinOp, Ident};
 use crate::tensor::{DType, TensorError};
 
 use super::eval::Flow;

@@ -4,8 +4,8 @@
 use std::rc::Rc;
 
 use crate::diag::Diagnostic;
-use crate::syntax::ast::{BinOp, Block, Expr, ExprKind, FStrPart, Frame, Param};
 use crate::span::Span;
+use crate::syntax::ast::{BinOp, Block, Expr, ExprKind, FStrPart, Frame, Param};
 
 use super::format_spec::format_value;
 use super::literal;

@@ -6,8 +6,8 @@ use crate::diag::Diagnostic;
 use crate::ops::index::{self as ix, Index, IndexError};
 use crate::runtime::value::{Dict, Key, Value};
 use crate::runtime::{tensor_diag, Scope};
-use crate::syntax::ast::{Expr, IndexItem};
 use crate::span::Span;
+use crate::syntax::ast::{Expr, IndexItem};
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, SliceSpec, Tensor};
 

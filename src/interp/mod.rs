@@ -6,12 +6,12 @@ mod binary;
 mod bind;
 mod call;
 mod compound;
-pub mod eval;
+pub(crate) mod eval;
 mod format_spec;
 mod index;
 mod literal;
 mod loops;
-pub mod modules;
+pub(crate) mod modules;
 mod names;
 pub mod output;
 

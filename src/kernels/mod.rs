@@ -24,14 +24,14 @@
 //! use live in a third file below them, so no two files import each other.
 
 pub mod alloc;
-pub mod conv;
-pub mod elementwise;
-pub mod interrupt;
+pub(crate) mod conv;
+pub(crate) mod elementwise;
+pub(crate) mod interrupt;
 pub mod isa;
 pub mod linalg;
 pub mod math;
 pub mod parallel;
-pub mod pool;
-pub mod reduce;
-pub mod strided;
-pub mod twin;
+pub(crate) mod pool;
+pub(crate) mod reduce;
+pub(crate) mod strided;
+pub(crate) mod twin;

@@ -2,17 +2,17 @@
 //! and hand raw slices to `kernels`. One file per family.
 
 pub mod binary;
-pub mod binary_inplace;
+pub(crate) mod binary_inplace;
 pub mod close;
 pub mod conv;
-pub mod create;
-pub mod index;
-pub mod linalg;
+pub(crate) mod create;
+pub(crate) mod index;
+pub(crate) mod linalg;
 pub mod nn;
 pub mod pool;
-pub mod random;
+pub(crate) mod random;
 pub mod reduce;
-pub mod shape;
+pub(crate) mod shape;
 #[cfg(test)]
 mod testutil;
 pub mod unary;

@@ -63,7 +63,7 @@ mod q6_k;
 mod q8_0;
 mod q8_k;
 mod qtensor;
-pub mod qtype;
+pub(crate) mod qtype;
 mod quantize;
 mod rounding;
 mod scale_min;

@@ -3,17 +3,17 @@
 //! argument binder and the operator semantics. It imports neither `interp` nor
 //! `builtins`.
 
-pub mod args;
-pub mod arith;
-pub mod bound;
-pub mod closure_call;
-pub mod declare;
-pub mod default_literal;
-pub mod from_arg;
-pub mod native;
-pub mod quant_matmul;
-pub mod scope;
-pub mod tensor_diag;
+pub(crate) mod args;
+pub(crate) mod arith;
+pub(crate) mod bound;
+pub(crate) mod closure_call;
+pub(crate) mod declare;
+pub(crate) mod default_literal;
+pub(crate) mod from_arg;
+pub(crate) mod native;
+pub(crate) mod quant_matmul;
+pub(crate) mod scope;
+pub(crate) mod tensor_diag;
 pub mod value;
 
 pub use args::{ArgVal, CallArgs, Callee, Slots};

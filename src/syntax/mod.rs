@@ -1,7 +1,7 @@
 //! Source text to syntax tree: tokens (logos), the AST, the parser (chumsky),
 //! name resolution.
 
-pub mod ast;
+pub(crate) mod ast;
 pub mod parser;
-pub mod resolve;
-pub mod token;
+pub(crate) mod resolve;
+pub(crate) mod token;

@@ -2,17 +2,17 @@
 //! Knows nothing of the language, values or spans.
 
 pub mod budget;
-pub mod dtype;
-pub mod error;
+pub(crate) mod dtype;
+pub(crate) mod error;
 pub mod format;
-pub mod iter;
-pub mod layout;
-pub mod random;
-pub mod scalar;
-pub mod shape;
-pub mod storage;
+pub(crate) mod iter;
+pub(crate) mod layout;
+pub(crate) mod random;
+pub(crate) mod scalar;
+pub(crate) mod shape;
+pub(crate) mod storage;
 #[allow(clippy::module_inception)]
-pub mod tensor;
+pub(crate) mod tensor;
 
 pub use dtype::{Category, DType, Elem};
 pub use error::{Result, TensorError};

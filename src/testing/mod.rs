@@ -2,10 +2,10 @@
 //! numbers within a tolerance. Scripts run in parallel (one fresh interpreter each);
 //! results are reported in a stable, sorted order.
 
-pub mod collect;
+pub(crate) mod collect;
 pub mod compare;
 pub mod diff;
-pub mod junit;
+pub(crate) mod junit;
 pub mod snap;
 
 use std::collections::BTreeMap;

@@ -3,15 +3,15 @@
 //! `winograd`, on the `padded` layout, sharing `operands`) and depthwise convolution
 //! (`depthwise` and its AVX2 variant, sharing `planes`).
 
-pub mod conv_f32;
-pub mod depthwise;
+pub(crate) mod conv_f32;
+pub(crate) mod depthwise;
 #[cfg(target_arch = "x86_64")]
 mod depthwise_avx2;
-pub mod generic;
-pub mod operands;
+pub(crate) mod generic;
+pub(crate) mod operands;
 mod padded;
-pub mod planes;
-pub mod window;
+pub(crate) mod planes;
+pub(crate) mod window;
 mod winograd;
 
 pub use generic::{col2im, conv, conv_transpose, im2col, Channels};

@@ -2,6 +2,6 @@
 //! per-lane neural-network functions, softmax and the norms (`nn`), and draws from the
 //! random stream (`random`).
 
-pub mod map;
-pub mod nn;
-pub mod random;
+pub(crate) mod map;
+pub(crate) mod nn;
+pub(crate) mod random;

@@ -3,11 +3,11 @@
 //! the product for every element type (`matmul`), and the small `C += A·Bᵀ` tile GEMM
 //! the quantized matmul runs on dequantized weight tiles (`gemm_nt`).
 
-pub mod gemm;
-pub mod gemm_nt;
+pub(crate) mod gemm;
+pub(crate) mod gemm_nt;
 pub mod mat;
-pub mod matmul;
-pub mod microkernel;
+pub(crate) mod matmul;
+pub(crate) mod microkernel;
 
 pub use mat::Mat;
 pub use matmul::{matmul_batch, MatMul};

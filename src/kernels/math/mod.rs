@@ -6,7 +6,7 @@
 pub mod activation;
 pub mod apply;
 pub mod arith;
-pub mod erf;
+pub(crate) mod erf;
 mod exp_f32;
 mod wide;
 

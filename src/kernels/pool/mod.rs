@@ -3,8 +3,8 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
-pub mod plane;
-pub mod window;
+pub(crate) mod plane;
+pub(crate) mod window;
 
 pub use plane::{
     for_each_plane, max_pool_new, max_pool_plane, max_pool_plane_f32, pool2d, MaxPoolPlane,
