@@ -1,4 +1,4 @@
-//! Convolutions at the sizes of TARGETS.md (ONNX Runtime's figures): im2col + GEMM,
+//! Convolutions at the sizes of docs/TARGETS.md (ONNX Runtime's figures): im2col + GEMM,
 //! a strided 7×7 stem, a batch, depthwise and transposed. Run with
 //! `RAYON_NUM_THREADS=1 cargo bench --bench conv -- --quick` (and 2 threads).
 
@@ -36,7 +36,7 @@ fn params(stride: usize, pad: usize, groups: usize) -> ConvParams {
     }
 }
 
-/// (name, x shape, weight shape, stride, padding, groups) as in TARGETS.md.
+/// (name, x shape, weight shape, stride, padding, groups) as in docs/TARGETS.md.
 type Case = (&'static str, [usize; 4], [usize; 4], usize, usize, usize);
 const CASES: [Case; 4] = [
     (

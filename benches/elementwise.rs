@@ -1,4 +1,4 @@
-//! Elementwise kernels and softmax at the sizes of TARGETS.md: add/mul/exp/tanh on 1M
+//! Elementwise kernels and softmax at the sizes of docs/TARGETS.md: add/mul/exp/tanh on 1M
 //! and 16M f32, maximum(x, 0), [4096, 4096] + [4096] and softmax over the last axis of
 //! [4096, 4096]. Run with `RAYON_NUM_THREADS=1 cargo bench --bench elementwise -- --quick`
 //! (and 2 threads), and the same workloads in NumPy for the ratios.

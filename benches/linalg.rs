@@ -1,4 +1,4 @@
-//! Matrix products at the sizes of TARGETS.md (NumPy's figures): square f32 GEMM,
+//! Matrix products at the sizes of docs/TARGETS.md (NumPy's figures): square f32 GEMM,
 //! matrix-vector, batched and a transposed (strided) operand. Run with
 //! `RAYON_NUM_THREADS=1 cargo bench --bench linalg -- --quick` (and 2 threads).
 
@@ -27,7 +27,7 @@ fn tensor(shape: &[usize], seed: u64) -> Tensor {
     Tensor::from_vec(values(shape.iter().product(), seed), shape).expect("tensor")
 }
 
-/// (name, left shape, right shape) as in TARGETS.md.
+/// (name, left shape, right shape) as in docs/TARGETS.md.
 const CASES: [(&str, &[usize], &[usize]); 8] = [
     ("3x3", &[3, 3], &[3, 3]),
     ("64^3", &[64, 64], &[64, 64]),

@@ -1,4 +1,4 @@
-//! Pooling, the cases of TARGETS.md (ONNX Runtime's figures on the same machine kind).
+//! Pooling, the cases of docs/TARGETS.md (ONNX Runtime's figures on the same machine kind).
 //! Run with `RAYON_NUM_THREADS=1 cargo bench --bench pool -- --quick` (and 2 threads).
 
 use std::hint::black_box;

@@ -1,5 +1,5 @@
 //! Quantized kernels: dequantize, quantize, fused matvec and the tiled GEMM path, at the
-//! sizes of TARGETS.md (ggml's figures on the same machine kind). Run with
+//! sizes of docs/TARGETS.md (ggml's figures on the same machine kind). Run with
 //! `RAYON_NUM_THREADS=1 cargo bench --bench quant -- --quick` (and 2 threads).
 
 mod common;

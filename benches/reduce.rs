@@ -1,4 +1,4 @@
-//! Reductions on [4096, 4096] f32, the cases of TARGETS.md (NumPy's figures on the same
+//! Reductions on [4096, 4096] f32, the cases of docs/TARGETS.md (NumPy's figures on the same
 //! machine kind). Run with `RAYON_NUM_THREADS=1 cargo bench --bench reduce -- --quick`
 //! (and 2 threads).
 

@@ -51,7 +51,7 @@ class Case:
     peer is "numpy" (peer_code is a Python expression over the inputs and `np`),
     "cpython" (the same, timing plain Python), "ort" (a single ONNX node `ort_op`
     whose first input is fed at run time and the rest are initializers), "ggml"
-    (no peer runs; `ggml_ms` are TARGETS.md's figures) or "process" (startup).
+    (no peer runs; `ggml_ms` are docs/TARGETS.md's figures) or "process" (startup).
     tsr is a tsr expression, or statements when tsr_is_stmt.
     """
 
@@ -77,7 +77,7 @@ class Case:
 
     @property
     def peer_label(self):
-        return {"cpython": "CPython", "ggml": "ggml (TARGETS.md)"}.get(self.peer, self.peer)
+        return {"cpython": "CPython", "ggml": "ggml (docs/TARGETS.md)"}.get(self.peer, self.peer)
 
 
 def both(target):

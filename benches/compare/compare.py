@@ -77,7 +77,7 @@ def build_tsr():
     return target / "release" / "tsr"
 
 
-# --peer-isa avx2: the peers' kernels of the AVX2 reference machine (TARGETS.md's Zen 3)
+# --peer-isa avx2: the peers' kernels of the AVX2 reference machine (docs/TARGETS.md's Zen 3)
 # on an AVX-512 machine, where NumPy would otherwise take AVX-512 loops for exp, tanh
 # etc. and OpenBLAS its SkylakeX kernels, which tsr (an AVX2 product) does not use.
 # ONNX Runtime has no such switch.

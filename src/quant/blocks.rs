@@ -240,7 +240,7 @@ mod tests {
         let un = unpack_scales_mins(&packed);
         assert_eq!(&un[..8], &sc);
         assert_eq!(&un[8..], &m);
-        // The worked example of KQUANT.md: every scale 63, every min 0.
+        // The worked example of docs/KQUANT.md: every scale 63, every min 0.
         let b = [255, 255, 255, 255, 0, 0, 0, 0, 15, 15, 15, 15];
         assert_eq!(
             unpack_scales_mins(&b),

@@ -144,7 +144,7 @@ fn constants_round_trip() {
             );
         }
     }
-    // KQUANT.md's example: a positive constant block has every scale 63, every min 0.
+    // docs/KQUANT.md's example: a positive constant block has every scale 63, every min 0.
     let b = quantize(&[2.0f32; 256], QType::Q4K).unwrap();
     assert_eq!(&b[4..16], &[255, 255, 255, 255, 0, 0, 0, 0, 15, 15, 15, 15]);
 }

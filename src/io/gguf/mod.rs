@@ -13,7 +13,7 @@
 //! renaming, which never disturbs an existing map. See `io::mapped`.
 //!
 //! Layout facts (byte order, value types, alignment, tensor sizes) follow
-//! shared/design/KQUANT.md, "GGUF file layout". Where ggml is stricter than the
+//! docs/KQUANT.md, "GGUF file layout". Where ggml is stricter than the
 //! format needs, tsr follows ggml: at most 4 dimensions, unique keys and names,
 //! `general.alignment` a u32 power of two, and every tensor's data padded to the
 //! alignment inside the file. Tensor data may come in any order, with gaps.
