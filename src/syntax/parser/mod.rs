@@ -1,7 +1,7 @@
-//! The parser (chumsky 0.12): source text to a [`Program`], reporting every syntax
+//! The parser (chumsky 0.12): source text to a `Program`, reporting every syntax
 //! error it can find through error recovery.
 //!
-//! The pipeline: [`lex`](crate::syntax::token::lex) (logos) → `layout` (lexical
+//! The pipeline: `token::lex` (logos) → `layout` (lexical
 //! checks, f-string expansion, newline rules) → `grammar` (chumsky) → `errors`
 //! (diagnostics); a program that parses is then resolved (`syntax::resolve`).
 //! `lang/grammar.md` is the grammar in EBNF, with the newline rules and the operator
