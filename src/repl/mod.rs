@@ -78,14 +78,16 @@ pub fn run() -> u8 {
     );
     let mut entry = 0;
     loop {
+        // A Ctrl-C pressed between lines must not stop the next one. It is cleared
+        // before the prompt, not after the line is read: from the moment the editor
+        // hands the line back, a Ctrl-C is meant for that line and must not be lost.
+        interrupt::take();
         match editor.readline(">>> ") {
             Ok(line) => {
                 let trimmed = line.trim();
                 if trimmed.is_empty() {
                     continue;
                 }
-                // A Ctrl-C pressed between lines must not stop the next one.
-                interrupt::take();
                 if trimmed.starts_with(':') {
                     match commands::run(trimmed, &mut interp, color) {
                         Outcome::Show(text) => interp.write_out(&text),

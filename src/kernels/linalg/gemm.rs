@@ -18,10 +18,9 @@
 use std::ops::{Add, Mul};
 
 use gemm::Parallelism;
-use rayon::prelude::*;
 
 use super::mat::Mat;
-use crate::kernels::parallel::{for_each_chunk_mut, Disjoint};
+use crate::kernels::parallel::{for_each_chunk_mut, for_each_item, Disjoint};
 
 /// The element types the `gemm` crate multiplies.
 pub trait GemmFloat:
@@ -84,11 +83,8 @@ pub fn gemm<T: GemmFloat>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
             )
         }
     };
-    if row_tiles * col_tiles == 1 {
-        tile(0);
-    } else {
-        (0..row_tiles * col_tiles).into_par_iter().for_each(tile);
-    }
+    // Tiles not yet started when Ctrl-C is pressed are skipped.
+    for_each_item(row_tiles * col_tiles, || (), |_, t| tile(t));
 }
 
 /// One single-threaded crate call: the (a.rows × b.cols) block at `dst` (row stride
