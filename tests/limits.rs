@@ -104,6 +104,18 @@ fn timeout_stops_a_runaway_loop() {
     assert_eq!(out.code, 2);
 }
 
+/// Issue #17, item 8: `tsr --timeout 1 -e 'sum(a @ a @ a @ a)'` ran to the end and
+/// exited 0, because the deadline was read only every 64 steps. It is now read after
+/// every operator: the product below takes over a second on any CPU (550 GFLOP), so the
+/// run stops at `@` (or earlier) and the print never runs.
+#[test]
+fn timeout_is_read_after_an_operator() {
+    let code = "let x = ones([16384, 4096]); let w = ones([4096, 4096]); let y = x @ w.T; print(\"after\")";
+    let out = tsr(&["--timeout", "0.5", "-e", code], None);
+    assert_diagnostic(&out, "timed out: the run took longer than 0.5 s");
+    assert!(!out.stdout.contains("after"), "{}", out.stdout);
+}
+
 #[test]
 fn tsr_test_times_out_each_script_alone() {
     let dir = scratch_dir("limits", "tsr_test_timeout");

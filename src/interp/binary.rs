@@ -32,10 +32,12 @@ impl Interp {
             }
         }
         // Variables are borrowed, not cloned: computing touches no scope. A kernel
-        // interrupted half-way returns an unfinished result: Ctrl-C is taken here.
+        // interrupted half-way returns an unfinished result: Ctrl-C is taken here, and
+        // the deadline is read.
+        let deadline = self.deadline;
         let compute = |l: &Value, r: &Value| -> Eval {
             let value = arith::binary(op, l, r, at)?;
-            Self::check_interrupt(at.whole)?;
+            Self::check_stop(deadline, at.whole)?;
             Ok(value)
         };
         match (&lhs.kind, &rhs.kind) {

@@ -173,7 +173,7 @@ impl Interp {
                 };
                 let value = builtins::call(b, &mut ctx, args)?;
                 // A kernel interrupted half-way returns an unfinished result: drop it.
-                Self::check_interrupt(callee_span)?;
+                Self::check_stop(self.deadline, callee_span)?;
                 Ok(value)
             }
             Value::Func(c) => self.call_closure(c, args),

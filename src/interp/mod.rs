@@ -89,7 +89,8 @@ impl Interp {
     }
 
     /// Stops evaluation with an error once `limit` has passed from now (`--timeout`).
-    /// The clock is read between expressions: a single long kernel call finishes first.
+    /// The clock is read after every operator and call: a single long kernel call
+    /// finishes first.
     pub fn limit_time(&mut self, limit: Duration) {
         self.deadline = Some((Instant::now() + limit, limit));
     }
@@ -187,7 +188,22 @@ impl Interp {
                 .with_note("the session was limited to a number of evaluation steps")
                 .into());
         }
-        if let Some((at, limit)) = self.deadline {
+        Self::check_stop(self.deadline, span)?;
+        let grant = self
+            .steps_left
+            .map_or(CHECK_EVERY, |left| left.min(CHECK_EVERY));
+        if let Some(left) = &mut self.steps_left {
+            *left -= grant;
+        }
+        self.countdown = grant;
+        Ok(())
+    }
+
+    /// A passed `--timeout` deadline or Ctrl-C: stops the evaluation with an error at
+    /// `span`. Checked after every operator and call, so a slow kernel is the most a
+    /// run overshoots its limit by.
+    fn check_stop(deadline: Option<(Instant, Duration)>, span: Span) -> Result<(), Flow> {
+        if let Some((at, limit)) = deadline {
             if Instant::now() >= at {
                 return Err(Diagnostic::new(
                     span,
@@ -200,19 +216,6 @@ impl Interp {
                 .into());
             }
         }
-        Self::check_interrupt(span)?;
-        let grant = self
-            .steps_left
-            .map_or(CHECK_EVERY, |left| left.min(CHECK_EVERY));
-        if let Some(left) = &mut self.steps_left {
-            *left -= grant;
-        }
-        self.countdown = grant;
-        Ok(())
-    }
-
-    /// Ctrl-C: stops the evaluation with an error at `span`.
-    fn check_interrupt(span: Span) -> Result<(), Flow> {
         if interrupt::take() {
             return Err(Diagnostic::new(span, "interrupted").into());
         }
