@@ -28,9 +28,12 @@ impl Lanes {
         let len = lane.numel();
         let (dims, strides) = merged_dims(&lane);
         let contiguous = dims.len() == 1 && strides[0] == 1;
+        let bases: Vec<usize> = StridedIter::new(&outer).collect();
+        // No output, no lane to walk: a long empty lane makes no list of offsets.
+        let walked = !contiguous && !bases.is_empty();
         Lanes {
-            bases: StridedIter::new(&outer).collect(),
-            offsets: (!contiguous).then(|| signed_offsets(&lane)),
+            bases,
+            offsets: walked.then(|| signed_offsets(&lane)),
             len,
         }
     }

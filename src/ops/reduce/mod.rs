@@ -13,6 +13,7 @@ use super::elems;
 use crate::kernels::isa::Isa;
 use crate::kernels::math::{is_nan, truth, Arith};
 use crate::kernels::reduce::{arg_extreme, extreme, pairwise_sum, reduce_lanes, sum_lanes};
+use crate::tensor::budget;
 use crate::tensor::shape::normalize_axis;
 use crate::tensor::{Elem, Layout, Result, Tensor, TensorError};
 
@@ -125,7 +126,7 @@ impl Plan {
             }
         }
         let dims = a.shape().iter().zip(&reduced);
-        let shape = dims
+        let shape: Vec<usize> = dims
             .clone()
             .filter_map(|(&d, &r)| match (r, keepdim) {
                 (false, _) => Some(d),
@@ -133,13 +134,31 @@ impl Plan {
                 (true, false) => None,
             })
             .collect();
-        let lane_len = dims.filter(|(_, &r)| r).map(|(&d, _)| d).product();
+        let lane: Vec<usize> = dims.filter(|(_, &r)| r).map(|(&d, _)| d).collect();
+        check_working_memory(op, &shape, &lane)?;
         Ok(Plan {
             reduced,
             shape,
-            lane_len,
+            // Saturating: with no output, the lane's length is never used.
+            lane_len: lane.iter().fold(1, |n: usize, &d| n.saturating_mul(d)),
         })
     }
+}
+
+/// Bytes a reduction keeps per output element before the result is made: the lane's
+/// start and its partial result (at most an `Option<i64>`).
+const PER_OUTPUT_BYTES: usize = std::mem::size_of::<usize>() + std::mem::size_of::<Option<i64>>();
+
+/// Holds what a reduction allocates to the memory limit before anything is built: the
+/// per-output lists (an empty axis can make many outputs of nothing,
+/// `zeros([100000000000, 0])` summed over axis 1) and, when there is an output, the
+/// offsets of a lane's elements (a strided lane is walked by a list of them).
+fn check_working_memory(op: &str, shape: &[usize], lane: &[usize]) -> Result<()> {
+    let outputs = budget::check_bytes(op, shape, PER_OUTPUT_BYTES)?;
+    if outputs > 0 {
+        budget::check_bytes(op, lane, std::mem::size_of::<isize>())?;
+    }
+    Ok(())
 }
 
 fn reduce_as<T: Arith>(op: ReduceOp, a: &Tensor, plan: &Plan) -> Result<Tensor> {
