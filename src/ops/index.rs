@@ -5,7 +5,7 @@
 
 use super::{elems, output_buffer};
 use crate::kernels::strided::for_each_run;
-use crate::tensor::shape::{broadcast_shapes, shape_str};
+use crate::tensor::shape::{broadcast_shapes, check_op_rank, shape_str};
 use crate::tensor::{DType, Elem, Layout, Result, SliceSpec, Tensor, TensorError};
 
 /// One item of `x[...]`.
@@ -114,6 +114,13 @@ pub fn select(layout: &Layout, items: &[Index]) -> std::result::Result<Selection
     for (pos, item) in items.iter().enumerate() {
         walk.item(pos, item)?;
     }
+    // The dims left after the last item stay, unless an ellipsis already took them.
+    let trailing = if items.iter().any(|i| matches!(i, Index::Ellipsis)) {
+        0
+    } else {
+        fill
+    };
+    check_op_rank("index", walk.dim + trailing)?;
     let view = basic_view(layout, &walk.basic)?;
     if walk.arrays.is_empty() {
         return Ok(Selection::View(view));

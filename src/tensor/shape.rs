@@ -2,7 +2,8 @@
 
 use super::error::TensorError;
 
-/// The most dimensions a tensor read from a file may have (NumPy's limit too).
+/// The most dimensions a tensor may have, read from a file or made by an op (NumPy's
+/// limit too).
 pub const MAX_RANK: usize = 64;
 
 /// An error naming `what` (`npy: the shape`) when it has more than [`MAX_RANK`]
@@ -14,6 +15,11 @@ pub fn check_rank(what: &str, rank: usize) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// [`check_rank`] for an op making a shape of `rank` dimensions.
+pub fn check_op_rank(op: &str, rank: usize) -> Result<(), TensorError> {
+    check_rank("the result", rank).map_err(|msg| TensorError::shape(op, msg))
 }
 
 /// Number of elements of a shape, or `None` when the product overflows.

@@ -7,7 +7,7 @@ use super::dtype::{DType, Elem};
 use super::error::{Result, TensorError};
 use super::iter::StridedIter;
 use super::layout::{Layout, SliceSpec};
-use super::shape::{checked_numel, normalize_axis, shape_str};
+use super::shape::{check_op_rank, checked_numel, normalize_axis, shape_str};
 use super::storage::Storage;
 
 #[derive(Clone, Debug)]
@@ -25,6 +25,7 @@ impl Tensor {
     }
 
     pub fn from_storage(storage: Storage, shape: &[usize]) -> Result<Tensor> {
+        check_op_rank("tensor", shape.len())?;
         let n = checked_numel(shape)
             .ok_or_else(|| TensorError::shape("tensor", "shape has too many elements"))?;
         if n != storage.len() {
@@ -229,6 +230,7 @@ impl Tensor {
     }
 
     pub fn unsqueeze(&self, axis: i64) -> Result<Tensor> {
+        check_op_rank("unsqueeze", self.ndim() + 1)?;
         let a = normalize_axis("unsqueeze", axis, self.ndim() + 1)?;
         Ok(self.with_layout(self.layout.unsqueeze(a)))
     }
@@ -291,6 +293,7 @@ impl Tensor {
 
 /// Resolves a reshape target with at most one `-1` against `numel` elements.
 pub fn infer_shape(numel: usize, from: &[usize], dims: &[i64]) -> Result<Vec<usize>> {
+    check_op_rank("reshape", dims.len())?;
     let err = || {
         TensorError::shape(
             "reshape",
