@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::dtype::DType;
 use super::error::{Result, TensorError};
-use super::shape::shape_str;
+use super::shape::{check_op_rank, shape_str};
 
 /// The limit in bytes; 0 means the default, worked out on first use.
 static LIMIT: AtomicUsize = AtomicUsize::new(0);
@@ -42,8 +42,10 @@ pub fn check(op: &str, shape: &[usize], dtype: DType) -> Result<usize> {
     check_bytes(op, shape, dtype.size())
 }
 
-/// [`check`] for a buffer of `elem_bytes`-byte elements.
+/// [`check`] for a buffer of `elem_bytes`-byte elements. A shape of more than
+/// [`MAX_RANK`](super::shape::MAX_RANK) dimensions is an error too.
 pub fn check_bytes(op: &str, shape: &[usize], elem_bytes: usize) -> Result<usize> {
+    check_op_rank(op, shape.len())?;
     let numel = shape
         .iter()
         .try_fold(1u128, |acc, &d| acc.checked_mul(d as u128));
@@ -72,6 +74,26 @@ pub fn check_bytes(op: &str, shape: &[usize], elem_bytes: usize) -> Result<usize
     }
     // Cannot truncate: bytes <= limit, a usize.
     Ok(numel as usize)
+}
+
+/// An error when a buffer of `count` items of `item_bytes` bytes each (`what`: "a
+/// string", "a dict") would be over the limit: strings, tuples and dicts a script
+/// grows are held to it like tensors.
+pub fn check_items(op: &str, what: &str, count: usize, item_bytes: usize) -> Result<()> {
+    let bytes = count as u128 * item_bytes as u128;
+    let limit = limit();
+    if bytes > limit as u128 {
+        return Err(TensorError::value(
+            op,
+            format!(
+                "{what} of {} is more than the memory limit of {} allows; \
+                 the limit is set with --max-memory",
+                human_bytes(bytes),
+                human_bytes(limit as u128)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `512 bytes`, `1.5 GiB`: a size for people.
