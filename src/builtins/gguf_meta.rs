@@ -212,7 +212,7 @@ mod tests {
     use super::*;
 
     fn tuple(items: Vec<Value>) -> Value {
-        Value::Tuple(Rc::new(items))
+        Value::Tuple(Rc::new(items.into()))
     }
 
     #[test]

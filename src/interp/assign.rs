@@ -124,11 +124,15 @@ impl Interp {
             .into());
         };
         // Keyed containers: d["k"] = v
-        if let Some(Value::Dict(_)) = scope.get(name) {
+        // Looked at in a statement of its own: a clone held through the call would
+        // make every `d[k] = v` copy the whole dict.
+        let is_dict = matches!(scope.value(name).as_deref(), Some(Value::Dict(_)));
+        if is_dict {
             return self.assign_dict(name, base.span, items, op, value, scope);
         }
         let idx = self.eval_index(items, scope)?;
         let rhs = self.eval(value, scope)?;
+        self.changing_in_place(name);
         let Some(mut cur) = scope.take(name) else {
             return Err(
                 Diagnostic::new(base.span, format!("undefined name `{}`", name.name)).into(),
@@ -250,9 +254,9 @@ impl Interp {
                 }
             }
         }
-        Rc::make_mut(&mut d).insert(key, rhs);
+        let grown = Rc::make_mut(&mut d).grow(key, rhs);
         scope.set(name, Value::Dict(d));
-        Ok(())
+        grown.map_err(|e| tensor_diag(e, base.to(value.span), &[]).into())
     }
 }
 

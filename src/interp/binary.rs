@@ -31,15 +31,24 @@ impl Interp {
                 return Ok(result?);
             }
         }
-        // Variables are borrowed, not cloned: computing touches no scope. A kernel
-        // interrupted half-way returns an unfinished result: Ctrl-C is taken here, and
-        // the deadline is read.
-        let deadline = self.deadline;
-        let compute = |l: &Value, r: &Value| -> Eval {
-            let value = arith::binary(op, l, r, at)?;
-            Self::check_stop(deadline, at.whole)?;
-            Ok(value)
-        };
+        let value = self.operands(op, lhs, rhs, at, scope)?;
+        // A kernel interrupted half-way returns an unfinished result: Ctrl-C is taken here,
+        // and the deadline is read.
+        self.check_stop(at.whole)?;
+        Ok(value)
+    }
+
+    /// `lhs op rhs` past the scalar fast path, the operands evaluated or borrowed.
+    fn operands(
+        &mut self,
+        op: BinOp,
+        lhs: &Expr,
+        rhs: &Expr,
+        at: OperandSpans,
+        scope: &Rc<Scope>,
+    ) -> Eval {
+        // Variables are borrowed, not cloned: computing touches no scope.
+        let compute = |l: &Value, r: &Value| -> Eval { Ok(arith::binary(op, l, r, at)?) };
         match (&lhs.kind, &rhs.kind) {
             (ExprKind::Ident(a), ExprKind::Ident(b)) => {
                 if let (Some(l), Some(r)) = (scope.value(a), scope.value(b)) {

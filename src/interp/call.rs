@@ -132,6 +132,7 @@ impl Interp {
         };
         if let ExprKind::Ident(var) = &target.kind {
             // Moved out of the scope so no second reference forces a copy.
+            self.changing_in_place(var);
             let taken = scope.take(var);
             let result = match taken {
                 Some(Value::Tensor(mut t)) => {
@@ -173,7 +174,7 @@ impl Interp {
                 };
                 let value = builtins::call(b, &mut ctx, args)?;
                 // A kernel interrupted half-way returns an unfinished result: drop it.
-                Self::check_stop(self.deadline, callee_span)?;
+                self.check_stop(callee_span)?;
                 Ok(value)
             }
             Value::Func(c) => self.call_closure(c, args),

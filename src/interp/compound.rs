@@ -49,6 +49,7 @@ impl Interp {
             return Ok(Some(result));
         }
         // In place: the result is written back into the tensor's own storage.
+        self.changing_in_place(name);
         let mut t = match scope.take(name) {
             Some(Value::Tensor(t)) => t,
             _ => return Err(Diagnostic::new(target, "internal: variable changed").into()),
@@ -74,6 +75,7 @@ impl Interp {
         scope: &Rc<Scope>,
     ) -> Result<(), Flow> {
         // Moved out of the scope so no second reference forces a copy.
+        self.changing_in_place(name);
         let Some(Value::Tensor(mut t)) = scope.take(name) else {
             return Err(Diagnostic::new(at.lhs, "internal: variable changed").into());
         };

@@ -11,8 +11,10 @@ use super::format_spec::format_value;
 use super::literal;
 use super::Interp;
 use crate::runtime::arith::{self, OperandSpans};
+use crate::runtime::tensor_diag;
 use crate::runtime::value::{Body, Closure, Dict, Key, Value};
 use crate::runtime::Scope;
+use crate::tensor::budget;
 
 /// Why evaluation stopped early: an error, or a jump to an enclosing loop or function.
 #[derive(Debug)]
@@ -92,6 +94,12 @@ impl Interp {
 
     pub(crate) fn eval(&mut self, e: &Expr, scope: &Rc<Scope>) -> Eval {
         self.step(e.span)?;
+        self.nested(e.span, |me| me.eval_kind(e, scope))
+    }
+
+    /// One expression node's evaluation; every recursion of the evaluator (nested
+    /// expressions, blocks, calls, imports) comes back through [`Interp::eval`].
+    fn eval_kind(&mut self, e: &Expr, scope: &Rc<Scope>) -> Eval {
         Ok(match &e.kind {
             ExprKind::Int(i) => Value::Int(*i),
             ExprKind::Float(f) => Value::Float(*f),
@@ -186,6 +194,8 @@ impl Interp {
                     let v = self.eval(expr, scope)?;
                     let text = format_value(&v, spec.as_deref(), &self.print_opts)
                         .map_err(|m| Diagnostic::new(expr.span, m))?;
+                    budget::check_items("f-string", "a string", out.len() + text.len(), 1)
+                        .map_err(|e| tensor_diag(e, expr.span, &[]))?;
                     out.push_str(&text);
                 }
             }
@@ -207,7 +217,7 @@ impl Interp {
         for it in items {
             vals.push(self.eval(it, scope)?);
         }
-        Ok(Value::Tuple(Rc::new(vals)))
+        Ok(Value::Tuple(Rc::new(vals.into())))
     }
 
     fn dict(&mut self, pairs: &[(Expr, Expr)], scope: &Rc<Scope>) -> Eval {

@@ -9,10 +9,12 @@ mod compound;
 pub(crate) mod eval;
 mod format_spec;
 mod index;
+mod line;
 mod literal;
 mod loops;
 pub(crate) mod modules;
 mod names;
+mod nesting;
 pub mod output;
 
 use std::collections::HashMap;
@@ -32,6 +34,7 @@ use crate::tensor::random::RandomState;
 
 pub use eval::Flow;
 pub use modules::STDLIB;
+pub use nesting::MAX_NESTING;
 
 /// How many expressions pass between two looks at the step limit, the clock and
 /// Ctrl-C (a few microseconds of work): the check per expression is one countdown.
@@ -49,6 +52,12 @@ pub struct Interp {
     pub figure: Option<crate::plot::Figure>,
     out: Box<dyn Write>,
     depth: usize,
+    /// Evaluation levels in progress (see `nesting`).
+    nesting: usize,
+    /// The session before the running REPL line (see `line`).
+    line: Option<line::LineStart>,
+    /// Whether the last run was stopped by Ctrl-C or `--timeout`.
+    stopped: bool,
     modules: modules::Modules,
     /// Directory of each source that came from a file, for relative imports.
     file_dirs: HashMap<SrcId, PathBuf>,
@@ -72,6 +81,9 @@ impl Interp {
             figure: None,
             out,
             depth: 0,
+            nesting: 0,
+            line: None,
+            stopped: false,
             modules: modules::Modules::default(),
             file_dirs: HashMap::new(),
             steps_left: None,
@@ -136,6 +148,7 @@ impl Interp {
             Err(payload) => {
                 // The panic skipped the code that unwinds these on the way out.
                 self.depth = 0;
+                self.nesting = 0;
                 self.modules.forget_loading();
                 let what = payload
                     .downcast_ref::<&str>()
@@ -188,7 +201,7 @@ impl Interp {
                 .with_note("the session was limited to a number of evaluation steps")
                 .into());
         }
-        Self::check_stop(self.deadline, span)?;
+        self.check_stop(span)?;
         let grant = self
             .steps_left
             .map_or(CHECK_EVERY, |left| left.min(CHECK_EVERY));
@@ -202,9 +215,10 @@ impl Interp {
     /// A passed `--timeout` deadline or Ctrl-C: stops the evaluation with an error at
     /// `span`. Checked after every operator and call, so a slow kernel is the most a
     /// run overshoots its limit by.
-    fn check_stop(deadline: Option<(Instant, Duration)>, span: Span) -> Result<(), Flow> {
-        if let Some((at, limit)) = deadline {
+    fn check_stop(&mut self, span: Span) -> Result<(), Flow> {
+        if let Some((at, limit)) = self.deadline {
             if Instant::now() >= at {
+                self.stopped = true;
                 return Err(Diagnostic::new(
                     span,
                     format!(
@@ -217,6 +231,7 @@ impl Interp {
             }
         }
         if interrupt::take() {
+            self.stopped = true;
             return Err(Diagnostic::new(span, "interrupted").into());
         }
         Ok(())

@@ -97,7 +97,7 @@ pub fn run() -> u8 {
                     }
                 } else {
                     entry += 1;
-                    match interp.run(&format!("<repl:{entry}>"), &line, None) {
+                    match interp.run_line(&format!("<repl:{entry}>"), &line) {
                         Ok(v) => {
                             if let Some(text) = echo(&interp, &v) {
                                 interp.write_out(&text);

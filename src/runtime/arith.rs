@@ -6,11 +6,11 @@ use crate::kernels::math::Arith;
 use crate::ops::{self, BinaryOp, UnaryOp};
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, UnOp};
-use crate::tensor::{Scalar, TensorError};
+use crate::tensor::{budget, Scalar, TensorError};
 
 use super::quant_matmul::quant_matmul;
 use super::tensor_diag::tensor_diag;
-use super::value::Value;
+use super::value::{deeper, Value};
 
 /// Where the operands of a binary expression were written.
 #[derive(Clone, Copy)]
@@ -78,7 +78,7 @@ pub fn scalars(op: BinOp, a: Scalar, b: Scalar, whole: Span) -> Option<Result<Va
 /// Strings, none, dtypes and other non-numeric operands.
 fn other_binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value, Diagnostic> {
     match (op, l, r) {
-        (BinOp::Add, Value::Str(a), Value::Str(b)) => Ok(Value::str(&format!("{a}{b}"))),
+        (BinOp::Add, Value::Str(a), Value::Str(b)) => concat(a, b, at.whole),
         (BinOp::Eq, _, _) => Ok(Value::Bool(plain_eq(l, r))),
         (BinOp::Ne, _, _) => Ok(Value::Bool(!plain_eq(l, r))),
         _ => Err(Diagnostic::new(
@@ -95,6 +95,14 @@ fn other_binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Val
     }
 }
 
+/// `a + b` on strings, held to the memory limit first (doubling a string in a loop
+/// reaches any limit in a few dozen steps).
+fn concat(a: &str, b: &str, whole: Span) -> Result<Value, Diagnostic> {
+    budget::check_items("+", "a string", a.len().saturating_add(b.len()), 1)
+        .map_err(|e| tensor_diag(e, whole, &[]))?;
+    Ok(Value::str(&format!("{a}{b}")))
+}
+
 /// Equality of non-numeric values (numbers and tensors never get here).
 fn plain_eq(l: &Value, r: &Value) -> bool {
     match (l, r) {
@@ -107,7 +115,7 @@ fn plain_eq(l: &Value, r: &Value) -> bool {
                     .zip(b.iter())
                     .all(|(x, y)| match (x.as_scalar(), y.as_scalar()) {
                         (Some(p), Some(q)) => p.to_f64() == q.to_f64(),
-                        _ => plain_eq(x, y),
+                        _ => deeper(|| plain_eq(x, y)),
                     })
         }
         _ => false,

@@ -13,6 +13,7 @@ pub(crate) mod from_arg;
 pub(crate) mod native;
 pub(crate) mod quant_matmul;
 pub(crate) mod scope;
+mod teardown;
 pub(crate) mod tensor_diag;
 pub mod value;
 

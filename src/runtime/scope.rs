@@ -181,6 +181,26 @@ impl Scope {
         self.parent.clone()
     }
 
+    /// Every name of this scope with its binding, to put back with [`Scope::restore`].
+    /// Values are shared, not copied.
+    pub fn snapshot(&self) -> Vec<(Rc<str>, Option<Value>)> {
+        self.vars.borrow().clone()
+    }
+
+    /// Puts back the names and bindings of a [`Scope::snapshot`]: names bound since
+    /// are gone, names changed since have their old values.
+    pub fn restore(&self, vars: Vec<(Rc<str>, Option<Value>)>) {
+        *self.vars.borrow_mut() = vars;
+    }
+
+    /// Moves the bound values that `which` picks out, leaving their names unbound.
+    pub(super) fn take_values(&mut self, which: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let vars = self.vars.get_mut();
+        vars.iter_mut()
+            .filter_map(|(_, v)| v.take_if(|v| which(v)))
+            .collect()
+    }
+
     /// Names bound in this scope (not its parents), in definition order.
     pub fn entries(&self) -> Vec<(Rc<str>, Value)> {
         let vars = self.vars.borrow();

@@ -4,12 +4,14 @@
 use std::fmt::Write as _;
 use std::rc::Rc;
 
+use indexmap::IndexMap;
+
 use crate::ops::Operand;
 use crate::quant::QTensor;
 use crate::syntax::ast::{Block, Expr, Frame};
 use crate::tensor::format::{format_float_repr, format_tensor, PrintOptions};
 use crate::tensor::shape::shape_str;
-use crate::tensor::{DType, Scalar, Tensor};
+use crate::tensor::{budget, DType, Scalar, Tensor, TensorError};
 
 use super::scope::Scope;
 
@@ -24,7 +26,7 @@ pub enum Value {
     // Boxed: inline, a tensor's shape and strides would make every value (an int
     // included) 80 bytes to move and to tell apart.
     Tensor(Box<Tensor>),
-    Tuple(Rc<Vec<Value>>),
+    Tuple(Rc<Items>),
     Dict(Rc<Dict>),
     /// `range(start, stop, step)`: iterated lazily.
     Range(i64, i64, i64),
@@ -112,10 +114,41 @@ impl QuantValue {
     }
 }
 
-/// An insertion-ordered dictionary with string, int or bool keys.
+/// A tuple's items (dropped without recursing into nested tuples: see `teardown`).
+#[derive(Clone, Debug, Default)]
+pub struct Items(Vec<Value>);
+
+impl Items {
+    /// Moves every item out, leaving the tuple empty.
+    pub(super) fn take_all(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.0)
+    }
+}
+
+impl std::ops::Deref for Items {
+    type Target = Vec<Value>;
+
+    fn deref(&self) -> &Vec<Value> {
+        &self.0
+    }
+}
+
+impl From<Vec<Value>> for Items {
+    fn from(items: Vec<Value>) -> Items {
+        Items(items)
+    }
+}
+
+impl FromIterator<Value> for Items {
+    fn from_iter<I: IntoIterator<Item = Value>>(iter: I) -> Items {
+        Items(iter.into_iter().collect())
+    }
+}
+
+/// An insertion-ordered dictionary with string, int or bool keys, looked up by hash.
 #[derive(Clone, Debug, Default)]
 pub struct Dict {
-    pub entries: Vec<(Key, Value)>,
+    pub entries: IndexMap<Key, Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -146,14 +179,22 @@ impl Key {
 
 impl Dict {
     pub fn get(&self, key: &Key) -> Option<&Value> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.entries.get(key)
     }
 
+    /// Sets `key`'s value: a new key goes last, an existing one keeps its place.
     pub fn insert(&mut self, key: Key, value: Value) {
-        match self.entries.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = value,
-            None => self.entries.push((key, value)),
+        self.entries.insert(key, value);
+    }
+
+    /// [`Dict::insert`] for a script growing a dict, held to the memory limit first.
+    pub fn grow(&mut self, key: Key, value: Value) -> Result<(), TensorError> {
+        if !self.entries.contains_key(&key) {
+            let entry = std::mem::size_of::<(u64, Key, Value)>();
+            budget::check_items("dict", "a dict", self.entries.len() + 1, entry)?;
         }
+        self.insert(key, value);
+        Ok(())
     }
 }
 
@@ -344,7 +385,7 @@ impl Value {
             Value::Str(s) => format!("{s:?}"),
             Value::Tensor(t) => format_tensor(t, opts),
             Value::Tuple(items) => {
-                let parts: Vec<String> = items.iter().map(|v| v.repr(opts)).collect();
+                let parts: Vec<String> = items.iter().map(|v| deeper(|| v.repr(opts))).collect();
                 if parts.len() == 1 {
                     format!("({},)", parts[0])
                 } else {
@@ -357,7 +398,8 @@ impl Value {
                     if i > 0 {
                         s.push_str(", ");
                     }
-                    let _ = write!(s, "{}: {}", k.to_value().repr(opts), v.repr(opts));
+                    let v = deeper(|| v.repr(opts));
+                    let _ = write!(s, "{}: {v}", k.to_value().repr(opts));
                 }
                 s.push('}');
                 s
@@ -377,6 +419,13 @@ impl Value {
             Value::Lazy(l) => format!("<mapped {}>", l.type_line()),
         }
     }
+}
+
+/// Runs a step of a walk into nested tuples and dicts (printing, comparing), on a new
+/// stack segment when the thread's stack runs low: a script can nest them as deep as
+/// memory allows (`t = (t,)` in a loop).
+pub fn deeper<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(64 << 10, 1 << 20, f)
 }
 
 /// `f32[2, 3]`: the line the REPL adds under an echoed tensor.
