@@ -22,9 +22,15 @@ type Case = (&'static str, &'static str, &'static str);
 /// Runs `tsr -e CODE` in a scratch directory, so that nothing a case writes lands in
 /// the source tree.
 fn eval(code: &str) -> Output {
+    eval_with(&[], code)
+}
+
+/// [`eval`] with options before `-e`.
+fn eval_with(options: &[&str], code: &str) -> Output {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     let dir = DIR.get_or_init(|| scratch_dir("bad_inputs", "cwd"));
-    tsr_in(&["-e", code], None, Some(dir))
+    let args: Vec<&str> = options.iter().copied().chain(["-e", code]).collect();
+    tsr_in(&args, None, Some(dir))
 }
 
 /// The problem with `out`, when it shows a crash: a panic, an internal error, a signal.
@@ -88,10 +94,16 @@ fn report(what: &str, total: usize, failures: Vec<String>) {
 
 /// Runs each case with `tsr -e CODE` and checks its diagnostic.
 fn run_cases(cases: &[Case]) {
+    run_cases_with(&[], cases);
+}
+
+/// [`run_cases`] with options before `-e` (`--max-memory 100MiB`).
+fn run_cases_with(options: &[&str], cases: &[(&str, &str, &str)]) {
     let failures = cases
         .iter()
         .filter_map(|&(name, code, expected)| {
-            diagnostic_problem(&eval(code), expected).map(|p| format!("{name} `{code}`: {p}"))
+            let out = eval_with(options, code);
+            diagnostic_problem(&out, expected).map(|p| format!("{name} `{code}`: {p}"))
         })
         .collect();
     report("cases", cases.len(), failures);
@@ -1430,4 +1442,237 @@ fn global_options_come_before_a_subcommand() {
         command("bad option before a subcommand", &["--threads", "0", "test", "ok.tsr"], 2, &["--threads must be between 1 and 1024"]),
     ];
     run_commands("global options", &dir, &cases);
+}
+
+// ---- issue #17, round 2 --------------------------------------------------------------
+
+/// [`run_cases_with`] for cases whose code is generated.
+fn run_owned(options: &[&str], cases: &[(String, String, &'static str)]) {
+    let refs: Vec<(&str, &str, &str)> = cases
+        .iter()
+        .map(|(n, c, e)| (n.as_str(), c.as_str(), *e))
+        .collect();
+    run_cases_with(options, &refs);
+}
+
+/// `" + 1"` repeated `n` times, the issue's deep expression.
+fn plus_ones(n: usize) -> String {
+    " + 1".repeat(n)
+}
+
+// Issue #17, item 1: `fn f(n) { if n == 0 { 0 } else { f(n - 1) + 1 + 1 … (279
+// times) } }; f(999)` aborted with a stack overflow (exit 134): the call-depth and
+// expression-depth limits were checked separately. One evaluation-depth budget now
+// counts both, and the evaluator grows its stack on the heap before it runs low.
+#[test]
+fn deep_recursion_through_deep_expressions_is_a_diagnostic() {
+    let deep = "evaluation nested too deeply";
+    let ones = plus_ones(279);
+    let not_chain = "not ".repeat(279);
+    let minus_chain = "- ".repeat(279);
+    let and_chain = " and true".repeat(279);
+    let abs_chain = ".abs()".repeat(279);
+    let cases = vec![
+        ("the issue's command".to_string(),
+         format!("fn f(n) {{ if n == 0 {{ 0 }} else {{ f(n - 1){ones} }} }}; f(999)"), deep),
+        ("a lambda".to_string(),
+         format!("let f = |n| if n == 0 {{ 0 }} else {{ f(n - 1){ones} }}; f(999)"), deep),
+        ("two functions in turn".to_string(),
+         format!("fn g(n) {{ f(n) }}; fn f(n) {{ if n == 0 {{ 0 }} else {{ g(n - 1){ones} }} }}; f(499)"), deep),
+        ("an f-string".to_string(),
+         format!("fn f(n) {{ if n == 0 {{ \"\" }} else {{ f\"{{f(n - 1)}}\"{} }} }}; f(999)", " + \"\"".repeat(279)), deep),
+        ("a while loop".to_string(),
+         format!("fn f(n) {{ if n == 0 {{ 0 }} else {{ let r = -1; while r < 0 {{ r = f(n - 1){ones} }}; r }} }}; f(999)"), deep),
+        ("method chains".to_string(),
+         format!("fn f(n) {{ if n == 0 {{ zeros([1]) }} else {{ f(n - 1){abs_chain} }} }}; f(999)"), deep),
+        ("not chains".to_string(),
+         format!("fn f(n) {{ if n == 0 {{ true }} else {{ {not_chain}f(n - 1) }} }}; f(999)"), deep),
+        ("minus chains".to_string(),
+         format!("fn f(n) {{ if n == 0 {{ 0 }} else {{ {minus_chain}f(n - 1) }} }}; f(999)"), deep),
+        ("and chains".to_string(),
+         format!("fn f(n) {{ if n == 0 {{ true }} else {{ f(n - 1){and_chain} }} }}; f(999)"), deep),
+        ("a default argument".to_string(),
+         format!("fn f(n) {{ if n == 0 {{ 0 }} else {{ fn g(x = f(n - 1){ones}) {{ x }}; g() }} }}; f(999)"), deep),
+        ("plain recursion".to_string(),
+         "fn f(n) { f(n + 1) }; f(0)".to_string(), "maximum call depth (1000)"),
+    ];
+    run_owned(&[], &cases);
+}
+
+// Nested values a loop builds are printed and compared without overflowing the stack.
+#[test]
+fn deeply_nested_values_print_and_compare() {
+    let code = "let t = 0; for i in range(300000) { t = (t,) }; \
+                let s = str(t); print(len(s), t == t)";
+    let out = eval(code);
+    assert!(crash(&out).is_none(), "{}", out.stderr);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "900001 true\n");
+}
+
+/// Every reduction builtin (`normalize` and `norm` too), by name.
+const REDUCTIONS: &[&str] = &[
+    "sum",
+    "prod",
+    "mean",
+    "var",
+    "std",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "nansum",
+    "nanprod",
+    "nanmean",
+    "nanmax",
+    "nanmin",
+    "nanargmax",
+    "nanargmin",
+    "any",
+    "all",
+    "norm",
+    "normalize",
+];
+
+// Issue #17, item 2: `sum(zeros([9223372036854775807, 0]), axis=1)` was "internal
+// error: capacity overflow"; `max(zeros([100000000000, 0]), axis=1)` aborted allocating
+// 800 GB; the same for every reduction and normalize (one lane offset per output was
+// built before any check).
+#[test]
+fn reductions_over_an_empty_axis_check_the_limit_first() {
+    let mut cases = Vec::new();
+    for name in REDUCTIONS {
+        cases.push((
+            format!("{name} of 10^11 empty lanes"),
+            format!("{name}(zeros([100000000000, 0]), axis=1)"),
+            "more than the memory limit",
+        ));
+        cases.push((
+            format!("{name} of 2^63 - 1 empty lanes"),
+            format!("{name}(zeros([9223372036854775807, 0]), axis=1)"),
+            "more than the memory limit",
+        ));
+    }
+    for name in ["sum", "max", "mean"] {
+        cases.push((
+            format!("{name} keeping dims"),
+            format!("{name}(zeros([100000000000, 0, 3]), axis=1, keepdim=true)"),
+            "more than the memory limit",
+        ));
+    }
+    run_owned(&["--max-memory", "1GiB"], &cases);
+    // No output, no lanes: a long empty lane costs nothing, as in NumPy.
+    let out = eval("print(sum(zeros([0, 9223372036854775807]), axis=1).shape, max(zeros([3, 0, 2]), axis=0).shape)");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "(0,) (0, 2)\n");
+}
+
+// Issue #17, item 3: `let s = "ab"; for i in range(40) { s = s + s }` grew until an
+// allocation abort, whatever --max-memory said.
+#[test]
+fn strings_and_dicts_are_held_to_the_memory_limit() {
+    #[rustfmt::skip]
+    let cases: &[Case] = &[
+        ("the issue's command", r#"let s = "ab"; for i in range(40) { s = s + s }"#, "a string of"),
+        ("compound concatenation", r#"let s = "ab"; for i in range(40) { s += s }"#, "a string of"),
+        ("an f-string", r#"let s = "ab"; for i in range(40) { s = f"{s}{s}" }"#, "a string of"),
+        ("a formatted f-string", r#"let s = "ab"; for i in range(40) { s = f"{s:>4}{s}" }"#, "a string of"),
+        ("a dict", "let d = {}; for i in range(10000000) { d[i] = i }", "a dict of"),
+        ("a dict of strings", "let d = {}; for i in range(10000000) { d[str(i)] = none }", "a dict of"),
+    ];
+    run_cases_with(&["--max-memory", "1MiB"], cases);
+    run_cases_with(&["--max-memory", "100MiB"], &cases[..1]);
+}
+
+/// `[1, 1, …]` with `n` ones, a shape of rank `n`.
+fn ones_list(n: usize) -> String {
+    format!("[{}]", vec!["1"; n].join(", "))
+}
+
+// Issue #17, item 4: rank is held to NumPy's 64 wherever an op makes a shape, not
+// only where a file's header is read.
+#[test]
+fn ops_make_shapes_of_at_most_64_dimensions() {
+    let (r64, r65) = (ones_list(64), ones_list(65));
+    let dims = "tsr supports at most 64";
+    let cases = vec![
+        ("zeros".to_string(), format!("zeros({r65})"), dims),
+        ("ones".to_string(), format!("ones({r65})"), dims),
+        ("full".to_string(), format!("full({r65}, 2)"), dims),
+        ("rand".to_string(), format!("rand({r65})"), dims),
+        (
+            "reshape".to_string(),
+            format!("zeros([1]).reshape({r65})"),
+            dims,
+        ),
+        (
+            "unsqueeze".to_string(),
+            format!("unsqueeze(zeros({r64}), 0)"),
+            dims,
+        ),
+        (
+            "unsqueeze in a loop".to_string(),
+            "let t = zeros([1]); for i in range(100) { t = unsqueeze(t, 0) }".to_string(),
+            dims,
+        ),
+        (
+            "none in an index".to_string(),
+            format!("zeros({r64})[none]"),
+            dims,
+        ),
+        (
+            "none in a loop".to_string(),
+            "let t = zeros([1]); for i in range(100) { t = t[none] }".to_string(),
+            dims,
+        ),
+        (
+            "many nones".to_string(),
+            format!("zeros([1])[{}]", vec!["none"; 70].join(", ")),
+            dims,
+        ),
+        (
+            "nones and an ellipsis".to_string(),
+            format!("zeros({r64})[none, ..., 0, none]"),
+            dims,
+        ),
+        (
+            "broadcast_to".to_string(),
+            format!("broadcast_to(zeros([1]), {r65})"),
+            dims,
+        ),
+        (
+            "stack".to_string(),
+            format!("stack([zeros({r64}), zeros({r64})])"),
+            dims,
+        ),
+        (
+            "a nested literal".to_string(),
+            format!("{}1{}", "[".repeat(65), "]".repeat(65)),
+            dims,
+        ),
+    ];
+    run_owned(&[], &cases);
+    // 64 is allowed, and `t[..., 0]` at that rank is quick.
+    let out = eval(&format!(
+        "let t = zeros({r64}); print(t[..., 0].ndim, t[none, ..., 0].ndim)"
+    ));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "63 64\n");
+}
+
+// Issue #17, item 9: `let d = {}; for i in range(40000) { d[str(i)] = i }` took 9.3 s
+// (linear lookup). 200,000 keys, stored and looked up: quadratic work would be 2·10^10
+// comparisons, far past any test's run; hashed lookup is a moment.
+#[test]
+fn dicts_look_keys_up_by_hash_keeping_insertion_order() {
+    let code = "let d = {}; for i in range(200000) { d[str(i)] = i }; \
+                let total = 0; for i in range(200000) { total += d[str(i)] }; \
+                d[\"7\"] = -1; let first = (); for k in d { first = k; break }; \
+                print(len(d), total, d[\"7\"], first); print({\"b\": 1, \"a\": 2, 3: 4})";
+    let out = eval(code);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "200000 19999900000 -1 0\n{\"b\": 1, \"a\": 2, 3: 4}\n"
+    );
 }

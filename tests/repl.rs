@@ -186,6 +186,31 @@ fn ctrl_c_stops_a_dense_and_a_quantized_matmul() {
     leave_with_ctrl_d(s);
 }
 
+// Issue #17, item 8: after Ctrl-C, variables the line had assigned before the
+// interrupt stayed assigned, where SPEC says the session is as before the line.
+#[test]
+fn an_interrupted_line_leaves_the_variables_as_before_it() {
+    let state = common::temp_dir("repl_ctrl_c_undo");
+    let mut s = start(&state);
+    enter(&mut s, "let a = 1");
+    enter(&mut s, "let v = zeros([3])");
+    enter(&mut s, "let x = ones([16384, 4096])");
+    enter(&mut s, "let w = ones([4096, 4096])");
+    let line = "a = 2; let b = 3; v[0] = 7; let y = x @ w.T";
+    let out = interrupt(&mut s, line, Duration::from_millis(500));
+    assert_shows(&out, "interrupted");
+    let out = enter(&mut s, "print(a)");
+    assert!(out.contains('1') && !out.contains('2'), "{out:?}");
+    assert_shows(&enter(&mut s, "b"), "undefined name `b`");
+    assert_shows(&enter(&mut s, "y"), "undefined name `y`");
+    // Changed in place before the interrupt: kept (SPEC).
+    assert_shows(&enter(&mut s, "v"), "[7. 0. 0.]");
+    // A line that ends normally keeps everything it did.
+    enter(&mut s, "a = 4");
+    assert_shows(&enter(&mut s, "a"), "4");
+    leave_with_ctrl_d(s);
+}
+
 #[test]
 fn history_survives_a_restart() {
     let state = common::temp_dir("repl_history");
