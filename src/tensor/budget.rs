@@ -43,7 +43,7 @@ pub fn check(op: &str, shape: &[usize], dtype: DType) -> Result<usize> {
 }
 
 /// [`check`] for a buffer of `elem_bytes`-byte elements. A shape of more than
-/// [`MAX_RANK`](super::shape::MAX_RANK) dimensions is an error too.
+/// `MAX_RANK` dimensions is an error too.
 pub fn check_bytes(op: &str, shape: &[usize], elem_bytes: usize) -> Result<usize> {
     check_op_rank(op, shape.len())?;
     let numel = shape
