@@ -149,6 +149,11 @@ impl Dict {
         self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
+    /// The entries in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Key, &Value)> {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
     pub fn insert(&mut self, key: Key, value: Value) {
         match self.entries.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value,
