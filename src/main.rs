@@ -22,13 +22,9 @@ use tsr::span::Span;
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
-    /// Run CODE and print the value of its last expression (unless none)
-    #[arg(
-        short = 'e',
-        value_name = "CODE",
-        conflicts_with = "file",
-        allow_hyphen_values = true
-    )]
+    /// Run CODE and print the value of its last expression (unless none); the
+    /// arguments after it are the script's, returned by args()
+    #[arg(short = 'e', value_name = "CODE", allow_hyphen_values = true)]
     code: Option<String>,
     /// Worker threads for kernels (also TSR_NUM_THREADS); results do not depend on it
     #[arg(long, value_name = "N", global = true)]
@@ -295,7 +291,21 @@ fn run(cli: Cli) -> u8 {
         }
         Some(Command::Inspect { file }) => inspect(&file),
         None => match (cli.code, cli.file) {
-            (Some(code), _) => run_code(&code, cli.args, cli.timeout),
+            (Some(code), file) => {
+                // After `-e CODE` the first argument is taken for the script file:
+                // it is the first of the code's arguments.
+                let mut args = cli.args;
+                if let Some(first) = file {
+                    match first.into_os_string().into_string() {
+                        Ok(first) => args.insert(0, first),
+                        Err(raw) => {
+                            eprintln!("tsr: the argument {raw:?} is not valid UTF-8");
+                            return 2;
+                        }
+                    }
+                }
+                run_code(&code, args, cli.timeout)
+            }
             (None, Some(file)) => run_file(&file, cli.args, cli.timeout),
             (None, None) if std::io::stdin().is_terminal() => tsr::repl::run(),
             (None, None) => {
@@ -388,7 +398,12 @@ fn run_script(
     if let Some(limit) = timeout {
         interp.limit_time(limit);
     }
-    match interp.run(name, text, file) {
+    let result = interp.run(name, text, file);
+    if let Some(code) = interp.exit_code() {
+        interp.flush();
+        return code;
+    }
+    match result {
         Ok(v) => {
             if echo_last && !matches!(v, Value::None) {
                 let line = format!("{}\n", v.display(&interp.print_opts));

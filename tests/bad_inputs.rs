@@ -1676,3 +1676,194 @@ fn dicts_look_keys_up_by_hash_keeping_insertion_order() {
         "200000 19999900000 -1 0\n{\"b\": 1, \"a\": 2, 3: 4}\n"
     );
 }
+
+// ---- Issue #18: text files, CSV, JSON, loadtxt/savetxt, the CLI builtins ----------
+
+/// Bad text files in a scratch directory: CSV, JSON and plain text, each broken in
+/// one way, plus a directory and a FIFO to read from.
+fn bad_text_files() -> PathBuf {
+    let dir = scratch_dir("bad_inputs", "text_files");
+    let files: &[(&str, &[u8])] = &[
+        ("short.csv", b"a,b\n1,2\n3\n"),
+        ("long.csv", b"a,b\n1,2,3\n"),
+        ("short_crlf.csv", b"a,b\r\n1,2\r\n3\r\n"),
+        ("unclosed.csv", b"a,b\n1,\"2\n"),
+        ("after_quote.csv", b"a,b\n\"x\"y,2\n"),
+        ("dup.csv", b"a,b,a\n1,2,3\n"),
+        ("empty.csv", b""),
+        ("bad_utf8.csv", b"a,b\n1,\xff\n"),
+        ("broken.json", b"{\"a\": [1, 2,}"),
+        ("truncated.json", b"{\"a\": [1"),
+        ("huge.json", b"[1e400]"),
+        ("huge_neg.json", b"{\"x\": -1e999}"),
+        ("trailing.json", b"[1] 2"),
+        ("bad_utf8.json", b"[\"\xc3\x28\"]"),
+        ("empty.json", b""),
+        ("nan.json", b"[NaN]"),
+        ("control.json", b"\"a\x01b\""),
+        ("bad_escape.json", b"\"\\x\""),
+        ("surrogate.json", b"\"\\ud800\""),
+        ("int_key.json", b"{1: 2}"),
+        ("word.json", b"nulx"),
+        ("text.txt", b"1 2\nx 3\n"),
+        ("ragged.txt", b"1 2\n3\n"),
+        ("big.txt", b"300\n"),
+        ("float.txt", b"1.5\n"),
+        ("bad_utf8.txt", b"1 2\n\xfe\n"),
+    ];
+    for (name, bytes) in files {
+        fs::write(dir.join(name), bytes).unwrap();
+    }
+    let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+    fs::write(dir.join("deep.json"), deep).unwrap();
+    let deep_obj = "{\"a\": ".repeat(200) + "1" + &"}".repeat(200);
+    fs::write(dir.join("deep_obj.json"), deep_obj).unwrap();
+    fs::create_dir(dir.join("adir")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.join("fifo.csv"))
+        .status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    dir
+}
+
+#[rustfmt::skip]
+const BAD_TEXT_READS: &[Case] = &[
+    ("short csv row", r#"load_csv("short.csv")"#, "csv: short.csv:3: the row has 1 field, the header has 2"),
+    ("long csv row", r#"load_csv("long.csv")"#, "csv: long.csv:2: the row has 3 fields, the header has 2"),
+    ("short csv row, CRLF", r#"load_csv("short_crlf.csv")"#, "short_crlf.csv:3: the row has 1 field"),
+    ("unclosed quote", r#"load_csv("unclosed.csv")"#, "csv: unclosed.csv:2:3: this quoted field is never closed"),
+    ("text after a quote", r#"load_csv("after_quote.csv")"#, "after_quote.csv:2:4: after the closing quote, expected the delimiter"),
+    ("duplicate column", r#"load_csv("dup.csv")"#, "the column name \"a\" appears twice (columns 1 and 3)"),
+    ("empty csv", r#"load_csv("empty.csv")"#, "csv: empty.csv: the file is empty (no header row)"),
+    ("csv not UTF-8", r#"load_csv("bad_utf8.csv")"#, "csv: bad_utf8.csv:2:3: the file is not valid UTF-8 (byte 0xff)"),
+    ("csv two-char delimiter", r#"load_csv("short.csv", delimiter=";;")"#, "the delimiter must be one character"),
+    ("csv non-ASCII delimiter", r#"load_csv("short.csv", delimiter="é")"#, "the CSV delimiter must be an ASCII character"),
+    ("csv missing file", r#"load_csv("nope.csv")"#, "csv: cannot open 'nope.csv'"),
+    ("csv directory", r#"load_csv("adir")"#, "csv: 'adir' is a directory, not a regular file"),
+    ("csv FIFO", r#"load_csv("fifo.csv")"#, "csv: 'fifo.csv' is a FIFO (named pipe), not a regular file"),
+    ("broken json", r#"load_json("broken.json")"#, "json: broken.json:1:13: expected value"),
+    ("truncated json", r#"load_json("truncated.json")"#, "json: truncated.json:1:8: EOF while parsing a list"),
+    ("json 100000 deep", r#"load_json("deep.json")"#, "json: deep.json:1:128: the value is nested more than 128 deep"),
+    ("json objects 200 deep", r#"load_json("deep_obj.json")"#, "the value is nested more than 128 deep"),
+    ("json huge number", r#"load_json("huge.json")"#, "json: huge.json:1:6: the number is out of range (beyond f64)"),
+    ("json huge negative", r#"load_json("huge_neg.json")"#, "the number is out of range"),
+    ("json trailing", r#"load_json("trailing.json")"#, "json: trailing.json:1:5: trailing characters"),
+    ("json not UTF-8", r#"load_json("bad_utf8.json")"#, "json: bad_utf8.json:1:3: the file is not valid UTF-8 (byte 0xc3)"),
+    ("empty json", r#"load_json("empty.json")"#, "json: empty.json:1:0: EOF while parsing a value"),
+    ("json NaN", r#"load_json("nan.json")"#, "json: nan.json:1:2: expected value"),
+    ("json control character", r#"load_json("control.json")"#, "control character"),
+    ("json bad escape", r#"load_json("bad_escape.json")"#, "invalid escape"),
+    ("json lone surrogate", r#"load_json("surrogate.json")"#, "surrogate.json:1:8: unexpected end of hex escape"),
+    ("json int key", r#"load_json("int_key.json")"#, "key must be a string"),
+    ("json bare word", r#"load_json("word.json")"#, "expected a JSON value"),
+    ("json missing file", r#"load_json("nope.json")"#, "json: cannot open 'nope.json'"),
+    ("json directory", r#"load_json("adir")"#, "'adir' is a directory"),
+    ("loadtxt text", r#"loadtxt("text.txt")"#, "loadtxt: text.txt:2:1: could not convert 'x' to f32"),
+    ("loadtxt ragged", r#"loadtxt("ragged.txt")"#, "loadtxt: ragged.txt:2: the number of columns changed from 2 (line 1) to 1"),
+    ("loadtxt usecols", r#"loadtxt("ragged.txt", usecols=5)"#, "loadtxt: ragged.txt:1: invalid column index 5 for a line with 2 columns"),
+    ("loadtxt u8 overflow", r#"loadtxt("big.txt", dtype=u8)"#, "loadtxt: big.txt:1:1: could not convert '300' to u8"),
+    ("loadtxt float as int", r#"loadtxt("float.txt", dtype=i64)"#, "could not convert '1.5' to i64"),
+    ("loadtxt two-char delimiter", r#"loadtxt("text.txt", delimiter="::")"#, "the delimiter must be one character"),
+    ("loadtxt not UTF-8", r#"loadtxt("bad_utf8.txt")"#, "loadtxt: bad_utf8.txt:2:1: the file is not valid UTF-8 (byte 0xfe)"),
+    ("loadtxt missing", r#"loadtxt("nope.txt")"#, "loadtxt: cannot open 'nope.txt'"),
+    ("loadtxt negative skiprows", r#"loadtxt("text.txt", skiprows=-1)"#, "must not be negative"),
+    ("read_text not UTF-8", r#"read_text("bad_utf8.txt")"#, "read_text: bad_utf8.txt:2:1: the file is not valid UTF-8"),
+    ("read_text directory", r#"read_text("adir")"#, "read_text: 'adir' is a directory, not a regular file"),
+    ("read_text FIFO", r#"read_text("fifo.csv")"#, "a FIFO (named pipe), not a regular file"),
+    ("read_text missing", r#"read_text("nope.txt")"#, "read_text: cannot open 'nope.txt'"),
+    ("list_dir of a file", r#"list_dir("text.txt")"#, "list_dir: cannot list 'text.txt'"),
+    ("list_dir missing", r#"list_dir("nope")"#, "list_dir: cannot list 'nope'"),
+];
+
+#[rustfmt::skip]
+const BAD_TEXT_WRITES: &[Case] = &[
+    ("save_json nan", r#"save_json("o.json", {"a": (1, nan)})"#, "value[\"a\"][1] is nan; JSON has no nan or inf"),
+    ("save_json inf tensor", r#"save_json("o.json", {"w": [1.0, inf]})"#, "value[\"w\"] is inf"),
+    ("save_json int key", r#"save_json("o.json", {1: 2})"#, "has the key 1; JSON object keys are strings"),
+    ("save_json function", r#"save_json("o.json", {"f": len})"#, "value[\"f\"] is function, which JSON cannot hold"),
+    ("save_json range", r#"save_json("o.json", range(3))"#, "value is range, which JSON cannot hold"),
+    ("save_json dtype", r#"save_json("o.json", (f32,))"#, "value[0] is dtype"),
+    ("save_json 200 deep", "let t = ()\nfor i in range(200) { t = (t,) }\nsave_json(\"o.json\", t)", "is nested more than 128 deep, more than load_json reads"),
+    ("save_json directory", r#"save_json("adir", 1)"#, "'adir' is a directory, not a regular file"),
+    ("save_json FIFO", r#"save_json("fifo.csv", 1)"#, "'fifo.csv' is a FIFO (named pipe), not a regular file"),
+    ("savetxt 3-D", r#"savetxt("o.txt", zeros([2, 2, 2]))"#, "savetxt: expected a 1-D or 2-D tensor, got 3 dimensions"),
+    ("savetxt 0-d", r#"savetxt("o.txt", 1.5)"#, "expected a 1-D or 2-D tensor, got 0 dimensions"),
+    ("savetxt %s", r#"savetxt("o.txt", [1], fmt="%s")"#, "has the conversion `%s`"),
+    ("savetxt unfinished", r#"savetxt("o.txt", [1], fmt="%.3")"#, "ends inside a conversion"),
+    ("savetxt wide", r#"savetxt("o.txt", [1], fmt="%99999d")"#, "a width or precision over 1000"),
+    ("savetxt conversions", r#"savetxt("o.txt", zeros([2, 3]), fmt="%d %d")"#, "has 2 conversions for 3 columns"),
+    ("savetxt nan as int", r#"savetxt("o.txt", [1.0, nan], fmt="%d")"#, "savetxt: cannot format NaN with %d"),
+    ("savetxt directory", r#"savetxt("adir", [1])"#, "'adir' is a directory"),
+    ("save_csv lengths", r#"save_csv("o.csv", {"a": [1, 2], "b": [1]})"#, "columns differ in length: \"a\" has 2, \"b\" has 1"),
+    ("save_csv 2-D column", r#"save_csv("o.csv", {"a": zeros([2, 2])})"#, "column \"a\": expected a 1-D tensor or a tuple, got tensor f32[2, 2]"),
+    ("save_csv not a dict", r#"save_csv("o.csv", [1, 2])"#, "expected a dict column name -> 1-D tensor or tuple"),
+    ("save_csv dict in a tuple", r#"save_csv("o.csv", {"a": ({},)})"#, "a tuple column holds strings, numbers, bools or none, not dict"),
+    ("save_csv no columns", r#"save_csv("o.csv", {})"#, "save_csv needs at least one column"),
+    ("save_csv int key", r#"save_csv("o.csv", {1: [1]})"#, "column names must be strings, got 1"),
+    ("save_csv directory", r#"save_csv("adir", {"a": [1]})"#, "'adir' is a directory"),
+    ("write_text directory", r#"write_text("adir", "x")"#, "'adir' is a directory, not a regular file"),
+    ("write_text not a string", r#"write_text("o.txt", 1)"#, "argument `s` of write_text must be a string, got int"),
+    ("exit -1", "exit(-1)", "an exit code is 0 to 255, got -1"),
+    ("exit 256", "exit(256)", "an exit code is 0 to 255, got 256"),
+    ("exit string", r#"exit("1")"#, "argument `code` of exit must be an integer, got string"),
+    ("env empty name", r#"env("")"#, "cannot name an environment variable"),
+    ("env name with =", r#"env("A=B")"#, "\"A=B\" cannot name an environment variable"),
+    ("env name not a string", "env(1)", "argument `name` of env must be a string, got int"),
+];
+
+/// Runs each case with `tsr -e CODE` in `dir` and checks its diagnostic.
+fn run_cases_in(dir: &Path, cases: &[Case]) {
+    let failures = cases
+        .iter()
+        .filter_map(|&(name, code, expected)| {
+            let out = tsr_in(&["-e", code], None, Some(dir));
+            diagnostic_problem(&out, expected).map(|p| format!("{name} `{code}`: {p}"))
+        })
+        .collect();
+    report("cases", cases.len(), failures);
+}
+
+// Issue #18: "a malformed file is a diagnostic with file and line": short rows, bad
+// quoting, invalid UTF-8, deep nesting, huge numbers; never a panic, exit 1.
+#[test]
+fn bad_text_files_are_diagnostics() {
+    let dir = bad_text_files();
+    run_cases_in(&dir, BAD_TEXT_READS);
+    run_cases_in(&dir, BAD_TEXT_WRITES);
+    // A failed save leaves nothing behind, not even its temp file.
+    let left: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("o.") || n.starts_with(".o."))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn text_readers_check_the_memory_limit() {
+    let dir = scratch_dir("bad_inputs", "text_limit");
+    let row = "1,2,3,4,5,6,7,8\n".repeat(4096);
+    fs::write(dir.join("big.csv"), format!("a,b,c,d,e,f,g,h\n{row}")).unwrap();
+    fs::write(dir.join("big.txt"), row.replace(',', " ") + "1\n").unwrap();
+    // Files under the limit whose values are over it.
+    fs::write(dir.join("many.txt"), ("1 ".repeat(1000) + "\n").repeat(10)).unwrap();
+    fs::write(
+        dir.join("many.csv"),
+        "a\n".to_string() + &"1\n".repeat(20_000),
+    )
+    .unwrap();
+    fs::write(dir.join("many.json"), format!("[{}1]", "1,".repeat(20_000))).unwrap();
+    let limit = ["--max-memory", "64KiB"];
+    let e = |code: &'static str| [&limit[..], &["-e", code]].concat();
+    let over = "more than the memory limit of 64.0 KiB allows";
+    #[rustfmt::skip]
+    let cases = vec![
+        command("csv file", &e(r#"load_csv("big.csv")"#), 1, &["csv: 'big.csv' has 65552 bytes", over]),
+        command("txt file", &e(r#"loadtxt("big.txt")"#), 1, &["loadtxt: 'big.txt' has 65538 bytes", over]),
+        command("read_text", &e(r#"read_text("big.txt")"#), 1, &["read_text: 'big.txt'", over]),
+        command("txt values", &e(r#"loadtxt("many.txt")"#), 1, &["loadtxt: a tensor of shape [9, 1000]", over, "many.txt"]),
+        command("csv values", &e(r#"load_csv("many.csv")"#), 1, &["csv: many.csv:", "the values read so far need", over]),
+        command("json values", &e(r#"load_json("many.json")"#), 1, &["json: many.json:1:", "the values read so far need", over]),
+    ];
+    run_commands("text readers under --max-memory", &dir, &cases);
+}

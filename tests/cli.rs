@@ -105,3 +105,86 @@ fn threads_flag_accepted() {
         out.stderr
     );
 }
+
+// Issue #18: `tsr -e 'CODE' ARGS...` was documented and rejected with exit 2.
+#[test]
+fn e_passes_its_arguments_to_args() {
+    let out = tsr(&["-e", "print(args())", "a", "b c", "-x", "--y"], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "(\"a\", \"b c\", \"-x\", \"--y\")\n");
+    assert_eq!(tsr(&["-e", "args()"], None).stdout, "()\n");
+    // An argument that looks like an option comes after `--`.
+    let out = tsr(&["-e", "args()", "--", "-x"], None);
+    assert_eq!(out.stdout, "(\"-x\",)\n", "{}", out.stderr);
+    // Global options still work after the code.
+    let out = tsr(&["-e", "args()", "--threads", "2", "n"], None);
+    assert_eq!(out.stdout, "(\"n\",)\n", "{}", out.stderr);
+}
+
+#[test]
+fn exit_ends_the_program_with_its_code() {
+    let out = eval("print(1); exit(3); print(2)");
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (3, "1\n"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(eval("exit()").code, 0);
+    assert_eq!(eval("exit(255)").code, 255);
+    // From inside functions and loops; the value of -e is not echoed.
+    let out = eval("fn f(n) { for i in range(n) { if i == 2 { exit(7) } } }; f(5); 42");
+    assert_eq!((out.code, out.stdout.as_str()), (7, ""), "{}", out.stderr);
+    // A script file and stdin too; a closure passed to a builtin.
+    let out = tsr(&[], Some("print(\"a\")\nexit(4)\nprint(\"b\")\n"));
+    assert_eq!((out.code, out.stdout.as_str()), (4, "a\n"));
+    let out = eval("let f = |x| exit(x); f(5)");
+    assert_eq!(out.code, 5, "{}", out.stderr);
+}
+
+#[test]
+fn env_reads_the_environment_with_a_default() {
+    let out = common::tsr_env(
+        &[
+            "-e",
+            r#"print(env("TSR_TEST_VAR"), env("TSR_TEST_UNSET"), env("TSR_TEST_UNSET", 3))"#,
+        ],
+        None,
+        None,
+        &[("TSR_TEST_VAR", Some("héllo")), ("TSR_TEST_UNSET", None)],
+    );
+    assert_eq!(out.stdout, "héllo none 3\n", "{}", out.stderr);
+}
+
+#[test]
+fn eprint_writes_to_stderr_in_order_with_print() {
+    let out = eval(r#"print("out"); eprint("err", [1, 2], sep=", "); eprint("x", end="")"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "out\n");
+    assert_eq!(out.stderr, "err, [1 2]\nx");
+}
+
+// `tsr test` compares stdout only: eprint never reaches a snapshot, exit(0) ends
+// a script that passes, any other code fails it.
+#[test]
+fn tsr_test_ignores_eprint_and_fails_on_a_nonzero_exit() {
+    let dir = common::scratch_dir("cli", "tsr_test_exit");
+    std::fs::write(
+        dir.join("ok.tsr"),
+        "print(1)\neprint(\"noise\")\nexit(0)\nprint(2)\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("bad.tsr"), "print(1)\nexit(2)\n").unwrap();
+    let snap = |name: &str| format!("tsr-snapshot: 1\nscript: {name}\ntsr: 0\n---\n1\n");
+    std::fs::write(dir.join("ok.tsr.snap"), snap("ok.tsr")).unwrap();
+    std::fs::write(dir.join("bad.tsr.snap"), snap("bad.tsr")).unwrap();
+    let out = common::tsr_in(&["test", "--check", "ok.tsr"], None, Some(&dir));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let out = common::tsr_in(&["test", "--check", "bad.tsr"], None, Some(&dir));
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("the script called exit(2)"),
+        "{}",
+        out.stdout
+    );
+}

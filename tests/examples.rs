@@ -28,6 +28,29 @@ fn least_squares() {
     insta::assert_snapshot!(run_example("least_squares.tsr"));
 }
 
+// Issue #18, acceptance 5: reads a CSV dataset, fits, writes and reads back JSON;
+// the JSON goes to $TMPDIR, so nothing lands in the repository.
+#[test]
+fn fit_csv() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = common::scratch_dir("examples", "fit_csv");
+    let script = root.join("examples").join("fit_csv.tsr");
+    let out = common::tsr_env(
+        &[script.to_str().unwrap_or_default()],
+        None,
+        Some(root),
+        &[("TMPDIR", tmp.to_str())],
+    );
+    assert_eq!(out.code, 0, "fit_csv.tsr failed:\n{}", out.stderr);
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    let json = std::fs::read_to_string(tmp.join("fit_csv.json")).unwrap_or_default();
+    assert!(
+        json.contains("\"coef\": [89.929363, -6.073017, 0.168978]"),
+        "{json}"
+    );
+    insta::assert_snapshot!(out.stdout);
+}
+
 /// Every example is covered by a test above.
 #[test]
 fn all_examples_have_a_test() {

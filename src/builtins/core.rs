@@ -24,8 +24,7 @@ pub const BUILTINS: &[Builtin] = &[
         ) {
             let overrides = [precision, threshold, edgeitems, linewidth];
             let opts = with_options(ctx.print, overrides, suppress);
-            let text: Vec<String> = values.0.iter().map(|v| v.value.display(&opts)).collect();
-            let line = format!("{}{end}", text.join(&sep));
+            let line = print_line(&values, &opts, &sep, &end);
             ctx.out
                 .write_all(line.as_bytes())
                 .map_err(|e| a.err(format!("print: cannot write output: {e}")))?;
@@ -93,6 +92,13 @@ pub const BUILTINS: &[Builtin] = &[
         }
     },
 ];
+
+/// What `print` writes for `values`: each as `print` shows it, joined by `sep`,
+/// then `end`.
+pub(super) fn print_line(values: &Rest, opts: &PrintOptions, sep: &str, end: &str) -> String {
+    let text: Vec<String> = values.0.iter().map(|v| v.value.display(opts)).collect();
+    format!("{}{end}", text.join(sep))
+}
 
 /// `base` with the given overrides of precision, threshold, edgeitems,
 /// linewidth and suppress.

@@ -6,11 +6,13 @@
 mod conv;
 mod core;
 mod create;
+mod files;
 pub mod gguf_meta;
 mod info;
 pub(crate) mod inplace;
 pub mod inspect;
 mod io;
+mod json;
 mod linalg;
 mod math;
 mod model;
@@ -18,11 +20,13 @@ mod nn;
 #[cfg(test)]
 mod panic_probe;
 mod plot;
+mod process;
 mod quant;
 mod random;
 mod reduce;
 mod shape;
 mod testing;
+mod text;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -38,6 +42,10 @@ const DOMAINS: &[&[Builtin]] = &[
     reduce::BUILTINS,
     linalg::BUILTINS,
     io::BUILTINS,
+    files::BUILTINS,
+    text::BUILTINS,
+    json::BUILTINS,
+    process::BUILTINS,
     testing::BUILTINS,
     nn::BUILTINS,
     conv::BUILTINS,

@@ -171,8 +171,12 @@ impl Interp {
                     script_args: &self.script_args,
                     rng: &mut self.rng,
                     figure: &mut self.figure,
+                    exit: &mut self.exit_request,
                 };
                 let value = builtins::call(b, &mut ctx, args)?;
+                if let Some(code) = self.exit_request.take() {
+                    return Err(Flow::Exit(code, callee_span));
+                }
                 // A kernel interrupted half-way returns an unfinished result: drop it.
                 self.check_stop(callee_span)?;
                 Ok(value)

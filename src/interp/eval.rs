@@ -23,6 +23,8 @@ pub enum Flow {
     Break(Span),
     Continue(Span),
     Return(Value, Span),
+    /// `exit(code)`: ends the program; nothing catches it.
+    Exit(u8, Span),
 }
 
 impl From<Diagnostic> for Flow {
@@ -39,6 +41,10 @@ impl Flow {
             Flow::Break(s) => Diagnostic::new(s, "`break` outside of a loop"),
             Flow::Continue(s) => Diagnostic::new(s, "`continue` outside of a loop"),
             Flow::Return(_, s) => Diagnostic::new(s, "`return` outside of a function"),
+            Flow::Exit(code, s) => Diagnostic::new(
+                s,
+                format!("exit({code}) cannot end the program while a module is being imported"),
+            ),
         }
     }
 }

@@ -67,6 +67,10 @@ pub struct Interp {
     deadline: Option<(Instant, Duration)>,
     /// Expressions left to evaluate before the next [`Interp::checkpoint`].
     countdown: u64,
+    /// Set by the `exit` builtin during a call, taken right after it.
+    exit_request: Option<u8>,
+    /// The code the program ended with by `exit(code)`.
+    exit_code: Option<u8>,
 }
 
 impl Interp {
@@ -89,7 +93,16 @@ impl Interp {
             steps_left: None,
             deadline: None,
             countdown: 0,
+            exit_request: None,
+            exit_code: None,
         }
+    }
+
+    /// The code of the `exit(code)` that ended the last run, if one did. A run
+    /// that exits returns `Ok(none)`; the caller ends the program (or the REPL)
+    /// with this code.
+    pub fn exit_code(&self) -> Option<u8> {
+        self.exit_code
     }
 
     /// Limits the session to evaluating `steps` more expressions (each expression
@@ -144,6 +157,10 @@ impl Interp {
         }));
         let _ = self.out.flush();
         match run {
+            Ok(Err(Flow::Exit(code, _))) => {
+                self.exit_code = Some(code);
+                Ok(Value::None)
+            }
             Ok(result) => result.map_err(|f| vec![f.into_diagnostic()]),
             Err(payload) => {
                 // The panic skipped the code that unwinds these on the way out.

@@ -108,10 +108,14 @@ pub fn run() -> u8 {
                         Err(diags) => eprint!("{}", interp.render(&diags, color)),
                     }
                 }
+                history.save(&mut editor);
+                // `exit(code)` leaves the REPL with that code.
+                if let Some(code) = interp.exit_code() {
+                    return code;
+                }
                 if let Some(helper) = editor.helper_mut() {
                     helper.names = Names::of(&interp);
                 }
-                history.save(&mut editor);
             }
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,

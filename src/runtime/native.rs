@@ -19,6 +19,8 @@ pub struct Ctx<'a> {
     pub rng: &'a mut RandomState,
     /// The session's last figure (plot, hist, imshow), for savefig.
     pub figure: &'a mut Option<crate::plot::Figure>,
+    /// Set by `exit(code)`: the interpreter ends the program after the call.
+    pub exit: &'a mut Option<u8>,
 }
 
 pub type BuiltinFn = fn(&mut Ctx, Bound) -> Result<Value, Diagnostic>;

@@ -182,6 +182,11 @@ impl Dict {
         self.entries.get(key)
     }
 
+    /// The entries in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Key, &Value)> {
+        self.entries.iter()
+    }
+
     /// Sets `key`'s value: a new key goes last, an existing one keeps its place.
     pub fn insert(&mut self, key: Key, value: Value) {
         self.entries.insert(key, value);

@@ -210,6 +210,12 @@ fn judge(path: &Path, name: &str, text: &str, opts: &Options) -> (Verdict, Strin
             interp.render(&diags, false),
         );
     }
+    if let Some(code @ 1..) = interp.exit_code() {
+        return (
+            Verdict::Fail(format!("the script called exit({code})")),
+            String::new(),
+        );
+    }
     let actual = output.text();
     let snap_file = snap_path(path);
     let proposal = new_snap_path(path);

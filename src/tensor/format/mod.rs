@@ -9,11 +9,11 @@ mod float;
 use half::{bf16, f16};
 
 use self::array::Axis;
-use self::float::{scalar_str, FloatFormat, PrintFloat};
+use self::float::{FloatFormat, PrintFloat};
 use super::dtype::{DType, Elem};
 use super::tensor::Tensor;
 
-pub use self::float::format_float_repr;
+pub use self::float::{format_float_repr, scalar_str};
 
 /// NumPy's print options (`np.set_printoptions`); the defaults are NumPy's.
 #[derive(Clone, Debug, PartialEq, Eq)]
