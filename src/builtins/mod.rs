@@ -4,6 +4,7 @@
 //! functions convert Values to tensor calls and never touch storage.
 
 mod conv;
+mod convert;
 mod core;
 mod create;
 pub mod gguf_meta;
@@ -21,6 +22,7 @@ mod plot;
 mod quant;
 mod random;
 mod reduce;
+mod scalar_math;
 mod shape;
 mod testing;
 
@@ -32,6 +34,7 @@ use crate::runtime::{Bound, Builtin, CallArgs, Ctx, Value};
 
 const DOMAINS: &[&[Builtin]] = &[
     core::BUILTINS,
+    convert::BUILTINS,
     create::BUILTINS,
     shape::BUILTINS,
     math::BUILTINS,

@@ -5,6 +5,7 @@ mod attr;
 mod binary;
 mod bind;
 mod call;
+mod compare;
 mod compound;
 pub(crate) mod eval;
 mod format_spec;
@@ -14,6 +15,7 @@ mod loops;
 pub(crate) mod modules;
 mod names;
 pub mod output;
+mod typed_literal;
 
 use std::collections::HashMap;
 use std::io::Write;
