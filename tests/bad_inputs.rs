@@ -566,6 +566,46 @@ fn nan_where_a_number_cannot_be_nan() {
     run_cases(NAN_WHERE_A_NUMBER_CANNOT_BE_NAN);
 }
 
+// ---- conversions and comparison chains (issue #18) ---------------------------------
+
+#[rustfmt::skip]
+const CONVERSIONS_AND_CHAINS: &[Case] = &[
+    ("int of a word", "int(\"x\")", "int: cannot read \"x\" as an int"),
+    ("int of empty", "int(\"\")", "int: cannot read \"\" as an int"),
+    ("int of a fraction", "int(\"2.5\")", "cannot read \"2.5\" as an int"),
+    ("int of a lone sign", "int(\"-\")", "cannot read \"-\" as an int"),
+    ("int with a bad separator", "int(\"1__000\")", "cannot read \"1__000\" as an int"),
+    ("int of a huge string", "int(\"99999999999999999999999\")", "does not fit in an int (64-bit)"),
+    ("int of nan", "int(nan)", "cannot convert nan to an int"),
+    ("int of inf", "int(inf)", "inf does not fit in an int"),
+    ("int of a huge float", "int(1e300)", "does not fit in an int (64-bit)"),
+    ("int of a tuple", "int((1, 2))", "int: cannot convert tuple"),
+    ("int of none", "int(none)", "int needs a value for `x`"),
+    ("int of many elements", "int([1, 2])", "int: the tensor has shape [2] (2 elements)"),
+    ("float of empty", "float(\"\")", "float: cannot read \"\" as a float"),
+    ("float of a word", "float(\"abc\")", "float: cannot read \"abc\" as a float"),
+    ("float of hex", "float(\"0x10\")", "cannot read \"0x10\" as a float"),
+    ("float of a long word", "float(\"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz\")", "cannot read \"abcdefghijklmnopqrstuvwxyzabcdefghijklmn…\" as a float"),
+    ("float of an empty tensor", "float(zeros([0]))", "float: the tensor has shape [0] (0 elements)"),
+    ("float of a dict", "float({})", "float: cannot convert dict"),
+    ("bool of many elements", "bool(ones([2, 3]))", "bool: the tensor has shape [2, 3] (6 elements)"),
+    ("item of many elements", "arange(3).item()", "item: the tensor has shape [3] (3 elements)"),
+    ("item of a string", "item(\"a\")", "item: string has no item"),
+    ("tolist of a string", "\"ab\".tolist()", "tolist: string is not a tensor"),
+    ("astype without dtype", "[1].astype()", "astype is missing the argument `dtype`"),
+    ("astype to a word", "[1].astype(\"x\")", "dtype"),
+    ("int overflow in abs", "abs(-9223372036854775807 - 1)", "integer overflow in abs"),
+    ("int overflow in square", "square(4000000000)", "integer overflow in square"),
+    ("chain with mismatched shapes", "[1, 2] < 3 < [1, 2, 3]", "broadcast"),
+    ("chain with a bad link", "1 < \"a\" < 3", "`<` is not defined for int and string"),
+    ("chain of a tensor in if", "if 0 < [1, 2] < 3 { 1 }", "ambiguous"),
+];
+
+#[test]
+fn conversions_and_chains() {
+    run_cases(CONVERSIONS_AND_CHAINS);
+}
+
 // ---- recursion and nesting ---------------------------------------------------------
 
 #[rustfmt::skip]

@@ -4,17 +4,20 @@ use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
 use crate::ops;
 use crate::runtime::value::Value;
-use crate::runtime::{builtin, Arg, FromArg, Shape};
+use crate::runtime::{builtin, Arg, FromArg, Shape, TensorLike};
 use crate::tensor::{DType, Scalar, Tensor};
 
 pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "tensor",
-        doc: "A tensor from a literal, number or tensor, converted to dtype when given (a copy).",
-        fn(_, _a; data: Tensor, dtype: Option<DType> = none) {
+        doc: "A tensor from a literal, number or tensor, converted to dtype when given (a copy); with a dtype, a float number and the numbers of a `[...]` literal written here convert from their f64 value.",
+        fn(_, _a; data: TensorLike, dtype: Option<DType> = none) {
             let t = match dtype {
-                Some(d) if d != data.dtype() => data.to_dtype(d),
-                _ => data.contiguous(),
+                Some(d) => {
+                    let data = data.exact();
+                    if d == data.dtype() { data.contiguous() } else { data.to_dtype(d) }
+                }
+                None => data.default().contiguous(),
             };
             Ok(Value::from(t))
         }

@@ -1,20 +1,22 @@
 //! Elementwise math builtins.
 
+use super::scalar_math as scalar;
 use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
 use crate::ops::{self, BinaryOp, Operand, UnaryOp};
+use crate::runtime::arith;
 use crate::runtime::builtin;
 use crate::runtime::value::Value;
-use crate::tensor::Tensor;
+use crate::syntax::ast::BinOp;
 
 /// A builtin `NAME(x)` for a unary op, named by the op.
 macro_rules! unary_builtin {
     ($op:ident, $doc:literal) => {
         builtin! {
             name: UnaryOp::$op.name(),
-            doc: $doc,
-            fn(_, a; x: Tensor) {
-                unary(&a, UnaryOp::$op, &x)
+            doc: concat!($doc, " Of a number, a number (a float computed in f64)."),
+            fn(_, a; x: Operand) {
+                unary(&a, UnaryOp::$op, x)
             }
         }
     };
@@ -107,20 +109,22 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "round",
         doc: "Rounds half to even at `decimals` digits (negative: tens, hundreds, ...), as numpy.round; integer dtypes are kept.",
-        fn(_, a; x: Tensor, decimals: i64 = 0) {
+        fn(_, a; x: Operand, decimals: i64 = 0) {
             let decimals = i32::try_from(decimals).map_err(|_| {
                 a.arg_err("decimals", format!("`decimals` is out of range: {decimals}"))
             })?;
-            unary(&a, UnaryOp::Round(decimals), &x)
+            unary(&a, UnaryOp::Round(decimals), x)
         }
     },
     builtin! {
         name: "clip",
         doc: "x limited to [min, max] (either may be none; max wins where min > max); the bounds broadcast and promote like maximum.",
-        fn(_, a; x: Tensor, min|a_min: Option<Operand> = none, max|a_max: Option<Operand> = none) {
-            ops::binary::clip(&x, min, max)
-                .map(Value::from)
-                .map_err(|e| a.tensor_err(e))
+        fn(_, a; x: Operand, min|a_min: Option<Operand> = none, max|a_max: Option<Operand> = none) {
+            let result = match x {
+                Operand::Tensor(x) => ops::binary::clip(x, min, max).map(Value::from),
+                Operand::Scalar(s) => ops::binary::clip(&s.to_tensor(), min, max).map(|t| scalar::item(&t)),
+            };
+            result.map_err(|e| a.tensor_err(e))
         }
     },
     unary_builtin!(IsNan, "True where x is NaN (a bool tensor)."),
@@ -162,7 +166,12 @@ pub const BUILTINS: &[Builtin] = &[
         name: "pow",
         doc: "x to the power y with broadcasting, as `x ** y` (integers to negative integer powers are an error).",
         fn(_, a; x: Operand, y: Operand) {
-            binary(&a, BinaryOp::Pow, x, y)
+            match (x, y) {
+                (Operand::Scalar(x), Operand::Scalar(y)) => {
+                    arith::scalar_binary(BinOp::Pow, x, y).map_err(|m| a.err(m))
+                }
+                _ => binary(&a, BinaryOp::Pow, x, y),
+            }
         }
     },
 ];
@@ -174,16 +183,22 @@ pub(super) fn inplace_op(method: &str) -> Option<UnaryOp> {
     method.strip_suffix('_').and_then(UnaryOp::from_name)
 }
 
-fn unary(a: &Bound, op: UnaryOp, x: &Tensor) -> Result<Value, Diagnostic> {
-    ops::unary(op, x)
-        .map(Value::from)
-        .map_err(|e| a.tensor_err(e))
+/// `op(x)`: a tensor for a tensor, a scalar for a scalar.
+fn unary(a: &Bound, op: UnaryOp, x: Operand) -> Result<Value, Diagnostic> {
+    match x {
+        Operand::Tensor(t) => ops::unary(op, t).map(Value::from),
+        Operand::Scalar(s) => scalar::unary(op, s),
+    }
+    .map_err(|e| a.tensor_err(e))
 }
 
+/// `op(l, r)` with broadcasting: a scalar when both are scalars.
 fn binary(a: &Bound, op: BinaryOp, l: Operand, r: Operand) -> Result<Value, Diagnostic> {
-    ops::binary(op, l, r)
-        .map(Value::from)
-        .map_err(|e| a.tensor_err(e))
+    match (l, r) {
+        (Operand::Scalar(l), Operand::Scalar(r)) => scalar::binary(op, l, r),
+        _ => ops::binary(op, l, r).map(Value::from),
+    }
+    .map_err(|e| a.tensor_err(e))
 }
 
 #[cfg(test)]

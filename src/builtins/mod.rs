@@ -4,6 +4,7 @@
 //! functions convert Values to tensor calls and never touch storage.
 
 mod conv;
+mod convert;
 mod core;
 mod create;
 mod files;
@@ -24,6 +25,7 @@ mod process;
 mod quant;
 mod random;
 mod reduce;
+mod scalar_math;
 mod shape;
 mod testing;
 mod text;
@@ -36,6 +38,7 @@ use crate::runtime::{Bound, Builtin, CallArgs, Ctx, Value};
 
 const DOMAINS: &[&[Builtin]] = &[
     core::BUILTINS,
+    convert::BUILTINS,
     create::BUILTINS,
     shape::BUILTINS,
     math::BUILTINS,

@@ -9,7 +9,7 @@ use crate::ops::index::{argwhere, nonzero};
 use crate::ops::shape::{self as ops, Sections};
 use crate::ops::Operand;
 use crate::runtime::value::Value;
-use crate::runtime::{builtin, Arg, Axes, FromArg, Rest, Shape};
+use crate::runtime::{builtin, Arg, Axes, FromArg, Rest, Shape, TensorLike};
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Scalar, Tensor, TensorError};
 
@@ -95,9 +95,15 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "to",
         doc: "x converted to dtype (`x.to(f32)`); integers wrap and floats truncate like NumPy's astype.",
-        fn(_, a; x: Tensor, dtype: Option<DType>) {
-            let dtype = dtype.ok_or_else(|| a.err("to() needs a dtype, e.g. x.to(f32)"))?;
-            Ok(Value::from(x.to_dtype(dtype)))
+        fn(_, a; x: TensorLike, dtype: Option<DType>) {
+            to_dtype(&a, "to", x, dtype)
+        }
+    },
+    builtin! {
+        name: "astype",
+        doc: "x converted to dtype, as NumPy's `x.astype(dtype)`: the same as `x.to(dtype)`.",
+        fn(_, a; x: TensorLike, dtype: Option<DType>) {
+            to_dtype(&a, "astype", x, dtype)
         }
     },
     builtin! {
@@ -276,4 +282,16 @@ fn fill(a: &Bound, mut x: Tensor, v: &Value) -> Result<Value, Diagnostic> {
     })?;
     or_diag(a, ops::fill_inplace(&mut x, value))?;
     Ok(Value::from(x))
+}
+
+/// `x.to(dtype)` and `x.astype(dtype)`; a float number converts from its f64 value.
+fn to_dtype(
+    a: &Bound,
+    name: &str,
+    x: TensorLike,
+    dtype: Option<DType>,
+) -> Result<Value, Diagnostic> {
+    let dtype =
+        dtype.ok_or_else(|| a.err(format!("{name}() needs a dtype, e.g. x.{name}(f32)")))?;
+    Ok(Value::from(x.exact().to_dtype(dtype)))
 }

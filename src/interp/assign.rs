@@ -191,7 +191,8 @@ impl Interp {
         op: Option<BinOp>,
         at: OperandSpans,
     ) -> Result<(), Diagnostic> {
-        let src = new.to_tensor().ok_or_else(|| {
+        // A float scalar converts once, from its f64 value, to the tensor's dtype.
+        let src = new.to_tensor_exact().ok_or_else(|| {
             Diagnostic::new(
                 at.rhs,
                 format!("cannot store {} in a tensor", new.describe()),

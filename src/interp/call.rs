@@ -8,6 +8,7 @@ use crate::runtime::value::{Body, Closure, Params, Value};
 use crate::runtime::{ArgVal, CallArgs, Ctx, Scope};
 use crate::span::Span;
 use crate::syntax::ast::{Arg, Expr, ExprKind, Ident, Param};
+use crate::tensor::DType;
 
 use super::eval::{Eval, Flow, MAX_CALL_DEPTH};
 use super::Interp;
@@ -105,7 +106,7 @@ impl Interp {
             return self.call_value(&f, call, callee.span);
         }
         let f = self.eval(callee, scope)?;
-        let call = self.eval_args(args, span, scope)?;
+        let call = self.call_args(&f, args, span, scope)?;
         self.call_value(&f, call, callee.span)
     }
 
@@ -182,9 +183,14 @@ impl Interp {
                 Ok(value)
             }
             Value::Func(c) => self.call_closure(c, args),
+            // `bool(x)` is Python's truth value, a builtin.
+            Value::DType(DType::Bool) => match builtins::lookup("bool") {
+                Some(b) => self.call_value(&Value::Builtin(b), args, callee_span),
+                None => Err(Diagnostic::new(callee_span, "internal: no builtin `bool`").into()),
+            },
             Value::DType(d) if args.positional.len() == 1 && args.keyword.is_empty() => {
                 let a = &args.positional[0];
-                let t = a.value.to_tensor().ok_or_else(|| {
+                let t = a.value.to_tensor_exact().ok_or_else(|| {
                     Diagnostic::new(
                         a.span,
                         format!("cannot convert {} to {d}", a.value.describe()),

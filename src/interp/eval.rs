@@ -8,7 +8,7 @@ use crate::span::Span;
 use crate::syntax::ast::{BinOp, Block, Expr, ExprKind, FStrPart, Frame, Param};
 
 use super::format_spec::format_value;
-use super::literal;
+use super::literal::{self, Floats};
 use super::Interp;
 use crate::runtime::arith::{self, OperandSpans};
 use crate::runtime::tensor_diag;
@@ -122,6 +122,7 @@ impl Interp {
                 arith::unary(*op, &v, e.span)?
             }
             ExprKind::Binary { op, lhs, rhs } => self.binary_expr(*op, lhs, rhs, e.span, scope)?,
+            ExprKind::Compare { first, rest } => self.compare_chain(first, rest, scope)?,
             ExprKind::Call { callee, args } => self.call(callee, args, e.span, scope)?,
             ExprKind::Attr { target, name } => {
                 let v = self.eval(target, scope)?;
@@ -215,7 +216,7 @@ impl Interp {
         for it in items {
             vals.push((self.eval(it, scope)?, it.span));
         }
-        Ok(Value::from(literal::build(vals, span)?))
+        Ok(Value::from(literal::build(vals, span, Floats::Default)?))
     }
 
     fn tuple(&mut self, items: &[Expr], scope: &Rc<Scope>) -> Eval {

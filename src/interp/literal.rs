@@ -1,5 +1,6 @@
 //! Tensor literals: `[1, 2, 3]` → i64, any float → f32, all bools → bool; nested
-//! lists stack along a new first axis and must not be ragged.
+//! lists stack along a new first axis and must not be ragged. A literal built
+//! [`Floats::Wide`] (the data of `tensor([...], dtype=...)`) keeps its floats as f64.
 
 use crate::diag::Diagnostic;
 use crate::span::Span;
@@ -7,13 +8,22 @@ use crate::tensor::{DType, Tensor};
 
 use crate::runtime::value::Value;
 
-pub fn build(items: Vec<(Value, Span)>, span: Span) -> Result<Tensor, Diagnostic> {
+/// The dtype of a literal's float numbers.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Floats {
+    /// f32, the default float.
+    Default,
+    /// f64: every bit of the numbers, for a literal converted next to a named dtype.
+    Wide,
+}
+
+pub fn build(items: Vec<(Value, Span)>, span: Span, floats: Floats) -> Result<Tensor, Diagnostic> {
     let tensor_err = |e: crate::tensor::TensorError| Diagnostic::new(span, e.to_string());
     if items.is_empty() {
         return Tensor::from_vec(Vec::<f32>::new(), &[0]).map_err(tensor_err);
     }
     if items.iter().all(|(v, _)| v.as_scalar().is_some()) {
-        return scalars(&items).map_err(tensor_err);
+        return scalars(&items, floats).map_err(tensor_err);
     }
     // Rows: every element a tensor (or a scalar next to 0-d tensors) of one shape.
     let mut parts = Vec::with_capacity(items.len());
@@ -21,7 +31,8 @@ pub fn build(items: Vec<(Value, Span)>, span: Span) -> Result<Tensor, Diagnostic
     for (v, s) in &items {
         let t = match v {
             Value::Tensor(t) => (**t).clone(),
-            other => other.to_tensor().ok_or_else(|| {
+            // Weak: converted once, from its own value, to the rows' dtype.
+            other => other.to_tensor_exact().ok_or_else(|| {
                 Diagnostic::new(
                     *s,
                     format!("a tensor literal cannot hold {}", other.describe()),
@@ -72,12 +83,14 @@ pub fn build(items: Vec<(Value, Span)>, span: Span) -> Result<Tensor, Diagnostic
     })
 }
 
-fn scalars(items: &[(Value, Span)]) -> crate::tensor::Result<Tensor> {
+fn scalars(items: &[(Value, Span)], floats: Floats) -> crate::tensor::Result<Tensor> {
     let n = items.len();
     let any_float = items.iter().any(|(v, _)| matches!(v, Value::Float(_)));
     let all_bool = items.iter().all(|(v, _)| matches!(v, Value::Bool(_)));
     let values = items.iter().filter_map(|(v, _)| v.as_scalar());
-    if any_float {
+    if any_float && floats == Floats::Wide {
+        Tensor::from_vec(values.map(|s| s.to_f64()).collect(), &[n])
+    } else if any_float {
         Tensor::from_vec(values.map(|s| s.to_f64() as f32).collect(), &[n])
     } else if all_bool {
         Tensor::from_vec(values.map(|s| s.to_i64() != 0).collect(), &[n])

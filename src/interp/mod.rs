@@ -5,6 +5,7 @@ mod attr;
 mod binary;
 mod bind;
 mod call;
+mod compare;
 mod compound;
 pub(crate) mod eval;
 mod format_spec;
@@ -16,6 +17,7 @@ pub(crate) mod modules;
 mod names;
 mod nesting;
 pub mod output;
+mod typed_literal;
 
 use std::collections::HashMap;
 use std::io::Write;

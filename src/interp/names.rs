@@ -25,11 +25,12 @@ impl Interp {
             return Ok(v);
         }
         let name = &*var.name;
-        if let Some(b) = builtins::lookup(name) {
-            return Ok(Value::Builtin(b));
-        }
+        // Dtypes first: `bool` is the dtype, and calling it is the builtin `bool(x)`.
         if let Some(d) = crate::tensor::DType::from_name(name) {
             return Ok(Value::DType(d));
+        }
+        if let Some(b) = builtins::lookup(name) {
+            return Ok(Value::Builtin(b));
         }
         if let Some((_, c)) = CONSTANTS.iter().find(|(n, _)| *n == name) {
             return Ok(Value::Float(*c));

@@ -65,6 +65,41 @@ impl<'a> FromArg<'a> for Tensor {
     }
 }
 
+/// A tensor or a number: [`exact`](TensorLike::exact) keeps a float scalar's 53
+/// bits (for a value converted next to a dtype the caller names),
+/// [`default`](TensorLike::default) makes it f32 as a literal would.
+pub struct TensorLike {
+    exact: Tensor,
+    float_scalar: bool,
+}
+
+impl TensorLike {
+    pub fn exact(self) -> Tensor {
+        self.exact
+    }
+
+    pub fn default(self) -> Tensor {
+        if self.float_scalar {
+            self.exact.to_dtype(DType::DEFAULT_FLOAT)
+        } else {
+            self.exact
+        }
+    }
+}
+
+impl<'a> FromArg<'a> for TensorLike {
+    fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
+        let v = arg.value()?;
+        let exact = v
+            .to_tensor_exact()
+            .ok_or_else(|| arg.type_err("a tensor or number", v))?;
+        Ok(TensorLike {
+            exact,
+            float_scalar: matches!(v, Value::Float(_)),
+        })
+    }
+}
+
 /// A tensor, or a number kept weak (`maximum(x, 0)` keeps x's dtype).
 impl<'a> FromArg<'a> for Operand<'a> {
     fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {

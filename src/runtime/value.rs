@@ -11,7 +11,7 @@ use crate::quant::QTensor;
 use crate::syntax::ast::{Block, Expr, Frame};
 use crate::tensor::format::{format_float_repr, format_tensor, PrintOptions};
 use crate::tensor::shape::shape_str;
-use crate::tensor::{budget, DType, Scalar, Tensor, TensorError};
+use crate::tensor::{budget, Category, DType, Scalar, Tensor, TensorError};
 
 use super::scope::Scope;
 
@@ -340,6 +340,29 @@ impl Value {
             Value::Bool(b) => Some(Tensor::scalar(*b)),
             _ => None,
         }
+    }
+
+    /// The value as a tensor whose one element keeps a scalar exactly: a float
+    /// scalar becomes a 0-d f64 tensor (ints i64, bools bool), for a value that is
+    /// then converted once to a known dtype (`a[0] = pi`, `f64(x)`, `x.to(f64)`).
+    pub fn to_tensor_exact(&self) -> Option<Tensor> {
+        match self {
+            Value::Tensor(t) => Some((**t).clone()),
+            other => other.as_scalar().map(Scalar::to_tensor),
+        }
+    }
+
+    /// The element of a one-element tensor as a scalar of its dtype's kind: a
+    /// float (f64, exact for every float dtype), an int or a bool.
+    pub fn from_item(t: &Tensor) -> Option<Value> {
+        if t.numel() != 1 {
+            return None;
+        }
+        Some(match t.dtype().category() {
+            Category::Bool => Value::Bool(t.item_i64()? != 0),
+            Category::Int => Value::Int(t.item_i64()?),
+            Category::Float => Value::Float(t.item_f64()?),
+        })
     }
 
     /// Truth value for `if`, `while`, `and`, `or`, `not`; a tensor must have one element.

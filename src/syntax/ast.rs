@@ -215,6 +215,13 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// `a < b <= c`: two or more comparisons chained as in Python, meaning
+    /// `a < b and b <= c` with `b` evaluated once (elementwise `&` for tensors). A
+    /// single comparison is a `Binary`.
+    Compare {
+        first: Box<Expr>,
+        rest: Vec<(BinOp, Expr)>,
+    },
     /// `f(args)`; when `callee` is an `Attr`, this is the method form `x.f(args)`.
     Call {
         callee: Box<Expr>,

@@ -176,6 +176,10 @@ impl Resolver {
                 self.expr(lhs);
                 self.expr(rhs);
             }
+            ExprKind::Compare { first, rest } => {
+                self.expr(first);
+                rest.iter_mut().for_each(|(_, e)| self.expr(e));
+            }
             ExprKind::Call { callee, args } => {
                 self.expr(callee);
                 for a in args {

@@ -2,6 +2,7 @@
 //! it takes the tensor's dtype unless its category is higher (NEP 50 / PyTorch rule).
 
 use super::dtype::Category;
+use super::Tensor;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scalar {
@@ -16,6 +17,16 @@ impl Scalar {
             Scalar::Bool(_) => Category::Bool,
             Scalar::Int(_) => Category::Int,
             Scalar::Float(_) => Category::Float,
+        }
+    }
+
+    /// A 0-d tensor of the scalar's own type: bool, i64 or f64 (a float keeps all
+    /// its bits).
+    pub fn to_tensor(self) -> Tensor {
+        match self {
+            Scalar::Bool(b) => Tensor::scalar(b),
+            Scalar::Int(i) => Tensor::scalar(i),
+            Scalar::Float(f) => Tensor::scalar(f),
         }
     }
 

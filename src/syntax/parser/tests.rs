@@ -86,6 +86,13 @@ fn show(e: &Expr) -> String {
         ExprKind::Binary { op, lhs, rhs } => {
             format!("({} {} {})", op.symbol(), show(lhs), show(rhs))
         }
+        ExprKind::Compare { first, rest } => {
+            let links: Vec<String> = rest
+                .iter()
+                .map(|(op, e)| format!("{} {}", op.symbol(), show(e)))
+                .collect();
+            format!("(chain {} {})", show(first), links.join(" "))
+        }
         ExprKind::Call { callee, args } => {
             let args: Vec<String> = args.iter().map(show_arg).collect();
             format!("(call {} {})", show(callee), args.join(" ")).replace(" )", ")")
@@ -207,8 +214,10 @@ fn precedence_and_associativity() {
         ("a | b ^ c & d", "(| a (^ b (& c d)))"),
         ("a & b == c", "(== (& a b) c)"),
         ("a + b == c * d", "(== (+ a b) (* c d))"),
-        ("a < b <= c", "(<= (< a b) c)"),
-        ("a != b > c >= d", "(>= (> (!= a b) c) d)"),
+        ("a < b <= c", "(chain a < b <= c)"),
+        ("a != b > c >= d", "(chain a != b > c >= d)"),
+        ("(a < b) < c", "(< (< a b) c)"),
+        ("a < b == c + 1", "(chain a < b == (+ c 1))"),
         ("not a == b", "(not (== a b))"),
         ("not not x", "(not (not x))"),
         ("a and not b", "(and a (not b))"),

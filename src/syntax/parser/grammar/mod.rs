@@ -82,6 +82,8 @@ enum Step {
 enum Level {
     /// Left-associative binary operators.
     Infix(&'static [(Token<'static>, BinOp)]),
+    /// Comparisons: two or more in a row make one chain (`a < b < c`).
+    Chain(&'static [(Token<'static>, BinOp)]),
     /// Prefix operators (they may repeat: `not not x`).
     Prefix(&'static [(Token<'static>, UnOp)]),
 }
@@ -94,7 +96,7 @@ const PRECEDENCE: [Level; 9] = [
     Level::Infix(&[(Token::Or, BinOp::Or)]),
     Level::Infix(&[(Token::And, BinOp::And)]),
     Level::Prefix(&[(Token::Not, UnOp::Not)]),
-    Level::Infix(&[
+    Level::Chain(&[
         (Token::EqEq, BinOp::Eq),
         (Token::NotEq, BinOp::Ne),
         (Token::Lt, BinOp::Lt),
@@ -285,6 +287,24 @@ fn binary(lhs: Expr, op: BinOp, rhs: Expr) -> Expr {
             op,
             lhs: Box::new(lhs),
             rhs: Box::new(rhs),
+        },
+    }
+}
+
+/// `first op1 e1 op2 e2 ...`: one comparison is a `Binary`, more a `Compare` chain.
+fn comparison(first: Expr, mut rest: Vec<(BinOp, Expr)>) -> Expr {
+    if rest.len() == 1 {
+        if let Some((op, rhs)) = rest.pop() {
+            return binary(first, op, rhs);
+        }
+    }
+    Expr {
+        span: rest
+            .last()
+            .map_or(first.span, |(_, e)| first.span.to(e.span)),
+        kind: ExprKind::Compare {
+            first: Box::new(first),
+            rest,
         },
     }
 }

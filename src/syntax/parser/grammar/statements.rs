@@ -112,7 +112,8 @@ impl Grammar {
         let mut level: Rule<'tok, 'src, I, Expr> = unary.clone().boxed();
         for lvl in PRECEDENCE.iter().rev() {
             level = match lvl {
-                Level::Infix(ops) => {
+                Level::Infix(ops) | Level::Chain(ops) => {
+                    let chain = matches!(lvl, Level::Chain(_));
                     let op = choice(
                         ops.iter()
                             .map(|(t, op)| just(tok(t)).to(*op))
@@ -121,8 +122,11 @@ impl Grammar {
                     .labelled("operator");
                     let link = enter(Step::Link).ignore_then(op.then(level.clone()));
                     checked(level.then(link.repeated().collect::<Vec<_>>()).map_with(
-                        |(first, rest), e| {
+                        move |(first, rest), e| {
                             leave(&mut e.state().depth, Step::Link, rest.len());
+                            if chain && !rest.is_empty() {
+                                return comparison(first, rest);
+                            }
                             rest.into_iter()
                                 .fold(first, |lhs, (op, rhs)| binary(lhs, op, rhs))
                         },
