@@ -23,6 +23,94 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     /// Extra lines after the snippet: hints, the expected form, ...
     pub notes: Vec<String>,
+    pub kind: ErrorKind,
+    /// The call sites the error passed on its way out of user functions,
+    /// innermost first (boxed: most errors have none, and every result carries
+    /// the size of an error).
+    calls: Option<Box<[Span]>>,
+}
+
+/// What went wrong, as `e.kind` names it in a `catch` block; the last few are
+/// never caught (the run must stop).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// `error(msg)`, and any error without a more specific kind.
+    #[default]
+    Error,
+    /// An undefined name.
+    Name,
+    /// A value of the wrong kind (a string where a tensor goes, ...).
+    Type,
+    /// A value of the right kind that is wrong (`int("x")`, a bad option).
+    Value,
+    /// An index outside its dimension or sequence.
+    Index,
+    /// A dict key that is not there.
+    Key,
+    /// Shapes that do not fit together.
+    Shape,
+    /// A file that cannot be read or written, or is malformed.
+    File,
+    /// Too deep a recursion.
+    Recursion,
+    /// Ctrl-C.
+    Interrupt,
+    /// `--timeout` passed.
+    Timeout,
+    /// The memory limit (`--max-memory`) or the session's step limit.
+    Limit,
+    /// A syntax error (of an imported file).
+    Syntax,
+}
+
+impl ErrorKind {
+    /// The short name `e.kind` gives.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Error => "error",
+            ErrorKind::Name => "name",
+            ErrorKind::Type => "type",
+            ErrorKind::Value => "value",
+            ErrorKind::Index => "index",
+            ErrorKind::Key => "key",
+            ErrorKind::Shape => "shape",
+            ErrorKind::File => "file",
+            ErrorKind::Recursion => "recursion",
+            ErrorKind::Interrupt => "interrupt",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Limit => "limit",
+            ErrorKind::Syntax => "syntax",
+        }
+    }
+
+    /// The kind of that name (`error(msg, kind)` re-raising a caught error).
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        const ALL: [ErrorKind; 13] = [
+            ErrorKind::Error,
+            ErrorKind::Name,
+            ErrorKind::Type,
+            ErrorKind::Value,
+            ErrorKind::Index,
+            ErrorKind::Key,
+            ErrorKind::Shape,
+            ErrorKind::File,
+            ErrorKind::Recursion,
+            ErrorKind::Interrupt,
+            ErrorKind::Timeout,
+            ErrorKind::Limit,
+            ErrorKind::Syntax,
+        ];
+        ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether `try` may catch an error of this kind: not Ctrl-C, a timeout, a
+    /// limit of the session or a syntax error, which stop the run.
+    pub fn catchable(self) -> bool {
+        !matches!(
+            self,
+            ErrorKind::Interrupt | ErrorKind::Timeout | ErrorKind::Limit | ErrorKind::Syntax
+        )
+    }
 }
 
 impl Diagnostic {
@@ -32,7 +120,27 @@ impl Diagnostic {
             span,
             labels: vec![],
             notes: vec![],
+            kind: ErrorKind::Error,
+            calls: None,
         }
+    }
+
+    /// Notes that the error passed the call at `site` on its way out.
+    pub fn add_call(&mut self, site: Span) {
+        // Copied on each call site: an error passes at most a few thousand.
+        let mut all = self.calls().to_vec();
+        all.push(site);
+        self.calls = Some(all.into_boxed_slice());
+    }
+
+    /// The call sites the error passed, innermost first.
+    pub fn calls(&self) -> &[Span] {
+        self.calls.as_deref().unwrap_or(&[])
+    }
+
+    pub fn with_kind(mut self, kind: ErrorKind) -> Diagnostic {
+        self.kind = kind;
+        self
     }
 
     pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
@@ -220,13 +328,87 @@ fn render_one(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
         .is_err()
     {
         let (line, col) = sources.line_col(d.span.src, d.span.start);
-        return format!(
+        let mut out = format!(
             "error: {} at {}:{line}:{col}\n",
             d.message,
             sources.name(d.span.src)
         );
+        render_calls(d.calls(), sources, color, &mut out);
+        return out;
     }
-    String::from_utf8_lossy(&buf).into_owned()
+    let mut out = String::from_utf8_lossy(&buf).into_owned();
+    render_calls(d.calls(), sources, color, &mut out);
+    out
+}
+
+/// The call sites shown for an error raised in nested calls: the innermost ones
+/// and the outermost; a deep recursion's middle is counted, not shown.
+const CALLS_SHOWN: usize = 8;
+
+/// Each call site an error passed on its way out, innermost first: its place
+/// (file:line:column) and the line with the call underlined. A call site repeated
+/// in a row (a recursion) is shown once with its count.
+fn render_calls(calls: &[Span], sources: &SourceMap, color: bool, out: &mut String) {
+    let mut groups: Vec<(Span, usize)> = Vec::new();
+    for &call in calls {
+        match groups.last_mut() {
+            Some((span, n)) if *span == call => *n += 1,
+            _ => groups.push((call, 1)),
+        }
+    }
+    let last = groups.len().saturating_sub(1);
+    for (i, &(call, times)) in groups.iter().enumerate() {
+        if i == CALLS_SHOWN && i < last {
+            let hidden: usize = groups[i..last].iter().map(|g| g.1).sum();
+            let _ = writeln!(out, "... {hidden} more calls ...");
+        }
+        if i >= CALLS_SHOWN && i < last {
+            continue;
+        }
+        render_call(call, times, sources, color, out);
+    }
+}
+
+/// One call site:
+/// ```text
+/// called from script.tsr:14:11
+///    │
+/// 14 │ fn f(x) { g(x) }
+///    │           ^^^^
+/// ```
+fn render_call(call: Span, times: usize, sources: &SourceMap, color: bool, out: &mut String) {
+    let text = sources.text(call.src);
+    let start = floor_char_boundary(text, call.start);
+    let end = floor_char_boundary(text, call.end.max(call.start));
+    let (line, col) = sources.line_col(call.src, start);
+    let line_start = text[..start].rfind('\n').map_or(0, |p| p + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |p| start + p);
+    let source_line = &text[line_start..line_end];
+    let width = text[start..end.min(line_end)].chars().count().max(1);
+    let (on, off) = if color {
+        ("\u{1b}[34m", "\u{1b}[0m")
+    } else {
+        ("", "")
+    };
+    let gutter = " ".repeat(line.to_string().len());
+    let repeated = if times > 1 {
+        format!(" ({times} times)")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "{on}called from{off} {}:{line}:{col}{repeated}",
+        sources.name(call.src)
+    );
+    let _ = writeln!(out, "{gutter} │");
+    let _ = writeln!(out, "{line} │ {source_line}");
+    let _ = writeln!(
+        out,
+        "{gutter} │ {}{on}{}{off}",
+        " ".repeat(col - 1),
+        "^".repeat(width)
+    );
 }
 
 #[cfg(test)]

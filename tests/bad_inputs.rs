@@ -1907,3 +1907,76 @@ fn text_readers_check_the_memory_limit() {
     ];
     run_commands("text readers under --max-memory", &dir, &cases);
 }
+
+// ---- Issue #18: sequences, comprehensions, dicts, try/catch ------------------------
+
+#[rustfmt::skip]
+const SEQUENCES_AND_ERRORS: &[Case] = &[
+    ("comprehension without a sequence", "[x for x in 3]", "cannot iterate over int"),
+    ("comprehension without in", "[x for x range(3)]", "expected"),
+    ("comprehension without a name", "[x for in range(3)]", "expected"),
+    ("comprehension of ragged rows", "[arange(k) for k in range(3)]", "shape"),
+    ("comprehension of strings", "[s for s in (\"a\", \"b\")]", "string"),
+    ("tuple comprehension, unclosed", "(x for x in range(3)", "unclosed"),
+    ("comprehension of a 0-d tensor", "[x for x in tensor(3)]", "cannot iterate over a 0-d tensor"),
+    ("comprehension over a huge range", "(x for x in range(9223372036854775807))", "memory limit"),
+    ("catch without a name", "try { 1 } catch { 2 }", "expected error name"),
+    ("try without catch", "try { 1 }", "expected"),
+    ("catch without try", "catch e { 1 }", "expected"),
+    ("try without a block", "try 1 catch e { 2 }", "expected"),
+    ("error of a number", "error(3)", "msg must be a string or a caught error"),
+    ("error of a dict", "error({\"a\": 1})", "must be a caught error"),
+    ("error without a message", "error()", "missing the argument `msg`"),
+    ("error raised", "error(\"custom failure\")", "custom failure"),
+    ("error in a handler", "try { error(\"a\") } catch e { error(e.message + \"!\") }", "a!"),
+    ("message of a number", "let e = 3; e.message", "has no attribute `message`"),
+    ("del of a name", "let x = 1; del x", "`del` removes an entry"),
+    ("del of a missing key", "let d = {}; del d[\"k\"]", "key \"k\" not found"),
+    ("del out of range", "let t = (1,); del t[5]", "index 5 is out of range"),
+    ("del from a tensor", "let x = [1, 2]; del x[0]", "`del` removes a dict entry or a tuple item"),
+    ("del of a slice", "let t = (1, 2); del t[0:1]", "an index must be an int"),
+    ("del of two keys", "let d = {}; del d[1, 2]", "`del` takes one key or index"),
+    ("del of a call's item", "del f()[0]", "`del` removes an entry of a variable"),
+    ("append two items", "let t = (); t.append(1, 2)", "`append` takes 1 arguments, got 2"),
+    ("append with a keyword", "let t = (); t.append(x=1)", "takes no keyword arguments"),
+    ("extend with a number", "let t = (); t.extend(3)", "cannot iterate over int"),
+    ("insert at a string", "let t = (); t.insert(\"a\", 1)", "an index must be an int"),
+    ("pop from empty", "let t = (); t.pop()", "pop from an empty tuple"),
+    ("pop a missing key", "let d = {\"a\": 1}; d.pop(\"b\")", "key \"b\" not found"),
+    ("pop with an unhashable key", "let d = {}; d.pop((1, 2))", "dict keys must be strings, ints or bools"),
+    ("update with a tuple", "let d = {}; d.update((1, 2))", "`update` takes a dict"),
+    ("append to a temporary", "(1, 2).append(3)", "no function `append`"),
+    ("append to a dict entry that is a number", "let d = {\"a\": 1}; d[\"a\"].append(2)", "`append` changes a tuple or dict"),
+    ("append to a missing entry", "let d = {}; d[\"a\"].append(2)", "key not found"),
+    ("in a number", "1 in 2", "`in` needs a tuple, dict, string, range or tensor"),
+    ("number in a string", "1 in \"abc\"", "needs a string on the left"),
+    ("string in a tensor", "\"a\" in [1, 2]", "needs a number or a tensor on the left"),
+    ("not without in", "1 not 2", "expected"),
+    ("tuple times a float", "(1,) * 2.5", "`*` is not defined for tuple and float"),
+    ("tuple plus a number", "(1,) + 1", "`+` is not defined for tuple and int"),
+    ("huge tuple repeat", "(1, 2) * 9223372036854775807", "memory limit"),
+    ("huge string repeat", "\"ab\" * 9223372036854775807", "memory limit"),
+    ("string less than a number", "\"a\" < 1", "`<` is not defined for string and int"),
+    ("tuples of mixed kinds compared", "(1, \"a\") < (1, 2)", "string and int cannot be ordered"),
+    ("destructure too many", "let a = 0; let b = 0; (a, b) = (1, 2, 3)", "cannot unpack 3 values into 2 names"),
+    ("destructure a number", "let a = 0; let b = 0; (a, b) = 5", "cannot unpack int into 2 names"),
+    ("destructure into a literal", "let a = 0; (a, 2) = (1, 2)", "a destructuring assignment assigns to names"),
+    ("destructure with +=", "let a = 0; let b = 0; (a, b) += (1, 2)", "a tuple of names takes `=`"),
+    ("sorted of mixed kinds", "sorted((1, \"a\"))", "int and string cannot be ordered"),
+    ("sorted with a failing key", "sorted((1, 2), key=|x| x + \"a\")", "`+` is not defined"),
+    ("sorted with a key that is not a function", "sorted((1, 2), key=3)", "int is not callable"),
+    ("max of an empty tuple", "max(())", "max: the sequence is empty"),
+    ("min with axis of a tuple", "min((1, 2), axis=0)", "axis= applies to a tensor"),
+    ("zip of a number", "zip((1, 2), 3)", "zip: cannot iterate over int"),
+    ("map of a non-function", "map(3, (1, 2))", "int is not callable"),
+    ("map with the wrong arity", "map(|x, y| x, (1, 2))", "missing"),
+    ("filter of a number", "filter(none, 3)", "filter: cannot iterate over int"),
+    ("enumerate with a float start", "enumerate((1,), start=0.5)", "start"),
+    ("string slice with a float", "\"abc\"[0.5:]", "slice"),
+    ("string index out of range", "\"abc\"[3]", "index 3 is out of range for a string of 3 characters"),
+];
+
+#[test]
+fn sequences_comprehensions_and_errors() {
+    run_cases(SEQUENCES_AND_ERRORS);
+}

@@ -23,9 +23,9 @@ pub const BUILTINS: &[Builtin] = &[
             end: String = "\n",
         ) {
             let overrides = [precision, threshold, edgeitems, linewidth];
-            let opts = with_options(ctx.print, overrides, suppress);
+            let opts = with_options(ctx.print_options(), overrides, suppress);
             let line = print_line(&values, &opts, &sep, &end);
-            ctx.out
+            ctx.out()
                 .write_all(line.as_bytes())
                 .map_err(|e| a.err(format!("print: cannot write output: {e}")))?;
             Ok(Value::None)
@@ -42,7 +42,8 @@ pub const BUILTINS: &[Builtin] = &[
             suppress: Keep<bool> = false,
         ) {
             let overrides = [precision.0, threshold.0, edgeitems.0, linewidth.0];
-            *ctx.print = with_options(ctx.print, overrides, suppress.0);
+            let opts = with_options(ctx.print_options(), overrides, suppress.0);
+            *ctx.print_options() = opts;
             Ok(Value::None)
         }
     },
@@ -71,7 +72,7 @@ pub const BUILTINS: &[Builtin] = &[
         name: "args",
         doc: "The script's command-line arguments (after the script path), as a tuple of strings.",
         fn(ctx, _a) {
-            let items = ctx.script_args.iter().map(|s| Value::str(s)).collect();
+            let items = ctx.script_args().iter().map(|s| Value::str(s)).collect();
             Ok(Value::Tuple(Rc::new(items)))
         }
     },
@@ -88,7 +89,7 @@ pub const BUILTINS: &[Builtin] = &[
         name: "str",
         doc: "The text `print` would write for x.",
         fn(ctx, _a; x: &Value) {
-            Ok(Value::str(&x.display(ctx.print)))
+            Ok(Value::str(&x.display(ctx.print_options())))
         }
     },
 ];

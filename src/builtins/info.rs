@@ -21,7 +21,7 @@ pub const BUILTINS: &[Builtin] = &[builtin! {
     doc: "Prints a table of a tensor (dtype, shape, strides, bytes, view or owner), a quantized tensor, a dict of tensors or a model (tensors: name, type, shape, bytes; metadata: key, value).",
     fn(ctx, a; x: &Value) {
         let text = describe(x).map_err(|e| a.arg_err("x", e))?;
-        ctx.out
+        ctx.out()
             .write_all(text.as_bytes())
             .map_err(|e| a.err(format!("info: cannot write output: {e}")))?;
         Ok(Value::None)

@@ -23,9 +23,11 @@ mod panic_probe;
 mod plot;
 mod process;
 mod quant;
+mod raise;
 mod random;
 mod reduce;
 mod scalar_math;
+mod sequences;
 mod shape;
 mod testing;
 mod text;
@@ -43,12 +45,14 @@ const DOMAINS: &[&[Builtin]] = &[
     shape::BUILTINS,
     math::BUILTINS,
     reduce::BUILTINS,
+    sequences::BUILTINS,
     linalg::BUILTINS,
     io::BUILTINS,
     files::BUILTINS,
     text::BUILTINS,
     json::BUILTINS,
     process::BUILTINS,
+    raise::BUILTINS,
     testing::BUILTINS,
     nn::BUILTINS,
     conv::BUILTINS,
@@ -84,7 +88,7 @@ pub fn all() -> Vec<&'static Builtin> {
 }
 
 /// Calls a builtin: binds the arguments against its declared parameters, then runs it.
-pub fn call(b: &'static Builtin, ctx: &mut Ctx, args: CallArgs) -> Result<Value, Diagnostic> {
+pub fn call(b: &'static Builtin, ctx: &mut dyn Ctx, args: CallArgs) -> Result<Value, Diagnostic> {
     let bound = Bound::new(b, args.bind(b)?)?;
     (b.func)(ctx, bound)
 }

@@ -80,12 +80,12 @@ fn color_mode() -> ColorMode {
 }
 
 /// Draws `fig` in the output and keeps it as the last figure.
-fn show(ctx: &mut Ctx, a: &Bound, fig: Figure) -> Result<Value, Diagnostic> {
+fn show(ctx: &mut dyn Ctx, a: &Bound, fig: Figure) -> Result<Value, Diagnostic> {
     let text = plot::render(&fig, color_mode());
-    ctx.out
+    ctx.out()
         .write_all(text.as_bytes())
         .map_err(|e| a.err(format!("{}: cannot write the drawing: {e}", a.builtin.name)))?;
-    *ctx.figure = Some(fig);
+    *ctx.figure() = Some(fig);
     Ok(Value::None)
 }
 
@@ -113,14 +113,14 @@ impl<'a, const NDIM: usize> FromArg<'a> for Values<NDIM> {
     }
 }
 
-fn savefig(ctx: &mut Ctx, a: &Bound, path: &str) -> Result<Value, Diagnostic> {
+fn savefig(ctx: &mut dyn Ctx, a: &Bound, path: &str) -> Result<Value, Diagnostic> {
     let Some(format) = ImageFormat::from_path(Path::new(path)) else {
         return Err(a.arg_err(
             "path",
             format!("savefig: cannot tell the image format of \"{path}\"; use a .png or .svg name"),
         ));
     };
-    let Some(fig) = ctx.figure.as_ref() else {
+    let Some(fig) = ctx.figure().as_ref() else {
         return Err(a
             .err(format!("savefig: no figure to write to \"{path}\" yet"))
             .with_note("draw one first with plot, hist or imshow"));

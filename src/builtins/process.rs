@@ -14,7 +14,7 @@ pub const BUILTINS: &[Builtin] = &[
         fn(ctx, a; code: i64 = 0) {
             let code = u8::try_from(code)
                 .map_err(|_| a.arg_err("code", format!("an exit code is 0 to 255, got {code}")))?;
-            *ctx.exit = Some(code);
+            ctx.request_exit(code);
             Ok(Value::None)
         }
     },
@@ -40,8 +40,8 @@ pub const BUILTINS: &[Builtin] = &[
         name: "eprint",
         doc: "Writes the values like print, to stderr (never into the output tsr test compares); print's output so far is flushed first, so the two keep their order.",
         fn(ctx, a; values: Rest, sep: String = " ", end: String = "\n") {
-            let line = print_line(&values, ctx.print, &sep, &end);
-            let _ = ctx.out.flush();
+            let line = print_line(&values, ctx.print_options(), &sep, &end);
+            let _ = ctx.out().flush();
             let mut err = std::io::stderr().lock();
             err.write_all(line.as_bytes())
                 .and_then(|()| err.flush())

@@ -15,7 +15,7 @@ pub const BUILTINS: &[Builtin] = &[
         name: "seed",
         doc: "Restarts the session's random stream from seed n (an int >= 0); a session starts as seed(0).",
         fn(ctx, _a; n: usize) {
-            *ctx.rng = RandomState::from_seed(n as u64);
+            *ctx.rng() = RandomState::from_seed(n as u64);
             Ok(Value::None)
         }
     },
@@ -62,14 +62,14 @@ pub const BUILTINS: &[Builtin] = &[
 
 /// Runs `draw` on the session's generator, or on a fresh one of `seed`.
 fn with_rng(
-    ctx: &mut Ctx,
+    ctx: &mut dyn Ctx,
     a: &Bound,
     seed: Option<usize>,
     draw: impl FnOnce(&mut RandomState) -> TensorResult<Tensor>,
 ) -> Result<Value, Diagnostic> {
     let result = match seed {
         Some(seed) => draw(&mut RandomState::from_seed(seed as u64)),
-        None => draw(ctx.rng),
+        None => draw(ctx.rng()),
     };
     result.map(Value::from).map_err(|e| a.tensor_err(e))
 }

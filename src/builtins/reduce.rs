@@ -1,7 +1,9 @@
 //! Reduction builtins: `axis=` (int or list, `dim=` accepted) and `keepdim=`
 //! (`keepdims=` accepted); also the vector norm, normalize and cumsum.
 
-use super::{Bound, Builtin};
+use std::cmp::Ordering;
+
+use super::{sequences, Bound, Builtin};
 use crate::diag::Diagnostic;
 use crate::ops::{self, ReduceOp};
 use crate::runtime::value::Value;
@@ -39,11 +41,56 @@ macro_rules! spread_builtin {
     };
 }
 
+/// `sum`, `any`, `all`: a tensor reduces; a tuple or range folds as Python's
+/// builtin does.
+macro_rules! reduce_or_fold_builtin {
+    ($name:literal, $op:expr, $fold:expr, $doc:literal) => {
+        builtin! {
+            name: $name,
+            doc: $doc,
+            fn(_, a; x: &Value, axis|dim: Option<Axes> = none, keepdim|keepdims: bool = false) {
+                if sequences::is_sequence(x) {
+                    only_for_tensors(&a, &["axis", "keepdim"])?;
+                    return $fold(&a, x);
+                }
+                reduce(&a, $op, &a.convert::<Tensor>("x")?, axis, keepdim)
+            }
+        }
+    };
+}
+
+/// `min`, `max`: a tensor reduces; a tuple or range gives its first smallest
+/// (largest) item, by `key(item)` when a key function is given.
+macro_rules! reduce_or_extreme_builtin {
+    ($name:literal, $op:expr, $want:expr, $doc:literal) => {
+        builtin! {
+            name: $name,
+            doc: $doc,
+            fn(ctx, a;
+                x: &Value,
+                axis|dim: Option<Axes> = none,
+                keepdim|keepdims: bool = false,
+                key: Option<&Value> = none,
+            ) {
+                if sequences::is_sequence(x) {
+                    only_for_tensors(&a, &["axis", "keepdim"])?;
+                    return sequences::extreme(ctx, &a, x, key, $want);
+                }
+                if key.is_some() {
+                    return Err(a.arg_err("key", concat!($name, ": key= applies to a tuple or range, not a tensor")));
+                }
+                reduce(&a, $op, &a.convert::<Tensor>("x")?, axis, keepdim)
+            }
+        }
+    };
+}
+
 pub const BUILTINS: &[Builtin] = &[
-    reduce_builtin!(
+    reduce_or_fold_builtin!(
         "sum",
         ReduceOp::Sum,
-        "Sum over all elements or the given axes (pairwise, fixed order); bool and ints sum to i64."
+        sequences::sum,
+        "Sum over all elements or the given axes (pairwise, fixed order); bool and ints sum to i64. Of a tuple or range, 0 + x0 + x1 + ... with the language's + (Python's sum)."
     ),
     reduce_builtin!(
         "prod",
@@ -65,15 +112,17 @@ pub const BUILTINS: &[Builtin] = &[
         Std,
         "Standard deviation, the square root of var (ddof=0 by default, as NumPy); ints give f32."
     ),
-    reduce_builtin!(
+    reduce_or_extreme_builtin!(
         "max",
         ReduceOp::Max,
-        "Largest value over all elements or the given axes; NaN propagates."
+        Ordering::Greater,
+        "Largest value over all elements or the given axes; NaN propagates. Of a tuple or range, its first largest item (by key(item) when key= is given), as Python's max."
     ),
-    reduce_builtin!(
+    reduce_or_extreme_builtin!(
         "min",
         ReduceOp::Min,
-        "Smallest value over all elements or the given axes; NaN propagates."
+        Ordering::Less,
+        "Smallest value over all elements or the given axes; NaN propagates. Of a tuple or range, its first smallest item (by key(item) when key= is given), as Python's min."
     ),
     reduce_builtin!(
         "argmax",
@@ -120,15 +169,17 @@ pub const BUILTINS: &[Builtin] = &[
         ReduceOp::NanArgMin,
         "Index (i64) of the first smallest value ignoring NaN; an all-NaN slice is an error."
     ),
-    reduce_builtin!(
+    reduce_or_fold_builtin!(
         "any",
         ReduceOp::Any,
-        "True where some element is nonzero (NaN counts), over all elements or the given axes."
+        |a, x| sequences::truth(a, x, false),
+        "True where some element is nonzero (NaN counts), over all elements or the given axes. Of a tuple or range, whether some item is true."
     ),
-    reduce_builtin!(
+    reduce_or_fold_builtin!(
         "all",
         ReduceOp::All,
-        "True where every element is nonzero (NaN counts), over all elements or the given axes."
+        |a, x| sequences::truth(a, x, true),
+        "True where every element is nonzero (NaN counts), over all elements or the given axes. Of a tuple or range, whether every item is true."
     ),
     builtin! {
         name: "norm",
@@ -159,6 +210,20 @@ pub const BUILTINS: &[Builtin] = &[
         }
     },
 ];
+
+/// The named options were given for a sequence, which has no axes.
+fn only_for_tensors(a: &Bound, names: &[&str]) -> Result<(), Diagnostic> {
+    match names.iter().find(|n| a.given(n).is_some()) {
+        Some(n) => Err(a.arg_err(
+            n,
+            format!(
+                "{}: {n}= applies to a tensor, not a tuple or range",
+                a.builtin.name
+            ),
+        )),
+        None => Ok(()),
+    }
+}
 
 fn reduce(
     a: &Bound,

@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, ErrorKind};
 use crate::ops::index::{self as ix, Index, Selection};
 use crate::runtime::arith::{self, OperandSpans};
 use crate::runtime::value::{Key, Value};
@@ -12,6 +12,7 @@ use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, IndexItem};
 use crate::tensor::{Scalar, Tensor};
 
 use super::binary::scalar_operand;
+use super::bind::unpack;
 use super::compound::{compound_dtype_diag, write_diag};
 use super::eval::Flow;
 use super::index::index_diag;
@@ -53,6 +54,10 @@ impl Interp {
                 target: base,
                 items,
             } => self.assign_through_index(target.span, base, items, op, value, scope),
+            ExprKind::Tuple(names) if op.is_none() => {
+                let v = self.eval(value, scope)?;
+                self.assign_names(names, target.span, v, value.span, scope)
+            }
             ExprKind::Attr { name, .. } => Err(Diagnostic::new(
                 target.span,
                 format!("cannot assign to the attribute `{}`", name.name),
@@ -61,6 +66,37 @@ impl Interp {
             .into()),
             _ => Err(Diagnostic::new(target.span, "cannot assign to this expression").into()),
         }
+    }
+
+    /// `(a, (b, c)) = v`: each name, already a variable, takes its item of `v`.
+    fn assign_names(
+        &mut self,
+        names: &[Expr],
+        names_span: Span,
+        v: Value,
+        value: Span,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Flow> {
+        let items = unpack(&v, names.len(), value, names_span)?;
+        for (target, item) in names.iter().zip(items) {
+            match &target.kind {
+                ExprKind::Ident(name) => {
+                    if !scope.set(name, item) {
+                        return Err(undefined_variable(name, target.span).into());
+                    }
+                }
+                ExprKind::Tuple(inner) => {
+                    self.assign_names(inner, target.span, item, value, scope)?
+                }
+                // The parser accepts only names and tuples of names here.
+                _ => {
+                    return Err(
+                        Diagnostic::new(target.span, "cannot assign to this expression").into(),
+                    )
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `name = value`, `name op= value`.
@@ -93,15 +129,7 @@ impl Interp {
             }
         };
         if !scope.set(name, new) {
-            return Err(Diagnostic::new(
-                target,
-                format!("assignment to undefined variable `{}`", name.name),
-            )
-            .with_note(format!(
-                "hint: declare it first with `let {} = ...`",
-                name.name
-            ))
-            .into());
+            return Err(undefined_variable(name, target).into());
         }
         Ok(())
     }
@@ -135,7 +163,9 @@ impl Interp {
         self.changing_in_place(name);
         let Some(mut cur) = scope.take(name) else {
             return Err(
-                Diagnostic::new(base.span, format!("undefined name `{}`", name.name)).into(),
+                Diagnostic::new(base.span, format!("undefined name `{}`", name.name))
+                    .with_kind(ErrorKind::Name)
+                    .into(),
             );
         };
         let result = self.assign_index(&mut cur, &idx, rhs, op, base.span, target, value.span);
@@ -240,6 +270,7 @@ impl Interp {
                     ke.span,
                     format!("key {} not found", kv.repr(&self.print_opts)),
                 )
+                .with_kind(ErrorKind::Key)
                 .into());
             };
             let at = OperandSpans {
@@ -294,4 +325,16 @@ fn update_scalar(
 #[cold]
 fn update_error(var: &Ident, value: Span, message: String) -> Flow {
     Diagnostic::new(var.span.to(value), message).into()
+}
+
+fn undefined_variable(name: &Ident, at: Span) -> Diagnostic {
+    Diagnostic::new(
+        at,
+        format!("assignment to undefined variable `{}`", name.name),
+    )
+    .with_note(format!(
+        "hint: declare it first with `let {} = ...`",
+        name.name
+    ))
+    .with_kind(ErrorKind::Name)
 }

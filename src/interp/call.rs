@@ -3,9 +3,9 @@
 use std::rc::Rc;
 
 use crate::builtins;
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, ErrorKind};
 use crate::runtime::value::{Body, Closure, Params, Value};
-use crate::runtime::{ArgVal, CallArgs, Ctx, Scope};
+use crate::runtime::{ArgVal, CallArgs, Scope};
 use crate::span::Span;
 use crate::syntax::ast::{Arg, Expr, ExprKind, Ident, Param};
 use crate::tensor::DType;
@@ -65,6 +65,9 @@ impl Interp {
         if let ExprKind::Attr { target, name } = &callee.kind {
             if builtins::inplace::is_inplace(&name.name) {
                 return self.call_inplace(target, name, args, span, scope);
+            }
+            if let Some(done) = self.sequence_method(target, name, args, span, scope)? {
+                return Ok(done);
             }
             let recv = self.eval(target, scope)?;
             if let Value::Module(m) = &recv {
@@ -166,18 +169,11 @@ impl Interp {
     pub(crate) fn call_value(&mut self, f: &Value, args: CallArgs, callee_span: Span) -> Eval {
         match f {
             Value::Builtin(b) => {
-                let mut ctx = Ctx {
-                    out: &mut *self.out,
-                    print: &mut self.print_opts,
-                    script_args: &self.script_args,
-                    rng: &mut self.rng,
-                    figure: &mut self.figure,
-                    exit: &mut self.exit_request,
-                };
-                let value = builtins::call(b, &mut ctx, args)?;
+                let value = builtins::call(b, self, args);
                 if let Some(code) = self.exit_request.take() {
                     return Err(Flow::Exit(code, callee_span));
                 }
+                let value = value?;
                 // A kernel interrupted half-way returns an unfinished result: drop it.
                 self.check_stop(callee_span)?;
                 Ok(value)
@@ -228,8 +224,10 @@ impl Interp {
                 ),
             )
             .with_note("hint: check the recursion's base case")
+            .with_kind(ErrorKind::Recursion)
             .into());
         }
+        let site = args.span;
         let values = c.bind(args)?;
         let scope = Scope::local(&c.scope, &c.frame);
         for ((name, _), value) in c.params.iter().zip(values) {
@@ -244,6 +242,11 @@ impl Interp {
         match result {
             Err(Flow::Return(v, _)) => Ok(v),
             Err(f @ (Flow::Break(_) | Flow::Continue(_))) => Err(f.into_diagnostic().into()),
+            // The diagnostic shows how the program got here: each call site on the way out.
+            Err(Flow::Error(mut d)) => {
+                d.add_call(site);
+                Err(Flow::Error(d))
+            }
             other => other,
         }
     }

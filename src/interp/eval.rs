@@ -178,6 +178,17 @@ impl Interp {
             }
             ExprKind::Break => return Err(Flow::Break(e.span)),
             ExprKind::Continue => return Err(Flow::Continue(e.span)),
+            ExprKind::Try(t) => self.try_catch(t, scope)?,
+            ExprKind::Comprehension {
+                kind,
+                elem,
+                clauses,
+                frame,
+            } => self.comprehension(*kind, elem, clauses, frame, e.span, scope)?,
+            ExprKind::Del(target) => {
+                self.delete(target, scope)?;
+                Value::None
+            }
             ExprKind::Import { path, alias } => {
                 let m = self.import(path, e.span)?;
                 scope.bind(alias, Value::Module(m));

@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, ErrorKind};
 use crate::ops::index::{self as ix, Index, IndexError};
 use crate::runtime::value::{Dict, Key, Value};
 use crate::runtime::{tensor_diag, Scope};
@@ -117,6 +117,7 @@ impl Interp {
                                 *s,
                                 format!("index {i} is out of range for a tuple of {n}"),
                             )
+                            .with_kind(ErrorKind::Index)
                         })
                 }
                 [(Index::Slice(spec), _)] => {
@@ -147,14 +148,27 @@ impl Interp {
                                     if n == 1 { "" } else { "s" }
                                 ),
                             )
+                            .with_kind(ErrorKind::Index)
                         })
                 }
-                _ => Err(Diagnostic::new(whole, "a string takes one integer index")),
+                [(Index::Slice(spec), _)] => {
+                    let chars: Vec<char> = text.chars().collect();
+                    let (start, step, len) = spec.resolve(chars.len());
+                    let picked: String = (0..len as i64)
+                        .filter_map(|k| chars.get((start + k * step) as usize))
+                        .collect();
+                    Ok(Value::str(&picked))
+                }
+                _ => Err(Diagnostic::new(
+                    whole,
+                    "a string takes one integer index or a slice",
+                )),
             },
             other => Err(Diagnostic::new(
                 target,
                 format!("{} cannot be indexed", other.describe()),
-            )),
+            )
+            .with_kind(ErrorKind::Type)),
         }
     }
 
@@ -184,6 +198,7 @@ impl Interp {
                 format!("key {} not found", kv.repr(&self.print_opts)),
             )
             .with_note(format!("keys: {}", keys.join(", ")))
+            .with_kind(ErrorKind::Key)
             .into()
         })
     }

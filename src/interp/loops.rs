@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, ErrorKind};
 use crate::runtime::value::Value;
 use crate::runtime::{tensor_diag, Scope};
 use crate::span::Span;
@@ -67,10 +67,23 @@ impl Interp {
             this.bind(pattern, item, it_span, &inner)?;
             this.run_body(body, &inner)
         };
+        self.each_item(it, it_span, &mut step)?;
+        Ok(Value::None)
+    }
+
+    /// Calls `f` with each item of `it` in `for`'s order (a range's ints, a tensor's
+    /// rows, a tuple's items, a dict's keys, a string's characters) until it returns
+    /// true (`break`). Items are made one at a time: a long range costs no memory.
+    pub(super) fn each_item(
+        &mut self,
+        it: &Value,
+        it_span: Span,
+        f: &mut dyn FnMut(&mut Interp, Value) -> Result<bool, Flow>,
+    ) -> Result<(), Flow> {
         match it {
             Value::Range(start, stop, by) => {
                 for i in range_values(*start, *stop, *by) {
-                    if step(self, Value::Int(i))? {
+                    if f(self, Value::Int(i))? {
                         break;
                     }
                 }
@@ -81,28 +94,28 @@ impl Interp {
                 }
                 for i in 0..t.shape()[0] as i64 {
                     let row = t.select(0, i).map_err(|e| tensor_diag(e, it_span, &[]))?;
-                    if step(self, Value::from(row))? {
+                    if f(self, Value::from(row))? {
                         break;
                     }
                 }
             }
             Value::Tuple(items) => {
                 for item in items.iter() {
-                    if step(self, item.clone())? {
+                    if f(self, item.clone())? {
                         break;
                     }
                 }
             }
             Value::Dict(d) => {
                 for (k, _) in d.entries.iter() {
-                    if step(self, k.to_value())? {
+                    if f(self, k.to_value())? {
                         break;
                     }
                 }
             }
             Value::Str(s) => {
                 for c in s.chars() {
-                    if step(self, Value::str(&c.to_string()))? {
+                    if f(self, Value::str(&c.to_string()))? {
                         break;
                     }
                 }
@@ -112,10 +125,11 @@ impl Interp {
                     it_span,
                     format!("cannot iterate over {}", other.describe()),
                 )
+                .with_kind(ErrorKind::Type)
                 .into())
             }
         }
-        Ok(Value::None)
+        Ok(())
     }
 }
 

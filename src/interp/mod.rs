@@ -7,8 +7,10 @@ mod bind;
 mod call;
 mod compare;
 mod compound;
+mod comprehension;
 pub(crate) mod eval;
 mod format_spec;
+mod host;
 mod index;
 mod line;
 mod literal;
@@ -17,6 +19,8 @@ pub(crate) mod modules;
 mod names;
 mod nesting;
 pub mod output;
+mod sequence_methods;
+mod try_catch;
 mod typed_literal;
 
 use std::collections::HashMap;
@@ -25,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use crate::diag::{self, Diagnostic, SourceMap};
+use crate::diag::{self, Diagnostic, ErrorKind, SourceMap};
 use crate::kernels::interrupt;
 use crate::runtime::{Scope, Value};
 use crate::span::{Span, SrcId};
@@ -218,6 +222,7 @@ impl Interp {
         if self.steps_left == Some(0) {
             return Err(Diagnostic::new(span, "the step limit was reached")
                 .with_note("the session was limited to a number of evaluation steps")
+                .with_kind(ErrorKind::Limit)
                 .into());
         }
         self.check_stop(span)?;
@@ -246,12 +251,15 @@ impl Interp {
                     ),
                 )
                 .with_note("hint: the limit is set by --timeout")
+                .with_kind(ErrorKind::Timeout)
                 .into());
             }
         }
         if interrupt::take() {
             self.stopped = true;
-            return Err(Diagnostic::new(span, "interrupted").into());
+            return Err(Diagnostic::new(span, "interrupted")
+                .with_kind(ErrorKind::Interrupt)
+                .into());
         }
         Ok(())
     }

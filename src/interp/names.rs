@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use crate::builtins;
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, ErrorKind};
 use crate::quant::{QType, QUANTIZABLE};
 use crate::runtime::value::Value;
 use crate::runtime::Scope;
@@ -39,7 +39,8 @@ impl Interp {
         if let Some(q) = QType::from_name(name).filter(|q| QUANTIZABLE.contains(q)) {
             return Ok(Value::str(q.name()));
         }
-        let mut d = Diagnostic::new(var.span, format!("undefined name `{name}`"));
+        let mut d = Diagnostic::new(var.span, format!("undefined name `{name}`"))
+            .with_kind(ErrorKind::Name);
         if let Some(s) = self.suggest(name, scope) {
             d = d.with_note(format!("hint: did you mean `{s}`?"));
         }

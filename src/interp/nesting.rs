@@ -10,7 +10,7 @@
 //! interpreter thread, `tsr test`'s workers, a fuzzer's or an embedder's thread), and
 //! the memory all levels can take is bounded by the limit times one level's frames.
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::Span;
 
 use super::eval::Flow;
@@ -55,5 +55,6 @@ fn too_deep(span: Span) -> Flow {
         "every nested expression and every call in progress takes a level; \
          hint: check the recursion's base case, or split the expression",
     )
+    .with_kind(ErrorKind::Recursion)
     .into()
 }

@@ -48,8 +48,9 @@ fn read_bytes(path: &Path, format: &str) -> Result<Vec<u8>, String> {
     let over = |len: u128| {
         format!(
             "{format}: '{shown}' has {len} bytes, more than the memory limit of {} allows; \
-             the limit is set with --max-memory",
-            budget::human_bytes(limit as u128)
+             {}",
+            budget::human_bytes(limit as u128),
+            budget::LIMIT_HINT
         )
     };
     if meta.len() as u128 > limit as u128 {
@@ -81,8 +82,9 @@ pub fn values_over_limit(count: usize, each: usize) -> Option<String> {
     (bytes > limit as u128).then(|| {
         format!(
             "the values read so far need more than the memory limit of {} allows; \
-             the limit is set with --max-memory",
-            budget::human_bytes(limit as u128)
+             {}",
+            budget::human_bytes(limit as u128),
+            budget::LIMIT_HINT
         )
     })
 }

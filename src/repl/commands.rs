@@ -11,6 +11,8 @@ use crate::interp::Interp;
 use crate::runtime::value::type_line;
 use crate::runtime::Value;
 
+use super::keyword_help::keyword_help;
+
 /// What the REPL does after a command.
 #[derive(Debug, PartialEq)]
 pub enum Outcome {
@@ -64,11 +66,14 @@ pub fn run(line: &str, interp: &mut Interp, color: bool) -> Outcome {
     }
 }
 
-/// `:help NAME`: a builtin's signature and doc (with the example its doc gives), or
-/// what a variable is.
+/// `:help NAME`: a builtin's signature and doc (with the example its doc gives), a
+/// keyword's forms, or what a variable is.
 fn help(name: &str, interp: &Interp) -> Outcome {
     if let Some(b) = builtins::lookup(name) {
         return Outcome::Show(format!("{}\n\n{}\n", b.signature(), b.doc));
+    }
+    if let Some(text) = keyword_help(name) {
+        return Outcome::Show(format!("{text}\n"));
     }
     if let Some(v) = interp.globals.lookup(name) {
         return Outcome::Show(format!("{name}: {}\n", v.describe()));

@@ -25,8 +25,8 @@ const TENSOR_ATTRS: &[&str] = &[
 ];
 
 const KEYWORDS: &[&str] = &[
-    "and", "as", "break", "continue", "else", "false", "fn", "for", "if", "import", "in", "let",
-    "none", "not", "or", "return", "true", "use", "while",
+    "and", "as", "break", "catch", "continue", "del", "else", "false", "fn", "for", "if", "import",
+    "in", "let", "none", "not", "or", "return", "true", "try", "use", "while",
 ];
 
 /// What completion needs to know about one variable.

@@ -7,6 +7,7 @@ mod complete;
 mod helper;
 pub mod highlight;
 mod history;
+mod keyword_help;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Operators on values: scalar arithmetic done inline (no tensor allocation), anything
 //! involving a tensor handed to `ops` with weak-scalar promotion.
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, ErrorKind};
 use crate::kernels::math::Arith;
 use crate::ops::{self, BinaryOp, UnaryOp};
 use crate::span::Span;
@@ -9,8 +9,9 @@ use crate::syntax::ast::{BinOp, UnOp};
 use crate::tensor::{budget, Scalar, TensorError};
 
 use super::quant_matmul::quant_matmul;
+use super::sequence_ops::{self, SeqError};
 use super::tensor_diag::tensor_diag;
-use super::value::{deeper, Value};
+use super::value::Value;
 
 /// Where the operands of a binary expression were written.
 #[derive(Clone, Copy)]
@@ -21,6 +22,10 @@ pub struct OperandSpans {
 }
 
 pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value, Diagnostic> {
+    if matches!(op, BinOp::In | BinOp::NotIn) {
+        let found = seq(sequence_ops::contains(l, r), l, r, at)?;
+        return Ok(Value::Bool(found == (op == BinOp::In)));
+    }
     // Scalars first: they are the common case in loops.
     if let (Some(a), Some(b)) = (l.as_scalar(), r.as_scalar()) {
         if let Some(result) = scalars(op, a, b, at.whole) {
@@ -68,31 +73,61 @@ pub fn operand_diag(e: TensorError, l: &Value, r: &Value, at: OperandSpans) -> D
     }
 }
 
-/// `a op b` on scalars, computed inline; `None` for `@`, which takes tensors.
+/// `a op b` on scalars, computed inline; `None` for `@` (tensors only) and `in`
+/// (containers only).
 #[inline]
 pub fn scalars(op: BinOp, a: Scalar, b: Scalar, whole: Span) -> Option<Result<Value, Diagnostic>> {
-    (op != BinOp::MatMul)
-        .then(|| scalar_binary(op, a, b).map_err(|msg| Diagnostic::new(whole, msg)))
+    (!matches!(op, BinOp::MatMul | BinOp::In | BinOp::NotIn)).then(|| {
+        scalar_binary(op, a, b)
+            .map_err(|msg| Diagnostic::new(whole, msg).with_kind(ErrorKind::Value))
+    })
 }
 
-/// Strings, none, dtypes and other non-numeric operands.
+/// Strings, tuples, dicts, none, dtypes and other non-numeric operands.
 fn other_binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value, Diagnostic> {
-    match (op, l, r) {
-        (BinOp::Add, Value::Str(a), Value::Str(b)) => concat(a, b, at.whole),
-        (BinOp::Eq, _, _) => Ok(Value::Bool(plain_eq(l, r))),
-        (BinOp::Ne, _, _) => Ok(Value::Bool(!plain_eq(l, r))),
-        _ => Err(Diagnostic::new(
-            at.whole,
-            format!(
-                "`{}` is not defined for {} and {}",
-                op.symbol(),
-                l.kind(),
-                r.kind()
-            ),
-        )
-        .with_label(at.lhs, format!("this is {}", l.describe()))
-        .with_label(at.rhs, format!("this is {}", r.describe()))),
-    }
+    use BinOp::*;
+    let result = match (op, l, r) {
+        (Add, Value::Str(a), Value::Str(b)) => return concat(a, b, at.whole),
+        (Add, Value::Tuple(a), Value::Tuple(b)) => sequence_ops::concat_tuples(a, b),
+        (Mul, Value::Tuple(_) | Value::Str(_), Value::Int(n)) => sequence_ops::repeat(l, *n),
+        (Mul, Value::Int(n), Value::Tuple(_) | Value::Str(_)) => sequence_ops::repeat(r, *n),
+        (Eq, _, _) => sequence_ops::equal(l, r).map(Value::Bool),
+        (Ne, _, _) => sequence_ops::equal(l, r).map(|e| Value::Bool(!e)),
+        (Lt | Le | Gt | Ge, Value::Str(_), Value::Str(_))
+        | (Lt | Le | Gt | Ge, Value::Tuple(_), Value::Tuple(_)) => {
+            sequence_ops::ordered(op, l, r).map(Value::Bool)
+        }
+        _ => {
+            return Err(Diagnostic::new(
+                at.whole,
+                format!(
+                    "`{}` is not defined for {} and {}",
+                    op.symbol(),
+                    l.kind(),
+                    r.kind()
+                ),
+            )
+            .with_label(at.lhs, format!("this is {}", l.describe()))
+            .with_label(at.rhs, format!("this is {}", r.describe()))
+            .with_kind(ErrorKind::Type))
+        }
+    };
+    seq(result, l, r, at)
+}
+
+/// A sequence operator's result, its error as a diagnostic over the expression.
+fn seq<T>(
+    result: Result<T, SeqError>,
+    l: &Value,
+    r: &Value,
+    at: OperandSpans,
+) -> Result<T, Diagnostic> {
+    result.map_err(|e| match e {
+        SeqError::Message(m) => Diagnostic::new(at.whole, m)
+            .with_label(at.lhs, format!("this is {}", l.describe()))
+            .with_label(at.rhs, format!("this is {}", r.describe())),
+        SeqError::Tensor(e) => tensor_diag(e, at.whole, &[]),
+    })
 }
 
 /// `a + b` on strings, held to the memory limit first (doubling a string in a loop
@@ -101,25 +136,6 @@ fn concat(a: &str, b: &str, whole: Span) -> Result<Value, Diagnostic> {
     budget::check_items("+", "a string", a.len().saturating_add(b.len()), 1)
         .map_err(|e| tensor_diag(e, whole, &[]))?;
     Ok(Value::str(&format!("{a}{b}")))
-}
-
-/// Equality of non-numeric values (numbers and tensors never get here).
-fn plain_eq(l: &Value, r: &Value) -> bool {
-    match (l, r) {
-        (Value::None, Value::None) => true,
-        (Value::Str(a), Value::Str(b)) => a == b,
-        (Value::DType(a), Value::DType(b)) => a == b,
-        (Value::Tuple(a), Value::Tuple(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b.iter())
-                    .all(|(x, y)| match (x.as_scalar(), y.as_scalar()) {
-                        (Some(p), Some(q)) => p.to_f64() == q.to_f64(),
-                        _ => deeper(|| plain_eq(x, y)),
-                    })
-        }
-        _ => false,
-    }
 }
 
 fn int_of(s: Scalar) -> Option<i64> {
@@ -193,7 +209,9 @@ pub fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, String> {
             BitOr => x | y,
             BitXor => x ^ y,
             Eq | Ne | Lt | Le | Gt | Ge => return Ok(Value::Bool(compare(op, x, y))),
-            MatMul | And | Or => return Err(format!("`{}` needs tensors", op.symbol())),
+            MatMul | And | Or | In | NotIn => {
+                return Err(format!("`{}` needs tensors", op.symbol()))
+            }
         };
         return Ok(Value::Int(v));
     }
@@ -210,7 +228,7 @@ pub fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, String> {
         BitAnd | BitOr | BitXor => {
             return Err(format!("`{}` is not defined for floats", op.symbol()))
         }
-        MatMul | And | Or => return Err(format!("`{}` needs tensors", op.symbol())),
+        MatMul | And | Or | In | NotIn => return Err(format!("`{}` needs tensors", op.symbol())),
     };
     Ok(Value::Float(v))
 }
@@ -253,6 +271,7 @@ pub fn unary(op: UnOp, v: &Value, span: Span) -> Result<Value, Diagnostic> {
             "`{}` is not defined for {}",
             if op == UnOp::Neg { "-" } else { "~" },
             v.describe()
-        ))),
+        ))
+        .with_kind(ErrorKind::Type)),
     }
 }

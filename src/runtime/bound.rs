@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::Span;
 use crate::tensor::TensorError;
 
@@ -118,9 +118,19 @@ impl Bound {
         self.arg_err_at(i, msg)
     }
 
+    /// An argument's error is a value error, or a file error when the argument
+    /// is a path (a file that is missing, unreadable or malformed).
     fn arg_err_at(&self, i: Option<usize>, msg: impl Into<String>) -> Diagnostic {
         let span = i.and_then(|i| self.passed(i)).map_or(self.span, |a| a.span);
-        Diagnostic::new(span, msg).with_note(format!("signature: {}", self.builtin.signature()))
+        let is_path = i.is_some_and(|i| self.builtin.params[i].name() == "path");
+        let kind = if is_path {
+            ErrorKind::File
+        } else {
+            ErrorKind::Value
+        };
+        Diagnostic::new(span, msg)
+            .with_note(format!("signature: {}", self.builtin.signature()))
+            .with_kind(kind)
     }
 
     /// A tensor error at the call, labelling the first two arguments for broadcast errors.
@@ -196,5 +206,6 @@ impl<'a> Arg<'a> {
             self.bound.builtin.name,
             got.describe()
         ))
+        .with_kind(ErrorKind::Type)
     }
 }

@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use crate::diag::Diagnostic;
+use crate::span::Span;
 use crate::tensor::format::PrintOptions;
 use crate::tensor::random::RandomState;
 
@@ -11,19 +12,24 @@ use super::args::Callee;
 use super::bound::Bound;
 use super::value::Value;
 
-/// What a builtin may touch besides its arguments.
-pub struct Ctx<'a> {
-    pub out: &'a mut dyn Write,
-    pub print: &'a mut PrintOptions,
-    pub script_args: &'a [String],
-    pub rng: &'a mut RandomState,
+/// What a builtin may touch besides its arguments: the session's output, options and
+/// random stream, and the interpreter itself for a builtin that calls a function it
+/// was given (`map`, `sorted(key=...)`). The interpreter implements it.
+pub trait Ctx {
+    fn out(&mut self) -> &mut dyn Write;
+    fn print_options(&mut self) -> &mut PrintOptions;
+    fn script_args(&self) -> &[String];
+    fn rng(&mut self) -> &mut RandomState;
     /// The session's last figure (plot, hist, imshow), for savefig.
-    pub figure: &'a mut Option<crate::plot::Figure>,
-    /// Set by `exit(code)`: the interpreter ends the program after the call.
-    pub exit: &'a mut Option<u8>,
+    fn figure(&mut self) -> &mut Option<crate::plot::Figure>;
+    /// `exit(code)`: the interpreter ends the program after the call.
+    fn request_exit(&mut self, code: u8);
+    /// Calls a function value (a user function, a builtin, a dtype) with positional
+    /// arguments, for an error at `span`.
+    fn call(&mut self, f: &Value, args: Vec<Value>, span: Span) -> Result<Value, Diagnostic>;
 }
 
-pub type BuiltinFn = fn(&mut Ctx, Bound) -> Result<Value, Diagnostic>;
+pub type BuiltinFn = fn(&mut dyn Ctx, Bound) -> Result<Value, Diagnostic>;
 
 /// One declared parameter of a builtin (written by `builtin!`).
 #[derive(Debug)]

@@ -1,14 +1,23 @@
 //! The bridge from structured tensor errors to diagnostics with spans.
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::Span;
 use crate::tensor::shape::shape_str;
-use crate::tensor::TensorError;
+use crate::tensor::{budget, TensorError};
 
 /// Turns a tensor error into a diagnostic at `span`; for broadcast errors the
 /// operands' spans (when known) get labels naming their shapes.
 pub fn tensor_diag(e: TensorError, span: Span, operands: &[Span]) -> Diagnostic {
-    match &e {
+    let kind = match &e {
+        TensorError::Broadcast { .. } | TensorError::Shape { .. } | TensorError::Axis { .. } => {
+            ErrorKind::Shape
+        }
+        TensorError::Index { .. } => ErrorKind::Index,
+        TensorError::DType { .. } => ErrorKind::Type,
+        TensorError::Value { msg, .. } if msg.contains(budget::LIMIT_HINT) => ErrorKind::Limit,
+        TensorError::Value { .. } => ErrorKind::Value,
+    };
+    let d = match &e {
         TensorError::Broadcast { op, lhs, rhs } if operands.len() >= 2 => Diagnostic::new(
             span,
             format!(
@@ -29,5 +38,6 @@ pub fn tensor_diag(e: TensorError, span: Span, operands: &[Span]) -> Diagnostic 
             "hint: shapes broadcast when their trailing dimensions are equal or one of them is 1",
         ),
         _ => Diagnostic::new(span, e.to_string()),
-    }
+    };
+    d.with_kind(kind)
 }

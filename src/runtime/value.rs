@@ -133,6 +133,12 @@ impl std::ops::Deref for Items {
     }
 }
 
+impl std::ops::DerefMut for Items {
+    fn deref_mut(&mut self) -> &mut Vec<Value> {
+        &mut self.0
+    }
+}
+
 impl From<Vec<Value>> for Items {
     fn from(items: Vec<Value>) -> Items {
         Items(items)

@@ -153,6 +153,11 @@ pub enum BinOp {
     And,
     /// `or` (short-circuit)
     Or,
+    /// `x in xs`: membership (an item of a tuple, a key of a dict, a substring, an
+    /// element of a tensor).
+    In,
+    /// `x not in xs`
+    NotIn,
 }
 
 impl BinOp {
@@ -178,8 +183,37 @@ impl BinOp {
             BinOp::BitXor => "^",
             BinOp::And => "and",
             BinOp::Or => "or",
+            BinOp::In => "in",
+            BinOp::NotIn => "not in",
         }
     }
+}
+
+/// `try { body } catch name { handler }`: the handler runs with `name` bound to the
+/// error when the body raises one it may catch; the handler's frame holds the name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TryCatch {
+    pub body: Block,
+    pub name: Ident,
+    pub handler: Block,
+}
+
+/// What a comprehension builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collect {
+    /// `[...]`: the items stacked into a tensor, as a list literal would be.
+    Tensor,
+    /// `(...)`: a tuple of the items.
+    Tuple,
+}
+
+/// A clause of a comprehension, applied left to right.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Clause {
+    /// `for pattern in iter`
+    For { pattern: Pattern, iter: Expr },
+    /// `if cond`
+    If(Expr),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -278,6 +312,19 @@ pub enum ExprKind {
     Return(Option<Box<Expr>>),
     Break,
     Continue,
+    /// `try { body } catch name { handler }` (boxed: rare, and large).
+    Try(Box<TryCatch>),
+    /// `[e for x in xs if c]` (a tensor) or `(e for x in xs if c)` (a tuple); the
+    /// clauses' names live in `frame` (filled in by the resolver).
+    Comprehension {
+        kind: Collect,
+        elem: Box<Expr>,
+        clauses: Vec<Clause>,
+        frame: Frame,
+    },
+    /// `del d[k]`, `del t[i]`: removes an entry of a dict or an item of a tuple
+    /// held by a variable.
+    Del(Box<Expr>),
     /// `import "path.tsr" as name`
     Import {
         path: String,

@@ -10,13 +10,15 @@
 //!
 //! The scopes modelled here are the ones the evaluator makes: one per call (the
 //! parameters and the body's names), one per `for` loop (the pattern's names and the
-//! body's), and one per other block that binds a name.
+//! body's), one per comprehension (its clauses' names), one per `catch` block (the
+//! error's name and the block's), and one per other block that binds a name.
 
 use std::collections::HashSet;
 use std::rc::Rc;
 
 use super::ast::{
-    Binding, Block, Expr, ExprKind, FStrPart, Frame, Ident, IndexItem, Param, Pattern, Slot,
+    Binding, Block, Clause, Expr, ExprKind, FStrPart, Frame, Ident, IndexItem, Param, Pattern,
+    Slot, TryCatch,
 };
 
 /// Resolves a program's statements (run in the global scope).
@@ -237,6 +239,25 @@ impl Resolver {
                     self.expr(v);
                 }
             }
+            ExprKind::Try(t) => {
+                let TryCatch {
+                    body,
+                    name,
+                    handler,
+                } = &mut **t;
+                self.block(body, Vec::new(), false);
+                let mut names = Vec::new();
+                self.add(name, &mut names);
+                self.block(handler, names, true);
+                self.binder(name, Some(&handler.frame));
+            }
+            ExprKind::Comprehension {
+                elem,
+                clauses,
+                frame,
+                ..
+            } => self.comprehension(elem, clauses, frame),
+            ExprKind::Del(target) => self.expr(target),
             ExprKind::Import { alias: id, .. } | ExprKind::Use { module: id } => {
                 let frame = self.frames.last().cloned();
                 self.binder(id, frame.as_ref());
@@ -265,6 +286,30 @@ impl Resolver {
         self.pattern_names(pattern, &mut names);
         self.block(body, names, true);
         self.bind_pattern(pattern, Some(&body.frame));
+    }
+
+    /// A comprehension's scope holds the names of all its `for` clauses. Its first
+    /// iterable is read before any of them is bound, so it sees the outer names.
+    fn comprehension(&mut self, elem: &mut Expr, clauses: &mut [Clause], frame: &mut Frame) {
+        let mut names = Vec::new();
+        for c in clauses.iter_mut() {
+            if let Clause::For { pattern, .. } = c {
+                self.pattern_names(pattern, &mut names);
+            }
+        }
+        *frame = Rc::from(names);
+        self.frames.push(frame.clone());
+        for c in clauses.iter_mut() {
+            match c {
+                Clause::For { pattern, iter } => {
+                    self.expr(iter);
+                    self.bind_pattern(pattern, Some(frame));
+                }
+                Clause::If(cond) => self.expr(cond),
+            }
+        }
+        self.expr(elem);
+        self.frames.pop();
     }
 
     /// A lambda's parameters (after their defaults) form the frame of its body.

@@ -86,6 +86,12 @@ pub enum Token<'src> {
     As,
     #[token("use")]
     Use,
+    #[token("try")]
+    Try,
+    #[token("catch")]
+    Catch,
+    #[token("del")]
+    Del,
 
     #[token("+")]
     Plus,
@@ -195,6 +201,9 @@ impl Token<'_> {
             Token::Import => "import",
             Token::As => "as",
             Token::Use => "use",
+            Token::Try => "try",
+            Token::Catch => "catch",
+            Token::Del => "del",
             _ => return None,
         })
     }

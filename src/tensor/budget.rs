@@ -19,6 +19,10 @@ static LIMIT: AtomicUsize = AtomicUsize::new(0);
 /// Used when physical memory cannot be read.
 const FALLBACK_LIMIT: usize = 8 << 30;
 
+/// The end of every memory-limit message: how an error is known to be the limit's
+/// (which `try` does not catch), wherever it was raised.
+pub const LIMIT_HINT: &str = "the limit is set with --max-memory";
+
 /// Sets the limit (`--max-memory`, `TSR_MAX_MEMORY`, or an embedder's choice).
 pub fn set_limit(bytes: usize) {
     LIMIT.store(bytes.max(1), Ordering::Relaxed);
@@ -65,7 +69,7 @@ pub fn check_bytes(op: &str, shape: &[usize], elem_bytes: usize) -> Result<usize
             op,
             format!(
                 "a tensor of shape {} has {numel} elements ({}), more than the memory limit of {} allows; \
-                 the limit is set with --max-memory",
+                 {LIMIT_HINT}",
                 shape_str(shape),
                 human_bytes(bytes),
                 human_bytes(limit as u128)
@@ -87,7 +91,7 @@ pub fn check_items(op: &str, what: &str, count: usize, item_bytes: usize) -> Res
             op,
             format!(
                 "{what} of {} is more than the memory limit of {} allows; \
-                 the limit is set with --max-memory",
+                 {LIMIT_HINT}",
                 human_bytes(bytes),
                 human_bytes(limit as u128)
             ),

@@ -47,7 +47,7 @@ pub(super) fn prepare(src: &str, id: SrcId) -> Prepared<'_> {
             let next_tok = raw.get(run_end).map(|(t, _)| *t);
             let joined = brackets.in_parens()
                 || tokens.last().is_some_and(|(t, _)| continues_line(t))
-                || matches!(next_tok, Some(Token::Else | Token::Dot));
+                || matches!(next_tok, Some(Token::Else | Token::Catch | Token::Dot));
             if !joined {
                 tokens.push((tok, span));
             }

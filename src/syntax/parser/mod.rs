@@ -16,7 +16,7 @@ mod tests;
 use chumsky::span::SimpleSpan;
 
 use super::ast::Program;
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::{Span, SrcId};
 
 /// Parses a whole source text; on failure returns every syntax error found.
@@ -42,8 +42,12 @@ pub fn parse(src: &str, id: SrcId) -> Result<Program, Vec<Diagnostic>> {
         _ if diags.is_empty() => Err(vec![Diagnostic::new(
             Span::new(id, 0..src.len()),
             "could not parse this input",
-        )]),
-        _ => Err(errors::dedup(diags)),
+        )
+        .with_kind(ErrorKind::Syntax)]),
+        _ => Err(errors::dedup(diags)
+            .into_iter()
+            .map(|d| d.with_kind(ErrorKind::Syntax))
+            .collect()),
     }
 }
 

@@ -4,7 +4,7 @@ use super::{is_incomplete, parse};
 use crate::diag::Diagnostic;
 use crate::span::{Span, SrcId};
 use crate::syntax::ast::{
-    Arg, Block, Expr, ExprKind, FStrPart, IndexItem, Param, Pattern, Program, UnOp,
+    Arg, Block, Clause, Collect, Expr, ExprKind, FStrPart, IndexItem, Param, Pattern, Program, UnOp,
 };
 
 const ID: SrcId = SrcId(7);
@@ -144,6 +144,34 @@ fn show(e: &Expr) -> String {
         ExprKind::Continue => "continue".into(),
         ExprKind::Import { path, alias } => format!("(import {path:?} {})", alias.name),
         ExprKind::Use { module } => format!("(use {})", module.name),
+        ExprKind::Try(t) => format!(
+            "(try {} {} {})",
+            show_block(&t.body),
+            t.name.name,
+            show_block(&t.handler)
+        ),
+        ExprKind::Comprehension {
+            kind,
+            elem,
+            clauses,
+            ..
+        } => {
+            let clauses: Vec<String> = clauses
+                .iter()
+                .map(|c| match c {
+                    Clause::For { pattern, iter } => {
+                        format!("(for {} {})", show_pattern(pattern), show(iter))
+                    }
+                    Clause::If(cond) => format!("(if {})", show(cond)),
+                })
+                .collect();
+            let kind = match kind {
+                Collect::Tensor => "list",
+                Collect::Tuple => "tuple",
+            };
+            format!("({kind}-comp {} {})", show(elem), clauses.join(" "))
+        }
+        ExprKind::Del(target) => format!("(del {})", show(target)),
     }
 }
 

@@ -4,7 +4,7 @@
 use super::*;
 
 impl Grammar {
-    /// `atom = literal | name | fstring | paren | list | brace | if | while | for | lambda`
+    /// `atom = literal | name | fstring | paren | list | brace | if | while | for | try | lambda`
     pub(super) fn atom<'tok, 'src: 'tok, I: Tokens<'tok, 'src>>(
         self,
         expr: Rule<'tok, 'src, I, Expr>,
@@ -34,7 +34,8 @@ impl Grammar {
             self.list(expr.clone()).boxed(),
             checked(self.brace(expr.clone(), stmt)).boxed(),
             checked(self.if_expr(expr.clone(), block.clone())).boxed(),
-            checked(self.loops(expr.clone(), block)).boxed(),
+            checked(self.loops(expr.clone(), block.clone())).boxed(),
+            checked(self.try_catch(block)).boxed(),
             checked(self.lambda(expr, unary)).boxed(),
         ])
         .labelled("expression")
@@ -59,20 +60,21 @@ impl Grammar {
             .map_with(move |parts, e| self.expr_at(ExprKind::FStr(parts), e.span()))
     }
 
-    /// `paren = "(" ")" | "(" expr ")" | "(" expr "," (expr ("," expr)* ","?)? ")"`
+    /// `paren = "(" ")" | "(" expr ")" | "(" expr "," (expr ("," expr)* ","?)? ")"
+    ///         | "(" expr comp_clauses ")"`
     pub(super) fn paren<'tok, 'src: 'tok, I: Tokens<'tok, 'src>>(
         self,
         expr: Rule<'tok, 'src, I, Expr>,
     ) -> impl Parser<'tok, I, Expr, Extra<'tok, 'src>> + Clone {
+        let more = just(Token::Comma)
+            .ignore_then(expr.clone())
+            .repeated()
+            .collect::<Vec<_>>()
+            .then(just(Token::Comma).or_not())
+            .map(|(rest, comma)| Items::List(rest, comma.is_some()));
         let items = expr
             .clone()
-            .then(
-                just(Token::Comma)
-                    .ignore_then(expr)
-                    .repeated()
-                    .collect::<Vec<_>>(),
-            )
-            .then(just(Token::Comma).or_not())
+            .then(self.comp_clauses(expr).map(Items::Comprehension).or(more))
             .or_not();
         items
             .delimited_by(just(Token::LParen), just(Token::RParen))
@@ -80,26 +82,89 @@ impl Grammar {
                 let kind = match items {
                     None => ExprKind::Tuple(vec![]),
                     // `(a)` is `a` itself; its span grows to take in the parentheses.
-                    Some(((first, rest), None)) if rest.is_empty() => first.kind,
-                    Some(((first, mut rest), _)) => {
+                    Some((first, Items::List(rest, false))) if rest.is_empty() => first.kind,
+                    Some((first, Items::List(mut rest, _))) => {
                         rest.insert(0, first);
                         ExprKind::Tuple(rest)
+                    }
+                    Some((elem, Items::Comprehension(clauses))) => {
+                        comprehension(Collect::Tuple, elem, clauses)
                     }
                 };
                 self.expr_at(kind, e.span())
             })
     }
 
-    /// `list = "[" (expr ("," expr)* ","?)? "]"`
+    /// `list = "[" (expr ("," expr)* ","?)? "]" | "[" expr comp_clauses "]"`
     pub(super) fn list<'tok, 'src: 'tok, I: Tokens<'tok, 'src>>(
         self,
         expr: Rule<'tok, 'src, I, Expr>,
     ) -> impl Parser<'tok, I, Expr, Extra<'tok, 'src>> + Clone {
-        expr.separated_by(just(Token::Comma))
-            .allow_trailing()
-            .collect()
+        let more = just(Token::Comma)
+            .ignore_then(expr.clone())
+            .repeated()
+            .collect::<Vec<_>>()
+            .then(just(Token::Comma).or_not())
+            .map(|(rest, comma)| Items::List(rest, comma.is_some()));
+        // The first item is parsed once, then decides which form this is: trying
+        // one form and re-parsing for the other would be exponential in nesting.
+        expr.clone()
+            .then(self.comp_clauses(expr).map(Items::Comprehension).or(more))
+            .or_not()
             .delimited_by(just(Token::LBracket), just(Token::RBracket))
-            .map_with(move |items, e| self.expr_at(ExprKind::List(items), e.span()))
+            .map_with(move |items, e| {
+                let kind = match items {
+                    None => ExprKind::List(vec![]),
+                    Some((first, Items::List(mut rest, _))) => {
+                        rest.insert(0, first);
+                        ExprKind::List(rest)
+                    }
+                    Some((elem, Items::Comprehension(clauses))) => {
+                        comprehension(Collect::Tensor, elem, clauses)
+                    }
+                };
+                self.expr_at(kind, e.span())
+            })
+    }
+
+    /// `comp_clauses = "for" pattern "in" expr ("for" pattern "in" expr | "if" expr)*`
+    fn comp_clauses<'tok, 'src: 'tok, I: Tokens<'tok, 'src>>(
+        self,
+        expr: Rule<'tok, 'src, I, Expr>,
+    ) -> impl Parser<'tok, I, Vec<Clause>, Extra<'tok, 'src>> + Clone {
+        let for_clause = just(Token::For)
+            .ignore_then(self.pattern())
+            .then_ignore(just(Token::In))
+            .then(expr.clone())
+            .map(|(pattern, iter)| Clause::For { pattern, iter });
+        let if_clause = just(Token::If).ignore_then(expr).map(Clause::If);
+        for_clause
+            .clone()
+            .then(for_clause.or(if_clause).repeated().collect::<Vec<_>>())
+            .map(|(first, mut rest)| {
+                rest.insert(0, first);
+                rest
+            })
+    }
+
+    /// `try = "try" block "catch" name block`
+    pub(super) fn try_catch<'tok, 'src: 'tok, I: Tokens<'tok, 'src>>(
+        self,
+        block: Rule<'tok, 'src, I, Block>,
+    ) -> impl Parser<'tok, I, Expr, Extra<'tok, 'src>> + Clone {
+        just(Token::Try)
+            .ignore_then(block.clone())
+            .then_ignore(just(Token::Catch))
+            .then(self.ident().labelled("error name"))
+            .then(block)
+            .map_with(move |((body, name), handler), e| {
+                let t = TryCatch {
+                    body,
+                    name,
+                    handler,
+                };
+                self.expr_at(ExprKind::Try(Box::new(t)), e.span())
+            })
     }
 
     /// A `{` in expression position:

@@ -14,7 +14,8 @@ use chumsky::{
 
 use crate::span::{Span, SrcId};
 use crate::syntax::ast::{
-    Arg, BinOp, Block, Expr, ExprKind, FStrPart, Frame, Ident, IndexItem, Param, Pattern, UnOp,
+    Arg, BinOp, Block, Clause, Collect, Expr, ExprKind, FStrPart, Frame, Ident, IndexItem, Param,
+    Pattern, TryCatch, UnOp,
 };
 use crate::syntax::token::{self, Token};
 
@@ -82,7 +83,8 @@ enum Step {
 enum Level {
     /// Left-associative binary operators.
     Infix(&'static [(Token<'static>, BinOp)]),
-    /// Comparisons: two or more in a row make one chain (`a < b < c`).
+    /// Comparisons: two or more in a row make one chain (`a < b < c`); `not in`
+    /// is one of them too.
     Chain(&'static [(Token<'static>, BinOp)]),
     /// Prefix operators (they may repeat: `not not x`).
     Prefix(&'static [(Token<'static>, UnOp)]),
@@ -103,6 +105,7 @@ const PRECEDENCE: [Level; 9] = [
         (Token::Le, BinOp::Le),
         (Token::Gt, BinOp::Gt),
         (Token::Ge, BinOp::Ge),
+        (Token::In, BinOp::In),
     ]),
     Level::Infix(&[(Token::Pipe, BinOp::BitOr)]),
     Level::Infix(&[(Token::Caret, BinOp::BitXor)]),
@@ -141,6 +144,14 @@ enum Postfix {
     Call(Vec<Arg>),
     Index(Vec<IndexItem>),
     Attr(Ident),
+}
+
+/// What follows the first item inside `[` or `(`.
+enum Items {
+    /// More items, and whether a trailing comma ends them (`(a,)` is a tuple).
+    List(Vec<Expr>, bool),
+    /// `for` and `if` clauses: a comprehension.
+    Comprehension(Vec<Clause>),
 }
 
 /// What follows `{` in expression position.
@@ -309,6 +320,16 @@ fn comparison(first: Expr, mut rest: Vec<(BinOp, Expr)>) -> Expr {
     }
 }
 
+/// A comprehension over `clauses` building `elem` for each item.
+fn comprehension(kind: Collect, elem: Expr, clauses: Vec<Clause>) -> ExprKind {
+    ExprKind::Comprehension {
+        kind,
+        elem: Box::new(elem),
+        clauses,
+        frame: Frame::default(),
+    }
+}
+
 /// Statement-only forms (not valid as a dict key or other value).
 fn is_statement(kind: &ExprKind) -> bool {
     matches!(
@@ -321,6 +342,7 @@ fn is_statement(kind: &ExprKind) -> bool {
             | ExprKind::Continue
             | ExprKind::Import { .. }
             | ExprKind::Use { .. }
+            | ExprKind::Del(_)
     )
 }
 

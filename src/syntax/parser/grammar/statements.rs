@@ -114,12 +114,15 @@ impl Grammar {
             level = match lvl {
                 Level::Infix(ops) | Level::Chain(ops) => {
                     let chain = matches!(lvl, Level::Chain(_));
-                    let op = choice(
-                        ops.iter()
-                            .map(|(t, op)| just(tok(t)).to(*op))
-                            .collect::<Vec<_>>(),
-                    )
-                    .labelled("operator");
+                    let mut alternatives = ops
+                        .iter()
+                        .map(|(t, op)| just(tok(t)).to(*op).boxed())
+                        .collect::<Vec<_>>();
+                    if chain {
+                        let not_in = just(Token::Not).then(just(Token::In)).to(BinOp::NotIn);
+                        alternatives.push(not_in.boxed());
+                    }
+                    let op = choice(alternatives).labelled("operator");
                     let link = enter(Step::Link).ignore_then(op.then(level.clone()));
                     checked(level.then(link.repeated().collect::<Vec<_>>()).map_with(
                         move |(first, rest), e| {
@@ -224,7 +227,7 @@ impl Grammar {
     /// stmt = "let" pattern "=" expr
     ///      | "fn" name "(" params ")" block
     ///      | "return" expr? | "break" | "continue"
-    ///      | "import" STRING "as" name | "use" name
+    ///      | "import" STRING "as" name | "use" name | "del" expr
     ///      | expr (("=" | "+=" | "-=" | "*=" | "/=") expr)?
     /// ```
     pub(super) fn statement<'tok, 'src: 'tok, I: Tokens<'tok, 'src>>(
@@ -259,6 +262,17 @@ impl Grammar {
             .then_ignore(just(Token::As))
             .then(self.ident())
             .map(|(path, alias)| ExprKind::Import { path, alias });
+        let del_stmt = just(Token::Del)
+            .ignore_then(expr.clone())
+            .validate(|target, _, emitter| {
+                if !matches!(target.kind, ExprKind::Index { .. }) {
+                    emitter.emit(Rich::custom(
+                        simple(target.span),
+                        "`del` removes an entry: write `del d[key]` or `del t[i]`",
+                    ));
+                }
+                ExprKind::Del(Box::new(target))
+            });
         let use_stmt = just(Token::Use)
             .ignore_then(self.ident().labelled("module name"))
             .map(|module| ExprKind::Use { module });
@@ -270,6 +284,7 @@ impl Grammar {
             just(Token::Continue).to(ExprKind::Continue).boxed(),
             import.boxed(),
             use_stmt.boxed(),
+            del_stmt.boxed(),
         ])
         .map_with(move |kind, e| self.expr_at(kind, e.span()));
 
@@ -284,9 +299,23 @@ impl Grammar {
             |(target, assign), _, emitter| match assign {
                 None => target,
                 Some((op, value)) => {
-                    if !matches!(
+                    let destructuring = matches!(target.kind, ExprKind::Tuple(_));
+                    if destructuring && op.is_some() {
+                        emitter.emit(Rich::custom(
+                            simple(target.span),
+                            "a tuple of names takes `=`, not an update operator",
+                        ));
+                    } else if destructuring && !names_only(&target) {
+                        emitter.emit(Rich::custom(
+                            simple(target.span),
+                            "a destructuring assignment assigns to names: `(a, b) = f()`",
+                        ));
+                    } else if !matches!(
                         target.kind,
-                        ExprKind::Ident(_) | ExprKind::Index { .. } | ExprKind::Attr { .. }
+                        ExprKind::Ident(_)
+                            | ExprKind::Index { .. }
+                            | ExprKind::Attr { .. }
+                            | ExprKind::Tuple(_)
                     ) {
                         emitter.emit(Rich::custom(
                             simple(target.span),
@@ -308,5 +337,14 @@ impl Grammar {
             .or(assign_or_expr)
             .labelled("statement")
             .boxed()
+    }
+}
+
+/// A destructuring target: a tuple of names and nested tuples of names.
+fn names_only(target: &Expr) -> bool {
+    match &target.kind {
+        ExprKind::Ident(_) => true,
+        ExprKind::Tuple(items) => items.iter().all(names_only),
+        _ => false,
     }
 }
