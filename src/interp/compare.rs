@@ -32,7 +32,7 @@ impl Interp {
                 whole: link,
             };
             let value = arith::binary(*op, &lhs.0, &rhs.0, at)?;
-            Self::check_stop(self.deadline, link)?;
+            self.check_stop(link)?;
             let combined = match all {
                 None => (value, link),
                 Some((prev, span)) => {
