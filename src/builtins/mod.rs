@@ -27,6 +27,7 @@ mod random;
 mod reduce;
 mod scalar_math;
 mod shape;
+mod strings;
 mod testing;
 mod text;
 
@@ -41,6 +42,7 @@ const DOMAINS: &[&[Builtin]] = &[
     convert::BUILTINS,
     create::BUILTINS,
     shape::BUILTINS,
+    strings::BUILTINS,
     math::BUILTINS,
     reduce::BUILTINS,
     linalg::BUILTINS,
