@@ -1947,6 +1947,12 @@ fn string_and_dict_builtins_reject_bad_arguments() {
         ("count of none", r#""abc".count(none)"#, "count needs a value for `sub`, got none"),
         ("upper of none", "upper(none)", "upper needs a value for `s`, got none"),
         ("lower of a number", "lower(1.5)", "argument `s` of lower must be a string, got float"),
+        ("keys of a tuple", "keys((1, 2))", "argument `d` of keys must be a dict, got tuple"),
+        ("values of a string", r#""ab".values()"#, "argument `d` of values must be a dict, got string"),
+        ("items of a tensor", "items([1])", "argument `d` of items must be a dict, got tensor i64[1]"),
+        ("get on a non-dict", r#"get((1, 2), 0)"#, "argument `d` of get must be a dict, got tuple"),
+        ("get with a tensor key", r#"{"a": 1}.get([1])"#, "get: dict keys are strings, ints or bools, not tensor i64[1]"),
+        ("get with a float key", r#"{1: 1}.get(1.0)"#, "get: dict keys are strings, ints or bools, not float"),
     ];
     run_cases(cases);
     // 512 KiB of text under a 1 MiB limit, grown by doubling.

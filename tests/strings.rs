@@ -168,6 +168,40 @@ fn method_and_function_forms_agree() {
 }
 
 #[test]
+fn dict_keys_values_items_in_insertion_order() {
+    assert_eq!(
+        run(r#"let d = {"b": 1, 2: "x", true: none}; d["a"] = 3.5; print(d.keys(), d.values(), d.items())"#),
+        "(\"b\", 2, true, \"a\") (1, \"x\", none, 3.5) ((\"b\", 1), (2, \"x\"), (true, none), (\"a\", 3.5))\n"
+    );
+    assert_eq!(run("print(keys({}), values({}), items({}))"), "() () ()\n");
+    assert_eq!(
+        run(
+            r#"let d = {"x": 1, "y": 2}; let t = 0; for (k, v) in d.items() { t += v }; print(t, len(d.keys()))"#
+        ),
+        "3 2\n"
+    );
+}
+
+#[test]
+fn dict_get_returns_the_value_or_the_default() {
+    assert_eq!(
+        run(
+            r#"let d = {"a": 1, 2: "two"}; print(d.get("a"), d.get("z"), d.get("z", 5), get(d, 2), d.get(2, 0), d.get(false, "no"))"#
+        ),
+        "1 none 5 two two no\n"
+    );
+}
+
+#[test]
+fn dict_builtins_read_the_tensors_of_a_mapped_file() {
+    let dir = common::scratch_dir("strings", "mapped");
+    let code = r#"save_gguf("t.gguf", {"w": ones([2], dtype=f32)}); let t = load_gguf("t.gguf").tensors; print(t.values(), t.items()[0][1].sum(), t.get("w") == t["w"])"#;
+    let out = common::tsr_in(&["-e", code], None, Some(&dir));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "([1. 1.],) 2.0 [ True  True]\n");
+}
+
+#[test]
 fn errors_name_what_is_wrong() {
     let cases = [
         (r#""a,b".split("")"#, "split: empty separator"),
@@ -217,6 +251,14 @@ fn errors_name_what_is_wrong() {
         (
             "upper(1)",
             "argument `s` of upper must be a string, got int",
+        ),
+        (
+            r#"keys("ab")"#,
+            "argument `d` of keys must be a dict, got string",
+        ),
+        (
+            r#"{"a": 1}.get([1])"#,
+            "get: dict keys are strings, ints or bools, not tensor",
         ),
     ];
     for (code, message) in cases {

@@ -7,6 +7,7 @@ mod conv;
 mod convert;
 mod core;
 mod create;
+mod dicts;
 mod files;
 pub mod gguf_meta;
 mod info;
@@ -43,6 +44,7 @@ const DOMAINS: &[&[Builtin]] = &[
     create::BUILTINS,
     shape::BUILTINS,
     strings::BUILTINS,
+    dicts::BUILTINS,
     math::BUILTINS,
     reduce::BUILTINS,
     linalg::BUILTINS,
