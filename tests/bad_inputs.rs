@@ -1979,4 +1979,94 @@ const SEQUENCES_AND_ERRORS: &[Case] = &[
 #[test]
 fn sequences_comprehensions_and_errors() {
     run_cases(SEQUENCES_AND_ERRORS);
+
+// Issue #18, "Sequences, strings, dicts": the string and dict builtins refuse wrong
+// types, out-of-range code points and empty separators with a diagnostic, and a
+// string or tuple they would build over the memory limit is an error, not an abort.
+#[test]
+fn string_and_dict_builtins_reject_bad_arguments() {
+    #[rustfmt::skip]
+    let cases: &[Case] = &[
+        ("split on an empty separator", r#""a b".split("")"#, "split: empty separator"),
+        ("split on an empty sep keyword", r#"split("a b", sep="")"#, "split: empty separator"),
+        ("split on an int separator", r#""a".split(3)"#, "the separator of a string must be a string or none, got int"),
+        ("split with a float maxsplit", r#""a b".split(" ", 1.5)"#, "split: maxsplit must be an int, got float"),
+        ("split of a tensor without sections", "split([1, 2])", "split of a tensor is missing the argument `sections`"),
+        ("split of a dict", r#"split({"a": 1}, 1)"#, "argument `x` of split must be a tensor or number, got dict"),
+        ("join with a non-string item", r#"",".join(("a", "b", 3))"#, "join: item 2 of items is not a string, got int"),
+        ("join with a tensor item", r#"",".join(([1], "b"))"#, "join: item 0 of items is not a string, got tensor i64[1]"),
+        ("join of a dict with int keys", r#"",".join({"a": 1, 2: 3})"#, "join: item 1 of items is not a string, got int"),
+        ("join of a number", r#"",".join(7)"#, "join: items must be a tuple of strings, got int"),
+        ("join with an int separator", r#"join(1, ("a",))"#, "argument `sep` of join must be a string, got int"),
+        ("ord of an empty string", r#"ord("")"#, "ord expects one character, got a string of length 0"),
+        ("ord of two characters", r#"ord("ab")"#, "ord expects one character, got a string of length 2"),
+        ("ord of two code points", r#"ord("é!")"#, "ord expects one character, got a string of length 2"),
+        ("ord of an int", "ord(65)", "argument `c` of ord must be a string, got int"),
+        ("chr of -1", "chr(-1)", "chr: -1 is not in range(0x110000)"),
+        ("chr past Unicode", "chr(0x110000)", "chr: 1114112 is not in range(0x110000)"),
+        ("chr of the largest int", "chr(9223372036854775807)", "is not in range(0x110000)"),
+        ("chr of a high surrogate", "chr(0xD800)", "chr: 0xD800 is a surrogate, not a character"),
+        ("chr of a low surrogate", "chr(0xDFFF)", "chr: 0xDFFF is a surrogate, not a character"),
+        ("chr of a string", r#"chr("a")"#, "argument `i` of chr must be an integer, got string"),
+        ("strip of an int", "strip(1)", "argument `s` of strip must be a string, got int"),
+        ("strip with int chars", r#""a".strip(1)"#, "argument `chars` of strip must be a string, got int"),
+        ("lstrip of a tuple", r#"lstrip(("a",))"#, "argument `s` of lstrip must be a string, got tuple"),
+        ("replace with an int pattern", r#""a".replace(1, "b")"#, "argument `old` of replace must be a string, got int"),
+        ("replace with a float count", r#""a".replace("a", "b", 1.5)"#, "argument `count` of replace must be an integer, got float"),
+        ("startswith an int", r#""abc".startswith(1)"#, "startswith: prefix must be a string or a tuple of strings, got int"),
+        ("endswith a tuple holding an int", r#""abc".endswith(("c", 2))"#, "endswith: item 1 of suffix is not a string, got int"),
+        ("find in a tensor", r#"find([1, 2], "a")"#, "argument `s` of find must be a string, got tensor i64[2]"),
+        ("count of none", r#""abc".count(none)"#, "count needs a value for `sub`, got none"),
+        ("upper of none", "upper(none)", "upper needs a value for `s`, got none"),
+        ("lower of a number", "lower(1.5)", "argument `s` of lower must be a string, got float"),
+        ("keys of a tuple", "keys((1, 2))", "argument `d` of keys must be a dict, got tuple"),
+        ("values of a string", r#""ab".values()"#, "argument `d` of values must be a dict, got string"),
+        ("items of a tensor", "items([1])", "argument `d` of items must be a dict, got tensor i64[1]"),
+        ("get on a non-dict", r#"get((1, 2), 0)"#, "argument `d` of get must be a dict, got tuple"),
+        ("get with a tensor key", r#"{"a": 1}.get([1])"#, "get: dict keys are strings, ints or bools, not tensor i64[1]"),
+        ("get with a float key", r#"{1: 1}.get(1.0)"#, "get: dict keys are strings, ints or bools, not float"),
+    ];
+    run_cases(cases);
+    // 512 KiB of text under a 1 MiB limit, grown by doubling.
+    let grown = |unit: &str, code: &str| {
+        format!(r#"let s = "{unit}"; for i in range(18) {{ s = s + s }}; {code}"#)
+    };
+    let over = "more than the memory limit of 1.0 MiB allows";
+    let cases = [
+        (
+            "replace between every character",
+            grown("ab", r#"s.replace("", s)"#),
+            "replace: a string of",
+        ),
+        (
+            "replace growing each match",
+            grown("ab", r#"s.replace("a", "wxyz")"#),
+            "replace: a string of",
+        ),
+        (
+            "join of three copies",
+            grown("ab", r#"",".join((s, s, s))"#),
+            "join: a string of",
+        ),
+        (
+            "upper tripling the bytes",
+            grown("ΐ", "s.upper()"),
+            "upper: a string of",
+        ),
+        (
+            "split into many strings",
+            grown(",,", r#"s.split(",")"#),
+            "split: a tuple of",
+        ),
+    ];
+    let failures = cases
+        .iter()
+        .filter_map(|(name, code, expected)| {
+            let out = eval_with(&["--max-memory", "1MiB"], code);
+            diagnostic_problem(&out, expected)
+                .or_else(|| diagnostic_problem(&out, over))
+                .map(|p| format!("{name} `{code}`: {p}"))
+        })
+        .collect();
+    report("cases over the memory limit", cases.len(), failures);
 }

@@ -7,6 +7,7 @@ mod conv;
 mod convert;
 mod core;
 mod create;
+mod dicts;
 mod files;
 pub mod gguf_meta;
 mod info;
@@ -29,6 +30,7 @@ mod reduce;
 mod scalar_math;
 mod sequences;
 mod shape;
+mod strings;
 mod testing;
 mod text;
 
@@ -43,6 +45,8 @@ const DOMAINS: &[&[Builtin]] = &[
     convert::BUILTINS,
     create::BUILTINS,
     shape::BUILTINS,
+    strings::BUILTINS,
+    dicts::BUILTINS,
     math::BUILTINS,
     reduce::BUILTINS,
     sequences::BUILTINS,

@@ -126,12 +126,21 @@ pub const BUILTINS: &[Builtin] = &[
     },
     builtin! {
         name: "split",
-        doc: "A tuple of views of x along axis: an int gives that many equal parts, a list the indices to cut before.",
-        fn(_, a; x: Tensor, sections|indices_or_sections: &Value, axis|dim: i64 = 0) {
+        doc: "A tensor: a tuple of views of x along axis (default 0), sections an int for that many equal parts or a list of the indices to cut before. A string: Python's str.split, sections (or sep) the separator, none for runs of whitespace, and axis (or maxsplit) the most splits, none or -1 for all.",
+        // One name, two functions: the string form keeps Python's keywords as aliases.
+        fn(_, a; x: &Value, sections|indices_or_sections|sep: Option<&Value> = none, axis|dim|maxsplit: Option<&Value> = none) {
+            if let Value::Str(s) = x {
+                return super::strings::split(&a, s, sections, axis);
+            }
+            let x: Tensor = a.convert("x")?;
+            let Some(sections) = sections else {
+                return Err(a.arg_err("sections", "split of a tensor is missing the argument `sections`"));
+            };
             let how = match sections.as_int() {
                 Some(n) => Sections::Count(n),
                 None => Sections::At(a.convert::<Option<Axes>>("sections")?.map(|s| s.0).unwrap_or_default()),
             };
+            let axis = a.convert::<Option<i64>>("axis")?.unwrap_or(0);
             Ok(tuple(or_diag(&a, ops::split(&x, &how, axis))?))
         }
     },

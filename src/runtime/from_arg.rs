@@ -7,7 +7,7 @@ use crate::tensor::{DType, Tensor};
 
 use super::args::ArgVal;
 use super::bound::Arg;
-use super::value::Value;
+use super::value::{Dict, Value};
 
 /// A parameter type of a builtin declaration.
 pub trait FromArg<'a>: Sized {
@@ -142,11 +142,27 @@ impl<'a> FromArg<'a> for bool {
     }
 }
 
-impl<'a> FromArg<'a> for String {
+/// A string, borrowed (a long text is not copied to be searched).
+impl<'a> FromArg<'a> for &'a str {
     fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
         match arg.value()? {
-            Value::Str(s) => Ok(s.to_string()),
+            Value::Str(s) => Ok(s),
             v => Err(arg.type_err("a string", v)),
+        }
+    }
+}
+
+impl<'a> FromArg<'a> for String {
+    fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
+        <&str>::from_arg(arg).map(str::to_owned)
+    }
+}
+
+impl<'a> FromArg<'a> for &'a Dict {
+    fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
+        match arg.value()? {
+            Value::Dict(d) => Ok(d),
+            v => Err(arg.type_err("a dict", v)),
         }
     }
 }
