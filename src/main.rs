@@ -11,6 +11,7 @@ use std::time::Duration;
 use clap::{CommandFactory, FromArgMatches, Subcommand};
 use tsr::diag::{Diagnostic, SourceMap};
 use tsr::interp::Interp;
+use tsr::runtime::text_size::display_checked;
 use tsr::runtime::Value;
 use tsr::span::Span;
 
@@ -406,7 +407,10 @@ fn run_script(
     match result {
         Ok(v) => {
             if echo_last && !matches!(v, Value::None) {
-                let line = format!("{}\n", v.display(&interp.print_opts));
+                let line = match display_checked(&v, &interp.print_opts, "echo") {
+                    Ok(text) => format!("{text}\n"),
+                    Err(e) => format!("<{}: {e}>\n", v.describe()),
+                };
                 interp.write_out(&line);
             }
             interp.flush();

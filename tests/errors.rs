@@ -3,11 +3,7 @@
 
 mod common;
 
-fn run(code: &str) -> String {
-    let out = common::eval(code);
-    assert_eq!(out.code, 0, "{code}\n{}", out.stderr);
-    out.stdout
-}
+use common::run_ok as run;
 
 #[test]
 fn try_catch_is_an_expression_with_message_and_kind() {

@@ -2,11 +2,7 @@
 
 mod common;
 
-fn run(code: &str) -> String {
-    let out = common::eval(code);
-    assert_eq!(out.code, 0, "{code}\n{}", out.stderr);
-    out.stdout
-}
+use common::run_ok as run;
 
 #[test]
 fn scalars_are_python_like() {

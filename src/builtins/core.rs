@@ -4,6 +4,7 @@ use std::rc::Rc;
 
 use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
+use crate::runtime::text_size::display_checked;
 use crate::runtime::value::{range_len, Value};
 use crate::runtime::{builtin, Keep, Rest};
 use crate::tensor::format::PrintOptions;
@@ -24,7 +25,7 @@ pub const BUILTINS: &[Builtin] = &[
         ) {
             let overrides = [precision, threshold, edgeitems, linewidth];
             let opts = with_options(ctx.print_options(), overrides, suppress);
-            let line = print_line(&values, &opts, &sep, &end);
+            let line = print_line(&a, &values, &opts, &sep, &end)?;
             ctx.out()
                 .write_all(line.as_bytes())
                 .map_err(|e| a.err(format!("print: cannot write output: {e}")))?;
@@ -88,17 +89,28 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "str",
         doc: "The text `print` would write for x.",
-        fn(ctx, _a; x: &Value) {
-            Ok(Value::str(&x.display(ctx.print_options())))
+        fn(ctx, a; x: &Value) {
+            let text = display_checked(x, ctx.print_options(), "str").map_err(|e| a.tensor_err(e))?;
+            Ok(Value::str(&text))
         }
     },
 ];
 
 /// What `print` writes for `values`: each as `print` shows it, joined by `sep`,
 /// then `end`.
-pub(super) fn print_line(values: &Rest, opts: &PrintOptions, sep: &str, end: &str) -> String {
-    let text: Vec<String> = values.0.iter().map(|v| v.value.display(opts)).collect();
-    format!("{}{end}", text.join(sep))
+pub(super) fn print_line(
+    a: &Bound,
+    values: &Rest,
+    opts: &PrintOptions,
+    sep: &str,
+    end: &str,
+) -> Result<String, Diagnostic> {
+    let text = values
+        .0
+        .iter()
+        .map(|v| display_checked(&v.value, opts, a.builtin.name).map_err(|e| a.tensor_err(e)))
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(format!("{}{end}", text.join(sep)))
 }
 
 /// `base` with the given overrides of precision, threshold, edgeitems,

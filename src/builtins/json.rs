@@ -2,6 +2,7 @@
 //! dicts, arrays tuples, numbers ints or floats, strings, bools and `null` none;
 //! a tensor is written as nested lists.
 
+use crate::runtime::text_size::check_text_size;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -24,7 +25,9 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "save_json",
         doc: "Writes dicts (string keys), tuples, numbers, strings, bools and none as JSON (indented), tensors as nested lists; nan and inf are errors. Atomically.",
-        fn(_, a; path: String, value: &Value) {
+        fn(ctx, a; path: String, value: &Value) {
+            // A tuple that holds one tuple many times over is small but writes exponentially.
+            check_text_size(value, ctx.print_options(), "save_json").map_err(|e| a.tensor_err(e))?;
             let tree = to_json(value, &mut String::from("value"), 0).map_err(|e| a.arg_err("value", e))?;
             json::save_json(Path::new(&path), &tree).map_err(|e| path_err(&a, e, &path))?;
             Ok(Value::None)

@@ -40,7 +40,7 @@ pub const BUILTINS: &[Builtin] = &[
         name: "eprint",
         doc: "Writes the values like print, to stderr (never into the output tsr test compares); print's output so far is flushed first, so the two keep their order.",
         fn(ctx, a; values: Rest, sep: String = " ", end: String = "\n") {
-            let line = print_line(&values, ctx.print_options(), &sep, &end);
+            let line = print_line(&a, &values, ctx.print_options(), &sep, &end)?;
             let _ = ctx.out().flush();
             let mut err = std::io::stderr().lock();
             err.write_all(line.as_bytes())

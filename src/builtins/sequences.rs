@@ -64,7 +64,7 @@ pub const BUILTINS: &[Builtin] = &[
     },
     builtin! {
         name: "map",
-        doc: "f applied to each item of xs, as a tuple; with more sequences, f(x, y, ...) of their i-th items, as many as the shortest has.",
+        doc: "f applied to each item of a sequence, as a tuple; with several sequences, f(x, y, ...) of their i-th items, as many as the shortest has.",
         fn(ctx, a; f: &Value, seqs: Rest) {
             if seqs.0.is_empty() {
                 return Err(a.err("map: give a function and at least one sequence"));

@@ -4,6 +4,7 @@
 
 use crate::tensor::format::PrintOptions;
 
+use crate::runtime::text_size::display_checked;
 use crate::runtime::value::Value;
 
 struct Spec {
@@ -93,8 +94,9 @@ fn parse(spec: &str) -> Result<Spec, String> {
 
 /// Formats `v` for `{v:spec}` (or plain `{v}` when `spec` is None).
 pub fn format_value(v: &Value, spec: Option<&str>, opts: &PrintOptions) -> Result<String, String> {
+    let shown = |v: &Value| display_checked(v, opts, "f-string").map_err(|e| e.to_string());
     let Some(spec) = spec else {
-        return Ok(v.display(opts));
+        return shown(v);
     };
     let s = parse(spec)?;
     let number = match v {
@@ -107,7 +109,7 @@ pub fn format_value(v: &Value, spec: Option<&str>, opts: &PrintOptions) -> Resul
         (Some('s') | None, _)
             if number.is_none() || (s.kind.is_none() && s.precision.is_none()) =>
         {
-            let mut text = v.display(opts);
+            let mut text = shown(v)?;
             if let Some(p) = s.precision {
                 text = text.chars().take(p).collect();
             }

@@ -19,6 +19,7 @@ use rustyline::{CompletionType, Config, Editor};
 
 use crate::interp::Interp;
 use crate::kernels::interrupt;
+use crate::runtime::text_size::repr_checked;
 use crate::runtime::value::type_line;
 use crate::runtime::Value;
 
@@ -37,16 +38,17 @@ pub fn history_path() -> Option<PathBuf> {
 }
 
 /// What the REPL prints after evaluating a line: the value, then `dtype[shape]` for tensors.
+/// A value whose text would not fit the memory limit is described instead.
 pub fn echo(interp: &Interp, v: &Value) -> Option<String> {
+    let text = || match repr_checked(v, &interp.print_opts, "echo") {
+        Ok(text) => text,
+        Err(e) => format!("<{}: {e}>", v.describe()),
+    };
     match v {
         Value::None => None,
-        Value::Tensor(t) => Some(format!(
-            "{}\n{}\n",
-            v.repr(&interp.print_opts),
-            type_line(t)
-        )),
+        Value::Tensor(t) => Some(format!("{}\n{}\n", text(), type_line(t))),
         Value::Quant(q) => Some(format!("{}\n", q.type_line())),
-        other => Some(format!("{}\n", other.repr(&interp.print_opts))),
+        _ => Some(format!("{}\n", text())),
     }
 }
 

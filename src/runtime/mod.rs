@@ -18,6 +18,7 @@ pub(crate) mod scope;
 pub(crate) mod sequence_ops;
 mod teardown;
 pub(crate) mod tensor_diag;
+pub mod text_size;
 pub mod value;
 
 pub use args::{ArgVal, CallArgs, Callee, Slots};

@@ -4,6 +4,8 @@
 //! (a string and a number, tensors of more than one element) have no order.
 
 use std::cmp::Ordering;
+use std::collections::HashSet;
+use std::rc::Rc;
 
 use crate::tensor::Scalar;
 
@@ -11,19 +13,37 @@ use super::value::{deeper, Value};
 
 /// The order of `a` and `b`, or why they have none.
 pub fn compare(a: &Value, b: &Value) -> Result<Ordering, String> {
+    compare_pairs(a, b, &mut HashSet::new())
+}
+
+/// [`compare`], remembering the pairs of tuples found equal: a tuple that holds one
+/// tuple many times over (nested `(t, t)`) compares in steps linear in its depth.
+fn compare_pairs(
+    a: &Value,
+    b: &Value,
+    equal: &mut HashSet<(usize, usize)>,
+) -> Result<Ordering, String> {
     if let (Some(x), Some(y)) = (number(a), number(b)) {
         return Ok(compare_numbers(x, y));
     }
     match (a, b) {
         (Value::Str(x), Value::Str(y)) => Ok(x.cmp(y)),
         (Value::Tuple(x), Value::Tuple(y)) => {
+            let pair = (Rc::as_ptr(x) as usize, Rc::as_ptr(y) as usize);
+            if pair.0 == pair.1 || equal.contains(&pair) {
+                return Ok(Ordering::Equal);
+            }
             for (p, q) in x.iter().zip(y.iter()) {
-                match deeper(|| compare(p, q))? {
+                match deeper(|| compare_pairs(p, q, equal))? {
                     Ordering::Equal => {}
                     unequal => return Ok(unequal),
                 }
             }
-            Ok(x.len().cmp(&y.len()))
+            let o = x.len().cmp(&y.len());
+            if o.is_eq() {
+                equal.insert(pair);
+            }
+            Ok(o)
         }
         _ => Err(format!(
             "{} and {} cannot be ordered",

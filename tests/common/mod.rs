@@ -63,6 +63,13 @@ pub fn eval(code: &str) -> Output {
     tsr(&["-e", code], None)
 }
 
+/// Runs `-e CODE`, which must succeed, and returns what it printed.
+pub fn run_ok(code: &str) -> String {
+    let out = eval(code);
+    assert_eq!(out.code, 0, "{code}\n{}", out.stderr);
+    out.stdout
+}
+
 /// A fresh, empty directory for one test.
 pub fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("tsr-{name}-{}", std::process::id()));

@@ -700,7 +700,10 @@ fn error_details() {
     // An unclosed bracket before an error elsewhere labels that error.
     let src = "x = (1 + 2\nlet y = 3";
     let d = &errors(src)[0];
-    assert_eq!(d.message, "expected operator, `,` or `)`, found `let`");
+    assert_eq!(
+        d.message,
+        "expected operator, `for`, `,` or `)`, found `let`"
+    );
     assert_eq!(text(src, d.labels[0].span), "(");
     // Hints.
     assert_eq!(

@@ -66,17 +66,7 @@ impl Grammar {
         self,
         expr: Rule<'tok, 'src, I, Expr>,
     ) -> impl Parser<'tok, I, Expr, Extra<'tok, 'src>> + Clone {
-        let more = just(Token::Comma)
-            .ignore_then(expr.clone())
-            .repeated()
-            .collect::<Vec<_>>()
-            .then(just(Token::Comma).or_not())
-            .map(|(rest, comma)| Items::List(rest, comma.is_some()));
-        let items = expr
-            .clone()
-            .then(self.comp_clauses(expr).map(Items::Comprehension).or(more))
-            .or_not();
-        items
+        self.items(expr)
             .delimited_by(just(Token::LParen), just(Token::RParen))
             .map_with(move |items, e| {
                 let kind = match items {
@@ -100,17 +90,7 @@ impl Grammar {
         self,
         expr: Rule<'tok, 'src, I, Expr>,
     ) -> impl Parser<'tok, I, Expr, Extra<'tok, 'src>> + Clone {
-        let more = just(Token::Comma)
-            .ignore_then(expr.clone())
-            .repeated()
-            .collect::<Vec<_>>()
-            .then(just(Token::Comma).or_not())
-            .map(|(rest, comma)| Items::List(rest, comma.is_some()));
-        // The first item is parsed once, then decides which form this is: trying
-        // one form and re-parsing for the other would be exponential in nesting.
-        expr.clone()
-            .then(self.comp_clauses(expr).map(Items::Comprehension).or(more))
-            .or_not()
+        self.items(expr)
             .delimited_by(just(Token::LBracket), just(Token::RBracket))
             .map_with(move |items, e| {
                 let kind = match items {
@@ -125,6 +105,25 @@ impl Grammar {
                 };
                 self.expr_at(kind, e.span())
             })
+    }
+
+    /// What is inside the brackets of a list or the parentheses of a tuple: nothing,
+    /// or a first item followed by more items or by comprehension clauses. The first
+    /// item is parsed once, then decides which form this is: trying one form and
+    /// re-parsing for the other would be exponential in nesting.
+    fn items<'tok, 'src: 'tok, I: Tokens<'tok, 'src>>(
+        self,
+        expr: Rule<'tok, 'src, I, Expr>,
+    ) -> impl Parser<'tok, I, Option<(Expr, Items)>, Extra<'tok, 'src>> + Clone {
+        let more = just(Token::Comma)
+            .ignore_then(expr.clone())
+            .repeated()
+            .collect::<Vec<_>>()
+            .then(just(Token::Comma).or_not())
+            .map(|(rest, comma)| Items::List(rest, comma.is_some()));
+        expr.clone()
+            .then(self.comp_clauses(expr).map(Items::Comprehension).or(more))
+            .or_not()
     }
 
     /// `comp_clauses = "for" pattern "in" expr ("for" pattern "in" expr | "if" expr)*`
