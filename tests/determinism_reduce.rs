@@ -169,3 +169,31 @@ fn pooling_is_thread_count_independent() {
         }
     }
 }
+
+/// Sorting, selection and order statistics give the same bits on 1 and 2 threads, on
+/// inputs split across parallel tasks, contiguous and transposed.
+#[test]
+fn sort_and_selection_are_thread_count_independent() {
+    use tsr::ops::sort;
+    let m = Tensor::from_vec(values(300 * 700, true), &[300, 700]).unwrap();
+    let t = m.transpose(0, 1).unwrap();
+    let run = || {
+        let mut out = Vec::new();
+        for x in [&m, &t] {
+            out.push(sort::sort(x, Some(-1), false, false).unwrap());
+            out.push(sort::sort(x, Some(0), true, true).unwrap());
+            out.push(sort::argsort(x, Some(-1), false).unwrap());
+            out.push(sort::argsort(x, None, true).unwrap());
+            let (v, i) = sort::topk(x, 7, -1, true, true).unwrap();
+            out.extend([v, i]);
+            let (v, i) = sort::kthvalue(x, 9, 0).unwrap();
+            out.extend([v, i]);
+            out.push(sort::median(x, Some(1), true).unwrap());
+            let q = Tensor::from_vec(vec![0.1f64, 0.5, 0.99], &[3]).unwrap();
+            let linear = sort::Method::Linear;
+            out.push(sort::quantile("quantile", x, &q, Some(0), linear, 1.0, true).unwrap());
+        }
+        out.iter().map(bits).collect::<Vec<_>>()
+    };
+    assert_eq!(with_threads(1, run), with_threads(2, run));
+}

@@ -30,6 +30,7 @@ mod reduce;
 mod scalar_math;
 mod sequences;
 mod shape;
+mod sort;
 mod strings;
 mod testing;
 mod text;
@@ -49,6 +50,7 @@ const DOMAINS: &[&[Builtin]] = &[
     dicts::BUILTINS,
     math::BUILTINS,
     reduce::BUILTINS,
+    sort::BUILTINS,
     sequences::BUILTINS,
     linalg::BUILTINS,
     io::BUILTINS,

@@ -13,6 +13,7 @@
 //!   arithmetic (`Arith`, `Float`), exp/log/trig, erf, the activations, and `apply`,
 //!   which runs one of those functions over a slice;
 //! * `reduce/`: sums (pairwise, in a fixed tree), extremes and lane reductions;
+//! * `sort`: sorting, ranking and selection (top k, order statistics) row by row;
 //! * `elementwise/`: unary and binary maps over layouts, and softmax / norms per lane;
 //! * `linalg/`: matrix views, the GEMM and its micro-kernels, matmul for every type,
 //!   and the tile GEMM of quantized matmul;
@@ -33,5 +34,6 @@ pub mod math;
 pub mod parallel;
 pub(crate) mod pool;
 pub(crate) mod reduce;
+pub(crate) mod sort;
 pub(crate) mod strided;
 pub(crate) mod twin;

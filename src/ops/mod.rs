@@ -13,6 +13,7 @@ pub mod pool;
 pub(crate) mod random;
 pub mod reduce;
 pub(crate) mod shape;
+pub mod sort;
 #[cfg(test)]
 mod testutil;
 pub mod unary;

@@ -102,6 +102,16 @@ impl Bound {
         self.passed(i)
     }
 
+    /// Whether `none` itself was passed for parameter `name` (the binding otherwise
+    /// treats it as not passed): for a parameter whose default is not `none` but
+    /// that takes it, as `sort(x, axis=none)`.
+    pub fn passed_none(&self, name: &str) -> bool {
+        let i = self.builtin.params.iter().position(|p| p.name() == name);
+        i.and_then(|i| self.given.get(i))
+            .and_then(|s| s.as_ref())
+            .is_some_and(|a| matches!(a.value, Value::None))
+    }
+
     /// The extra positional arguments a variadic parameter collected.
     pub(super) fn rest(&self) -> &[ArgVal] {
         &self.rest

@@ -1,0 +1,105 @@
+//! Sorting and selection builtins: sort, argsort, topk, kthvalue, and the order
+//! statistics median, percentile, quantile and their NaN-skipping forms.
+
+use std::rc::Rc;
+
+use super::{Bound, Builtin};
+use crate::diag::Diagnostic;
+use crate::ops::sort::{self, Method};
+use crate::runtime::builtin;
+use crate::runtime::value::Value;
+use crate::tensor::{Result as TensorResult, Tensor};
+
+/// `NAME(x, q, axis=none, method="linear")` for a quantile form with its scale.
+macro_rules! quantile_builtin {
+    ($name:literal, $scale:expr, $skip:expr, $doc:literal) => {
+        builtin! {
+            name: $name,
+            doc: $doc,
+            fn(_, a; x: Tensor, q: Tensor, axis|dim: Option<i64> = none, method: String = "linear") {
+                let m = Method::from_name($name, &method).map_err(|e| a.tensor_err(e))?;
+                result(&a, sort::quantile($name, &x, &q, axis, m, $scale, $skip))
+            }
+        }
+    };
+}
+
+pub const BUILTINS: &[Builtin] = &[
+    builtin! {
+        name: "sort",
+        doc: "A sorted copy along axis (the flattened tensor when none): ascending with NaN last (NumPy), descending with NaN first; stable keeps ties in order.",
+        fn(_, a; x: Tensor, axis|dim: i64 = -1, descending: bool = false, stable: bool = true) {
+            result(&a, sort::sort(&x, axis_or_none(&a, axis), descending, stable))
+        }
+    },
+    builtin! {
+        name: "argsort",
+        doc: "The i64 indices that sort x along axis (the flattened tensor when none); always stable: ties keep their order, also when descending (torch).",
+        fn(_, a; x: Tensor, axis|dim: i64 = -1, descending: bool = false, stable: bool = true) {
+            let _ = stable;
+            result(&a, sort::argsort(&x, axis_or_none(&a, axis), descending))
+        }
+    },
+    builtin! {
+        name: "topk",
+        doc: "The k largest (smallest when largest=false) elements along axis and their i64 indices, as a tuple (values, indices) (torch); NaN counts as largest; found by selection, not a full sort.",
+        fn(_, a; x: Tensor, k: i64, axis|dim: i64 = -1, largest: bool = true, sorted: bool = true) {
+            pair(&a, sort::topk(&x, k, axis, largest, sorted))
+        }
+    },
+    builtin! {
+        name: "kthvalue",
+        doc: "The k-th smallest element (k from 1) along axis and its i64 index, as a tuple (values, indices) with the axis removed (torch).",
+        fn(_, a; x: Tensor, k: i64, axis|dim: i64 = -1) {
+            pair(&a, sort::kthvalue(&x, k, axis))
+        }
+    },
+    builtin! {
+        name: "median",
+        doc: "The median along axis (of everything when none), by selection; a NaN in a lane gives NaN; bool and ints give f64 (NumPy).",
+        fn(_, a; x: Tensor, axis|dim: Option<i64> = none) {
+            result(&a, sort::median(&x, axis, false))
+        }
+    },
+    builtin! {
+        name: "nanmedian",
+        doc: "The median along axis (of everything when none) of the values that are not NaN (NaN when there are none); bool and ints give f64.",
+        fn(_, a; x: Tensor, axis|dim: Option<i64> = none) {
+            result(&a, sort::median(&x, axis, true))
+        }
+    },
+    quantile_builtin!(
+        "percentile",
+        100.0,
+        false,
+        "The q-th percentiles (q in [0, 100], a number or a tensor whose shape leads the result) along axis, by selection; method \"linear\" (NumPy's default), \"lower\", \"higher\", \"midpoint\" or \"nearest\"; a NaN in a lane gives NaN; bool and ints give f64."
+    ),
+    quantile_builtin!(
+        "nanpercentile",
+        100.0,
+        true,
+        "percentile of the values that are not NaN (NaN when there are none)."
+    ),
+    quantile_builtin!(
+        "quantile",
+        1.0,
+        false,
+        "The q-th quantiles (q in [0, 1]) along axis, as percentile with q scaled by 100 (NumPy)."
+    ),
+];
+
+/// An axis that defaults to -1 but may be `none` (the flattened tensor).
+fn axis_or_none(a: &Bound, axis: i64) -> Option<i64> {
+    (!a.passed_none("axis")).then_some(axis)
+}
+
+fn result(a: &Bound, t: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
+    t.map(Value::from).map_err(|e| a.tensor_err(e))
+}
+
+fn pair(a: &Bound, t: TensorResult<(Tensor, Tensor)>) -> Result<Value, Diagnostic> {
+    let (v, i) = t.map_err(|e| a.tensor_err(e))?;
+    Ok(Value::Tuple(Rc::new(
+        vec![Value::from(v), Value::from(i)].into(),
+    )))
+}
