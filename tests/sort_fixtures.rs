@@ -5,53 +5,16 @@
 
 use std::path::Path;
 
+mod common;
+
+use common::fixtures::{read_cases, run_case, same_dtype_and_shape, Case};
 use tsr::interp::output::SharedOutput;
 use tsr::interp::Interp;
-use tsr::io::npy::load_npy;
 use tsr::ops::close::is_close;
-use tsr::runtime::Value;
 use tsr::tensor::Tensor;
 
-struct Case {
-    name: String,
-    expr: String,
-    inputs: Vec<String>,
-    rtol: f64,
-    atol: f64,
-}
-
-fn cases(dir: &Path) -> Vec<Case> {
-    let text = std::fs::read_to_string(dir.join("cases.tsv")).unwrap();
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .map(|line| {
-            let f: Vec<&str> = line.split('\t').collect();
-            assert_eq!(f.len(), 5, "bad line in cases.tsv: {line}");
-            Case {
-                name: f[0].into(),
-                expr: f[1].into(),
-                inputs: f[2]
-                    .split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(String::from)
-                    .collect(),
-                rtol: f[3].parse().unwrap(),
-                atol: f[4].parse().unwrap(),
-            }
-        })
-        .collect()
-}
-
 fn compare(actual: &Tensor, expected: &Tensor, c: &Case, which: &str) -> Result<(), String> {
-    if actual.dtype() != expected.dtype() || actual.shape() != expected.shape() {
-        return Err(format!(
-            "{which}: got {}{:?}, expected {}{:?}",
-            actual.dtype(),
-            actual.shape(),
-            expected.dtype(),
-            expected.shape()
-        ));
-    }
+    same_dtype_and_shape(actual, expected, which)?;
     let exact = c.rtol == 0.0 && c.atol == 0.0;
     let (a, e) = (actual.to_vec::<f64>(), expected.to_vec::<f64>());
     for (i, (x, y)) in a.iter().zip(&e).enumerate() {
@@ -72,43 +35,14 @@ fn compare(actual: &Tensor, expected: &Tensor, c: &Case, which: &str) -> Result<
     Ok(())
 }
 
-fn run_case(dir: &Path, c: &Case) -> Result<(), String> {
-    let mut interp = Interp::new(Box::new(SharedOutput::default()));
-    for var in &c.inputs {
-        let t = load_npy(&dir.join(format!("{}.{var}.npy", c.name)))?;
-        interp.globals.define(&var.as_str().into(), Value::from(t));
-    }
-    let v = interp
-        .run("<case>", &c.expr, None)
-        .map_err(|d| interp.render(&d, false))?;
-    let results: Vec<Value> = match v {
-        Value::Tuple(items) => items.to_vec(),
-        other => vec![other],
-    };
-    for (i, r) in results.iter().enumerate() {
-        let single = dir.join(format!("{}.out.npy", c.name));
-        let path = if results.len() == 1 && single.exists() {
-            single
-        } else {
-            dir.join(format!("{}.out{i}.npy", c.name))
-        };
-        let expected = load_npy(&path)?;
-        let actual = r
-            .to_tensor()
-            .ok_or_else(|| format!("result {i} is {}, not a tensor", r.describe()))?;
-        compare(&actual, &expected, c, &format!("result {i}"))?;
-    }
-    Ok(())
-}
-
 #[test]
 fn numpy_sort_fixtures() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sort");
-    let all = cases(&dir);
+    let all = read_cases(&dir);
     let failures: Vec<String> = all
         .iter()
         .filter_map(|c| {
-            run_case(&dir, c)
+            run_case(&dir, c, compare)
                 .err()
                 .map(|e| format!("{}: {}\n  {}", c.name, c.expr, e.replace('\n', "\n  ")))
         })

@@ -55,6 +55,13 @@ pub const BUILTINS: &[Builtin] = &[
         }
     },
     builtin! {
+        name: "searchsorted",
+        doc: "For each element of v, the i64 index where it would be inserted into the sorted 1-D a to keep it sorted (NumPy; NaN sorts last): before equal elements for side=\"left\", after them for \"right\".",
+        fn(_, b; a: Tensor, v: Tensor, side: String = "left") {
+            result(&b, sort::searchsorted(&a, &v, &side))
+        }
+    },
+    builtin! {
         name: "median",
         doc: "The median along axis (of everything when none), by selection; a NaN in a lane gives NaN; bool and ints give f64 (NumPy).",
         fn(_, a; x: Tensor, axis|dim: Option<i64> = none) {

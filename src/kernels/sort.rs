@@ -189,6 +189,22 @@ impl Selector<'_> {
     }
 }
 
+/// For each value of `v`, the index in the sorted `a` (ascending, NaN last) where it
+/// would be inserted to keep the order: before equal elements (`right = false`, NumPy's
+/// side="left") or after them.
+pub fn search_sorted<T: PartialOrd + Copy + Sync>(a: &[T], v: &[T], out: &mut [i64], right: bool) {
+    for_each_chunk_mut(out, ELEMENTS_PER_TASK, |start, chunk| {
+        for (o, &x) in chunk.iter_mut().zip(&v[start..]) {
+            let at = if right {
+                a.partition_point(|&y| nan_last(y, x) != Ordering::Greater)
+            } else {
+                a.partition_point(|&y| nan_last(y, x) == Ordering::Less)
+            };
+            *o = at as i64;
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +218,17 @@ mod tests {
         let mut idx = [0i64; 6];
         argsort_rows(&[1, 0, 1, 0, 2, 2], &mut idx, 3, true);
         assert_eq!(idx, [0, 2, 1, 1, 2, 0]);
+    }
+
+    #[test]
+    fn searches_left_and_right() {
+        let a = [1.0, 2.0, 2.0, 3.0, f64::NAN];
+        let v = [0.0, 2.0, 2.5, 3.0, 9.0, f64::NAN];
+        let mut out = [0i64; 6];
+        search_sorted(&a, &v, &mut out, false);
+        assert_eq!(out, [0, 1, 3, 3, 4, 4]);
+        search_sorted(&a, &v, &mut out, true);
+        assert_eq!(out, [0, 3, 3, 4, 4, 5]);
     }
 
     #[test]
@@ -220,7 +247,9 @@ mod tests {
 
     #[test]
     fn same_for_any_thread_count() {
-        let xs: Vec<f32> = (0..300_000).map(|i| ((i * 7919) % 1013) as f32).collect();
+        let xs: Vec<f32> = (0..300_000i64)
+            .map(|i| ((i * 7919) % 1013) as f32)
+            .collect();
         let run = || {
             let mut s = xs.clone();
             sort_rows(&mut s, 1000, false, false);

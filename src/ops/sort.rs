@@ -4,7 +4,10 @@
 //! `kernels::sort`; results are moved back.
 
 use super::{elems, output_buffer};
-use crate::kernels::sort::{argsort_rows, order_stats_rows, select_rows, sort_rows, Selector};
+use crate::kernels::sort::{
+    argsort_rows, order_stats_rows, search_sorted, select_rows, sort_rows, Selector,
+};
+use crate::tensor::budget;
 use crate::tensor::shape::normalize_axis;
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
 
@@ -146,6 +149,13 @@ fn select(
     let shape = rows.shape_with(k);
     let mut idx = output_buffer(op, &shape, 0i64)?;
     let n = rows.row_len();
+    // Each task selects through an index buffer of one row.
+    budget::check_items(
+        op,
+        "the index buffer of a row",
+        n,
+        std::mem::size_of::<usize>(),
+    )?;
     let values = crate::dispatch!(x.dtype(), T => {
         let data = elems::<T>(op, &rows.t)?;
         select_rows(data, &mut idx, n, k, largest, sorted);
@@ -161,6 +171,39 @@ fn select(
         rows.restore(values)?,
         rows.restore(Tensor::from_vec(idx, &shape)?)?,
     ))
+}
+
+/// For each element of `v`, the i64 index where it would be inserted into the sorted
+/// 1-D `a` to keep it sorted (NumPy's searchsorted; NaN sorts last): before equal
+/// elements when `side` is "left", after them when "right". Both are compared in
+/// their common dtype (f64 when either is a float, else i64).
+pub fn searchsorted(a: &Tensor, v: &Tensor, side: &str) -> Result<Tensor> {
+    let op = "searchsorted";
+    let right = match side {
+        "left" => false,
+        "right" => true,
+        _ => {
+            return Err(TensorError::value(
+                op,
+                format!("side must be \"left\" or \"right\", got \"{side}\""),
+            ))
+        }
+    };
+    if a.ndim() != 1 {
+        return Err(TensorError::value(
+            op,
+            format!("a must be 1-D, got shape {:?}", a.shape()),
+        ));
+    }
+    let mut out = output_buffer(op, v.shape(), 0i64)?;
+    if a.dtype().is_float() || v.dtype().is_float() {
+        let (a, v) = (a.to_vec::<f64>(), v.to_vec::<f64>());
+        search_sorted(&a, &v, &mut out, right);
+    } else {
+        let (a, v) = (a.to_vec::<i64>(), v.to_vec::<i64>());
+        search_sorted(&a, &v, &mut out, right);
+    }
+    Tensor::from_vec(out, v.shape())
 }
 
 /// How an order statistic between two neighbours is found (NumPy's `method=`).
@@ -305,6 +348,8 @@ fn stats(
 ) -> Result<Tensor> {
     let rows = Rows::new(op, x, axis)?;
     let n = rows.row_len();
+    // Each task selects in an f64 copy of one row.
+    budget::check_items(op, "the f64 copy of a row", n, std::mem::size_of::<f64>())?;
     let per_row = qs.len();
     let mut reduced = rows.t.shape().to_vec();
     reduced.pop();
