@@ -58,6 +58,78 @@ pub fn sort_rows<T: PartialOrd + Copy + Send>(
     });
 }
 
+/// Rows at least this long are radix-sorted (f32): below it a comparison sort wins.
+const RADIX_MIN: usize = 1024;
+
+/// `sort_rows` for f32, whose long rows take a stable LSD radix sort on keys that order
+/// like `nan_last` (-0.0 and 0.0 share a key, every NaN has the largest one), so the
+/// result is bitwise the comparison sort's.
+pub fn sort_rows_f32(data: &mut [f32], row_len: usize, descending: bool, stable: bool) {
+    if row_len < RADIX_MIN {
+        return sort_rows(data, row_len, descending, stable);
+    }
+    for_each_chunk_mut_with(data, chunk_len(row_len), Vec::new, |scratch, _, rows| {
+        for row in rows.chunks_mut(row_len) {
+            radix_sort_f32(row, scratch, descending);
+        }
+    });
+}
+
+/// The radix key of `x`: unsigned order equals `nan_last` order.
+#[inline]
+fn f32_key(x: f32) -> u32 {
+    if x.is_nan() {
+        u32::MAX
+    } else if x == 0.0 {
+        0x8000_0000
+    } else if x.is_sign_negative() {
+        !x.to_bits()
+    } else {
+        x.to_bits() | 0x8000_0000
+    }
+}
+
+/// A stable LSD radix sort of `row` by `f32_key` (reversed when descending), a byte per
+/// pass; passes where every key has the same byte are skipped.
+fn radix_sort_f32(row: &mut [f32], scratch: &mut Vec<f32>, descending: bool) {
+    let key = |x: f32| if descending { !f32_key(x) } else { f32_key(x) };
+    let mut counts = [[0usize; 256]; 4];
+    for &x in row.iter() {
+        let k = key(x);
+        for (pass, c) in counts.iter_mut().enumerate() {
+            c[(k >> (8 * pass)) as usize & 0xff] += 1;
+        }
+    }
+    scratch.clear();
+    scratch.resize(row.len(), 0.0);
+    let mut from_row = true;
+    for (pass, c) in counts.iter().enumerate() {
+        if c.contains(&row.len()) {
+            continue;
+        }
+        let mut starts = [0usize; 256];
+        let mut total = 0;
+        for (s, &n) in starts.iter_mut().zip(c) {
+            *s = total;
+            total += n;
+        }
+        let (src, dst): (&[f32], &mut [f32]) = if from_row {
+            (row, scratch)
+        } else {
+            (scratch, row)
+        };
+        for &x in src {
+            let b = (key(x) >> (8 * pass)) as usize & 0xff;
+            dst[starts[b]] = x;
+            starts[b] += 1;
+        }
+        from_row = !from_row;
+    }
+    if !from_row {
+        row.copy_from_slice(scratch);
+    }
+}
+
 /// Writes into each row of `out` the indices (0-based, along the row) that sort the
 /// same row of `data`; ties keep their original order.
 pub fn argsort_rows<T: PartialOrd + Copy + Sync>(
@@ -218,6 +290,31 @@ mod tests {
         let mut idx = [0i64; 6];
         argsort_rows(&[1, 0, 1, 0, 2, 2], &mut idx, 3, true);
         assert_eq!(idx, [0, 2, 1, 1, 2, 0]);
+    }
+
+    #[test]
+    fn radix_sort_is_the_comparison_sort_bitwise() {
+        let specials = [
+            f32::NAN,
+            -0.0,
+            0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            -f32::NAN,
+        ];
+        let xs: Vec<f32> = (0..5000i64)
+            .map(|i| match i % 11 {
+                0 => specials[(i / 11) as usize % specials.len()],
+                _ => ((i * 7919) % 401 - 200) as f32 * 0.37,
+            })
+            .collect();
+        for descending in [false, true] {
+            let (mut a, mut b) = (xs.clone(), xs.clone());
+            sort_rows(&mut a, 2500, descending, true);
+            sort_rows_f32(&mut b, 2500, descending, true);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a), bits(&b), "descending {descending}");
+        }
     }
 
     #[test]
