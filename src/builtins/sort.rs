@@ -6,8 +6,8 @@ use std::rc::Rc;
 use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
 use crate::ops::sort::{self, Method};
-use crate::runtime::builtin;
 use crate::runtime::value::Value;
+use crate::runtime::{builtin, TensorLike};
 use crate::tensor::{Result as TensorResult, Tensor};
 
 /// `NAME(x, q, axis=none, method="linear")` for a quantile form with its scale.
@@ -16,8 +16,10 @@ macro_rules! quantile_builtin {
         builtin! {
             name: $name,
             doc: $doc,
-            fn(_, a; x: Tensor, q: Tensor, axis|dim: Option<i64> = none, method: String = "linear") {
+            fn(_, a; x: Tensor, q: TensorLike, axis|dim: Option<i64> = none, method: String = "linear") {
                 let m = Method::from_name($name, &method).map_err(|e| a.tensor_err(e))?;
+                // A number keeps all its bits: q = 0.3 is not the f32 nearest 0.3.
+                let q = q.exact();
                 result(&a, sort::quantile($name, &x, &q, axis, m, $scale, $skip))
             }
         }
