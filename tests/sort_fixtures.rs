@@ -67,3 +67,19 @@ fn zero_d_sort_along_an_axis_is_an_error() {
         "{text}"
     );
 }
+
+/// torch: the top 1 of a 0-d tensor is 0-d, and so is its k-th value.
+#[test]
+fn zero_d_topk_and_kthvalue_are_zero_d() {
+    let mut interp = Interp::new(Box::new(SharedOutput::default()));
+    for expr in ["topk(tensor(5.0), 1)", "kthvalue(tensor(5.0), 1)"] {
+        let v = interp.run("<case>", expr, None).unwrap();
+        let tsr::runtime::Value::Tuple(items) = v else {
+            panic!("{expr}: not a tuple")
+        };
+        for t in items.iter() {
+            let t: Tensor = t.to_tensor().unwrap();
+            assert_eq!(t.shape(), &[] as &[usize], "{expr}");
+        }
+    }
+}

@@ -100,11 +100,17 @@ pub fn topk(
     largest: bool,
     sorted: bool,
 ) -> Result<(Tensor, Tensor)> {
+    let zero_d = x.ndim() == 0;
     let x = zero_d_as_row(x);
     let rows = Rows::new("topk", &x, Some(axis))?;
     let n = rows.row_len();
     let k = check_k("topk", k, n, 0)?;
-    select(&x, &rows, "topk", k, largest, sorted)
+    let (v, i) = select(&x, &rows, "topk", k, largest, sorted)?;
+    if zero_d && k == 1 {
+        // torch: the top 1 of a 0-d tensor is 0-d.
+        return Ok((v.reshape(&[])?, i.reshape(&[])?));
+    }
+    Ok((v, i))
 }
 
 /// The `k`-th smallest element (1-based) along `axis` and its index, with the axis
