@@ -167,22 +167,22 @@ pub(super) fn truth(a: &Bound, xs: &Value, all: bool) -> Result<Value, Diagnosti
 
 /// The items of the argument for parameter `name`, or an error pointing at it.
 fn items_of(a: &Bound, name: &str, v: &Value) -> Result<Vec<Value>, Diagnostic> {
-    items(v).map_err(|e| match e {
-        NotIterable::Kind(what) => a.arg_err(
-            name,
-            format!("{}: cannot iterate over {what}", a.builtin.name),
-        ),
-        NotIterable::Tensor(e) => a.tensor_err(e),
-    })
+    items_or(a, v, |m| a.arg_err(name, m))
 }
 
 /// The items of one of several sequences (`zip`, `map`), an error pointing at it.
 fn items_at(a: &Bound, arg: &crate::runtime::ArgVal) -> Result<Vec<Value>, Diagnostic> {
-    items(&arg.value).map_err(|e| match e {
-        NotIterable::Kind(what) => Diagnostic::new(
-            arg.span,
-            format!("{}: cannot iterate over {what}", a.builtin.name),
-        ),
+    items_or(a, &arg.value, |m| Diagnostic::new(arg.span, m))
+}
+
+/// The items of `v`; `at` places the error when `v` is not iterable.
+fn items_or(
+    a: &Bound,
+    v: &Value,
+    at: impl FnOnce(String) -> Diagnostic,
+) -> Result<Vec<Value>, Diagnostic> {
+    items(v).map_err(|e| match e {
+        NotIterable::Kind(what) => at(format!("{}: cannot iterate over {what}", a.builtin.name)),
         NotIterable::Tensor(e) => a.tensor_err(e),
     })
 }

@@ -249,15 +249,7 @@ impl Interp {
             return Err(Diagnostic::new(base, "a dict takes one key").into());
         };
         let kv = self.eval(ke, scope)?;
-        let key = Key::from_value(&kv).ok_or_else(|| {
-            Diagnostic::new(
-                ke.span,
-                format!(
-                    "dict keys must be strings, ints or bools, not {}",
-                    kv.describe()
-                ),
-            )
-        })?;
+        let key = Key::of(&kv, ke.span)?;
         let mut rhs = self.eval(value, scope)?;
         let Some(Value::Dict(mut d)) = scope.take(name) else {
             return Err(Diagnostic::new(base, "internal: dict changed").into());

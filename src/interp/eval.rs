@@ -242,15 +242,7 @@ impl Interp {
         let mut d = Dict::default();
         for (k, v) in pairs {
             let kv = self.eval(k, scope)?;
-            let key = Key::from_value(&kv).ok_or_else(|| {
-                Diagnostic::new(
-                    k.span,
-                    format!(
-                        "dict keys must be strings, ints or bools, not {}",
-                        kv.describe()
-                    ),
-                )
-            })?;
+            let key = Key::of(&kv, k.span)?;
             let vv = self.eval(v, scope)?;
             d.insert(key, vv);
         }

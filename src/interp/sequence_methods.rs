@@ -59,7 +59,7 @@ impl Interp {
                 }
                 let key_value = self.eval(key_expr, scope)?;
                 let call = self.eval_args(args, span, scope)?;
-                let key = dict_key(&key_value, key_expr.span)?;
+                let key = Key::of(&key_value, key_expr.span)?;
                 let Some(Value::Dict(mut d)) = scope.take(var) else {
                     return Ok(None);
                 };
@@ -111,7 +111,7 @@ impl Interp {
             .into());
         };
         let result = match &mut held {
-            Value::Dict(d) => dict_key(&key, key_expr.span).and_then(|k| {
+            Value::Dict(d) => Key::of(&key, key_expr.span).and_then(|k| {
                 Rc::make_mut(d)
                     .entries
                     .shift_remove(&k)
@@ -238,7 +238,7 @@ fn apply(held: &mut Value, name: &Ident, call: CallArgs) -> Result<Value, Diagno
                 return Ok(Value::None);
             }
             arity(1, 2)?;
-            let key = dict_key(&args[0].value, args[0].span)?;
+            let key = Key::of(&args[0].value, args[0].span)?;
             match (d.entries.shift_remove(&key), args.get(1)) {
                 (Some(v), _) => Ok(v),
                 (None, Some(default)) => Ok(default.value.clone()),
@@ -285,19 +285,6 @@ fn position(i: &Value, len: usize, at: Span) -> Result<usize, Diagnostic> {
             )
             .with_kind(ErrorKind::Index)
         })
-}
-
-fn dict_key(v: &Value, at: Span) -> Result<Key, Diagnostic> {
-    Key::from_value(v).ok_or_else(|| {
-        Diagnostic::new(
-            at,
-            format!(
-                "dict keys must be strings, ints or bools, not {}",
-                v.describe()
-            ),
-        )
-        .with_kind(ErrorKind::Type)
-    })
 }
 
 fn missing_key(key: &Value, at: Span) -> Diagnostic {

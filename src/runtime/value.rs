@@ -165,6 +165,20 @@ pub enum Key {
 }
 
 impl Key {
+    /// The key `v` is, or the error of a value that cannot be one, at `at`.
+    pub fn of(v: &Value, at: crate::span::Span) -> Result<Key, crate::diag::Diagnostic> {
+        Key::from_value(v).ok_or_else(|| {
+            crate::diag::Diagnostic::new(
+                at,
+                format!(
+                    "dict keys must be strings, ints or bools, not {}",
+                    v.describe()
+                ),
+            )
+            .with_kind(crate::diag::ErrorKind::Type)
+        })
+    }
+
     pub fn from_value(v: &Value) -> Option<Key> {
         match v {
             Value::Str(s) => Some(Key::Str(s.clone())),
