@@ -136,6 +136,9 @@ fn tensor_array(t: &Tensor) -> GgufArray {
     match t.dtype() {
         DType::Bool => GgufArray::Bool(t.to_vec()),
         DType::U8 => GgufArray::U8(t.to_vec()),
+        DType::U16 => GgufArray::U16(t.to_vec()),
+        DType::U32 => GgufArray::U32(t.to_vec()),
+        DType::U64 => GgufArray::U64(t.to_vec()),
         DType::I8 => GgufArray::I8(t.to_vec()),
         DType::I16 => GgufArray::I16(t.to_vec()),
         DType::I32 => GgufArray::I32(t.to_vec()),

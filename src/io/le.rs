@@ -12,6 +12,9 @@ pub(crate) fn storage_from_le(dtype: DType, bytes: &[u8]) -> Storage {
     match dtype {
         DType::Bool => Storage::Bool(bytes.iter().map(|&b| b != 0).collect()),
         DType::U8 => Storage::U8(bytes.to_vec()),
+        DType::U16 => Storage::U16(decode_words(bytes, u16::from_le_bytes)),
+        DType::U32 => Storage::U32(decode_words(bytes, u32::from_le_bytes)),
+        DType::U64 => Storage::U64(decode_words(bytes, u64::from_le_bytes)),
         DType::I8 => Storage::I8(decode_words(bytes, i8::from_le_bytes)),
         DType::I16 => Storage::I16(decode_words(bytes, i16::from_le_bytes)),
         DType::I32 => Storage::I32(decode_words(bytes, i32::from_le_bytes)),
@@ -34,6 +37,9 @@ pub(crate) fn tensor_to_le(t: &Tensor) -> Vec<u8> {
     match t.storage() {
         Storage::Bool(v) => out.extend(v.iter().map(|&b| u8::from(b))),
         Storage::U8(v) => out.extend_from_slice(v),
+        Storage::U16(v) => extend_le(&mut out, v, u16::to_le_bytes),
+        Storage::U32(v) => extend_le(&mut out, v, u32::to_le_bytes),
+        Storage::U64(v) => extend_le(&mut out, v, u64::to_le_bytes),
         Storage::I8(v) => extend_le(&mut out, v, i8::to_le_bytes),
         Storage::I16(v) => extend_le(&mut out, v, i16::to_le_bytes),
         Storage::I32(v) => extend_le(&mut out, v, i32::to_le_bytes),

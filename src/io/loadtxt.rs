@@ -86,11 +86,12 @@ pub fn parse_txt(text: &str, path: &Path, opts: &TxtOptions) -> Result<Tensor, S
             match &mut values {
                 Values::Float(v) => v.push(text.parse::<f64>().map_err(|_| bad())?),
                 Values::Int(v) => {
-                    let n = text.parse::<i64>().map_err(|_| bad())?;
+                    let n = text.parse::<i128>().map_err(|_| bad())?;
                     if !fits(n, dtype) {
                         return Err(bad());
                     }
-                    v.push(n);
+                    // i64 carries a u64's bits; the final cast restores them.
+                    v.push(n as i64);
                 }
             }
         }
@@ -130,13 +131,16 @@ fn pick_columns<'t>(fields: &[&'t str], usecols: Option<&[i64]>) -> Result<Vec<&
 }
 
 /// Whether `n` is in the range of the integer dtype `dtype`.
-fn fits(n: i64, dtype: DType) -> bool {
-    let (lo, hi) = match dtype {
+fn fits(n: i128, dtype: DType) -> bool {
+    let (lo, hi): (i128, i128) = match dtype {
         DType::U8 => (0, u8::MAX.into()),
+        DType::U16 => (0, u16::MAX.into()),
+        DType::U32 => (0, u32::MAX.into()),
+        DType::U64 => (0, u64::MAX.into()),
         DType::I8 => (i8::MIN.into(), i8::MAX.into()),
         DType::I16 => (i16::MIN.into(), i16::MAX.into()),
         DType::I32 => (i32::MIN.into(), i32::MAX.into()),
-        _ => (i64::MIN, i64::MAX),
+        _ => (i64::MIN.into(), i64::MAX.into()),
     };
     (lo..=hi).contains(&n)
 }

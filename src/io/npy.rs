@@ -269,7 +269,7 @@ pub(super) fn parse_header(text: &str) -> Result<Header, String> {
 fn parse_descr(descr: &str) -> Result<(bool, DType), String> {
     let unsupported = || {
         format!(
-            "npy: unsupported dtype descr '{descr}' (tsr reads |b1 |u1 |i1 <i2 <i4 <i8 <f2 <f4 <f8 \
+            "npy: unsupported dtype descr '{descr}' (tsr reads |b1 |u1 |i1 <u2 <i2 <u4 <i4 <u8 <i8 <f2 <f4 <f8 \
              and their big-endian '>' forms)"
         )
     };
@@ -280,6 +280,9 @@ fn parse_descr(descr: &str) -> Result<(bool, DType), String> {
     let dtype = match code {
         "b1" | "?" => DType::Bool,
         "u1" => DType::U8,
+        "u2" => DType::U16,
+        "u4" => DType::U32,
+        "u8" => DType::U64,
         "i1" => DType::I8,
         "i2" => DType::I16,
         "i4" => DType::I32,
@@ -533,6 +536,9 @@ fn descr_of(dtype: DType) -> Result<&'static str, String> {
     Ok(match dtype {
         DType::Bool => "|b1",
         DType::U8 => "|u1",
+        DType::U16 => "<u2",
+        DType::U32 => "<u4",
+        DType::U64 => "<u8",
         DType::I8 => "|i1",
         DType::I16 => "<i2",
         DType::I32 => "<i4",
@@ -666,8 +672,8 @@ mod tests {
         let cases = [
             ("{'descr': '<f4', 'fortran_order': False}", "no 'shape'"),
             (
-                "{'descr': '<u4', 'fortran_order': False, 'shape': ()}",
-                "unsupported dtype descr '<u4'",
+                "{'descr': '<c8', 'fortran_order': False, 'shape': ()}",
+                "unsupported dtype descr '<c8'",
             ),
             (
                 "{'descr': '|i2', 'fortran_order': False, 'shape': ()}",

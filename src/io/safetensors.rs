@@ -17,9 +17,12 @@ use crate::tensor::shape::check_rank;
 use crate::tensor::{budget, DType, Tensor};
 
 /// The safetensors dtypes tsr has.
-const DTYPES: [(Dtype, DType); 10] = [
+const DTYPES: [(Dtype, DType); 13] = [
     (Dtype::BOOL, DType::Bool),
     (Dtype::U8, DType::U8),
+    (Dtype::U16, DType::U16),
+    (Dtype::U32, DType::U32),
+    (Dtype::U64, DType::U64),
     (Dtype::I8, DType::I8),
     (Dtype::I16, DType::I16),
     (Dtype::I32, DType::I32),
@@ -97,7 +100,7 @@ fn entries(map: &[u8]) -> Result<impl Iterator<Item = Result<Entry<'_>, String>>
             .ok_or_else(|| {
                 format!(
                     "safetensors: tensor '{name}' has dtype {}, which tsr does not support (it \
-                     reads BOOL U8 I8 I16 I32 I64 F16 BF16 F32 F64)",
+                     reads BOOL U8 U16 U32 U64 I8 I16 I32 I64 F16 BF16 F32 F64)",
                     info.dtype
                 )
             })?;

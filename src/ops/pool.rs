@@ -294,7 +294,7 @@ fn pool_out(size: usize, span: usize, stride: usize, pad: usize, ceil_mode: bool
 /// The lowest value of a dtype as f64: -inf for floats, the minimum for integers.
 fn lowest(dtype: DType) -> f64 {
     match dtype {
-        DType::Bool | DType::U8 => 0.0,
+        DType::Bool | DType::U8 | DType::U16 | DType::U32 | DType::U64 => 0.0,
         DType::I8 => f64::from(i8::MIN),
         DType::I16 => f64::from(i16::MIN),
         DType::I32 => f64::from(i32::MIN),

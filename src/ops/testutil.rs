@@ -4,8 +4,19 @@
 
 use crate::tensor::{DType, SliceSpec, Tensor};
 
-/// A contiguous tensor of `dtype` holding `vals` cast like `astype`.
+/// A contiguous tensor of `dtype` holding `vals` cast like `astype`. The wider
+/// unsigned dtypes take the magnitudes: a negative value would wrap to a number the
+/// f64 references cannot follow (u8 keeps the wrap-around cases).
 pub fn tensor(vals: &[f64], shape: &[usize], dtype: DType) -> Tensor {
+    if dtype.is_unsigned() && dtype != DType::U8 {
+        let magnitudes: Vec<f64> = vals.iter().map(|v| v.abs()).collect();
+        return cast(&magnitudes, shape, dtype);
+    }
+    cast(vals, shape, dtype)
+}
+
+/// `vals` rounded to `dtype` as `astype` does.
+fn cast(vals: &[f64], shape: &[usize], dtype: DType) -> Tensor {
     Tensor::from_vec(vals.to_vec(), shape)
         .unwrap()
         .to_dtype(dtype)
@@ -73,7 +84,7 @@ pub fn views(t: &Tensor) -> Vec<Tensor> {
 pub fn assert_tensor(got: &Tensor, dtype: DType, shape: &[usize], want: &[f64], what: &str) {
     assert_eq!(got.dtype(), dtype, "dtype of {what}");
     assert_eq!(got.shape(), shape, "shape of {what}");
-    let want = values(&tensor(want, shape, dtype));
+    let want = values(&cast(want, shape, dtype));
     let got = values(got);
     let same = got.len() == want.len()
         && got
@@ -94,7 +105,7 @@ pub fn assert_close(
 ) {
     assert_eq!(got.dtype(), dtype, "dtype of {what}");
     assert_eq!(got.shape(), shape, "shape of {what}");
-    let want = values(&tensor(want, shape, dtype));
+    let want = values(&cast(want, shape, dtype));
     let got = values(got);
     let close =
         |g: f64, w: f64| g == w || (g.is_nan() && w.is_nan()) || (g - w).abs() <= rtol * w.abs();

@@ -10,6 +10,9 @@ use super::storage::Storage;
 pub enum DType {
     Bool,
     U8,
+    U16,
+    U32,
+    U64,
     I8,
     I16,
     I32,
@@ -29,9 +32,12 @@ pub enum Category {
 }
 
 impl DType {
-    pub const ALL: [DType; 10] = [
+    pub const ALL: [DType; 13] = [
         DType::Bool,
         DType::U8,
+        DType::U16,
+        DType::U32,
+        DType::U64,
         DType::I8,
         DType::I16,
         DType::I32,
@@ -49,6 +55,9 @@ impl DType {
         match self {
             DType::Bool => "bool",
             DType::U8 => "u8",
+            DType::U16 => "u16",
+            DType::U32 => "u32",
+            DType::U64 => "u64",
             DType::I8 => "i8",
             DType::I16 => "i16",
             DType::I32 => "i32",
@@ -68,16 +77,23 @@ impl DType {
     pub fn size(self) -> usize {
         match self {
             DType::Bool | DType::U8 | DType::I8 => 1,
-            DType::I16 | DType::F16 | DType::BF16 => 2,
-            DType::I32 | DType::F32 => 4,
-            DType::I64 | DType::F64 => 8,
+            DType::U16 | DType::I16 | DType::F16 | DType::BF16 => 2,
+            DType::U32 | DType::I32 | DType::F32 => 4,
+            DType::U64 | DType::I64 | DType::F64 => 8,
         }
     }
 
     pub fn category(self) -> Category {
         match self {
             DType::Bool => Category::Bool,
-            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => Category::Int,
+            DType::U8
+            | DType::U16
+            | DType::U32
+            | DType::U64
+            | DType::I8
+            | DType::I16
+            | DType::I32
+            | DType::I64 => Category::Int,
             DType::F16 | DType::BF16 | DType::F32 | DType::F64 => Category::Float,
         }
     }
@@ -90,6 +106,10 @@ impl DType {
         self.category() == Category::Int
     }
 
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
+    }
+
     /// The dtype a float-valued function (sqrt, exp, mean, ...) returns for this input.
     pub fn float_result(self) -> DType {
         if self.is_float() {
@@ -99,7 +119,8 @@ impl DType {
         }
     }
 
-    /// `torch.promote_types`: the smallest dtype both operands convert to safely.
+    /// `torch.promote_types` (NumPy's table for unsigned with signed integers): the
+    /// smallest dtype both operands convert to safely.
     pub fn promote(a: DType, b: DType) -> DType {
         use DType::*;
         if a == b {
@@ -111,11 +132,22 @@ impl DType {
             (Category::Int, Category::Float) => b,
             (Category::Float, Category::Int) => a,
             (Category::Int, Category::Int) => {
-                // u8 is the only unsigned type: mixing it with a signed type needs i16 at least.
-                let (small, big) = if a.size() <= b.size() { (a, b) } else { (b, a) };
-                match (small, big) {
-                    (U8, I8) | (I8, U8) => I16,
-                    _ => big,
+                let (u, s) = match (a.is_unsigned(), b.is_unsigned()) {
+                    (true, false) => (a, b),
+                    (false, true) => (b, a),
+                    _ => return if a.size() >= b.size() { a } else { b },
+                };
+                // NumPy's table: the smallest signed type holding both; none holds u64
+                // and a signed type, so that pair goes to f64.
+                if s.size() > u.size() {
+                    s
+                } else {
+                    match u {
+                        U8 => I16,
+                        U16 => I32,
+                        U32 => I64,
+                        _ => F64,
+                    }
                 }
             }
             (Category::Float, Category::Float) => match (a, b) {
@@ -162,7 +194,8 @@ pub trait Elem: Copy + Default + Send + Sync + PartialOrd + fmt::Debug + 'static
     /// Converts between element types the way `astype` does.
     #[inline]
     fn cast<D: Elem>(self) -> D {
-        if Self::DTYPE.is_float() {
+        // i64 carries a u64's bits, not its value: a float target takes the value.
+        if Self::DTYPE.is_float() || (Self::DTYPE == DType::U64 && D::DTYPE.is_float()) {
             D::from_f64(self.to_f64())
         } else {
             D::from_i64(self.to_i64())
@@ -228,6 +261,32 @@ impl_elem!(
     |v| v as u8
 );
 impl_elem!(
+    u16,
+    U16,
+    |x| x as f64,
+    |v| v as i64 as u16,
+    |x| x as i64,
+    |v| v as u16
+);
+impl_elem!(
+    u32,
+    U32,
+    |x| x as f64,
+    |v| v as i64 as u32,
+    |x| x as i64,
+    |v| v as u32
+);
+// i64 carries u64's bits (to_i64 then from_i64 is the identity); floats at or above
+// 2^63 convert directly, since going through i64 would saturate them.
+impl_elem!(
+    u64,
+    U64,
+    |x| x as f64,
+    |v| if v >= 9.223_372_036_854_775_808e18 { v as u64 } else { v as i64 as u64 },
+    |x| x as i64,
+    |v| v as u64
+);
+impl_elem!(
     i8,
     I8,
     |x| x as f64,
@@ -287,6 +346,18 @@ macro_rules! dispatch {
                 type $T = u8;
                 $body
             }
+            __D::U16 => {
+                type $T = u16;
+                $body
+            }
+            __D::U32 => {
+                type $T = u32;
+                $body
+            }
+            __D::U64 => {
+                type $T = u64;
+                $body
+            }
             __D::I8 => {
                 type $T = i8;
                 $body
@@ -339,6 +410,31 @@ mod tests {
         assert_eq!(DType::promote(I32, I16), I32);
     }
 
+    /// Every pair of integer dtypes against `numpy.promote_types`.
+    #[test]
+    fn unsigned_with_signed_matches_numpy() {
+        let table = [
+            (U8, U16, U16),
+            (U16, U64, U64),
+            (U8, I16, I16),
+            (U16, I8, I32),
+            (U16, I16, I32),
+            (U16, I64, I64),
+            (U32, I8, I64),
+            (U32, I32, I64),
+            (U32, I64, I64),
+            (U64, I8, F64),
+            (U64, I64, F64),
+            (U64, U8, U64),
+            (U32, F16, F16),
+            (Bool, U64, U64),
+        ];
+        for (a, b, want) in table {
+            assert_eq!(DType::promote(a, b), want, "{a} with {b}");
+            assert_eq!(DType::promote(b, a), want, "{b} with {a}");
+        }
+    }
+
     #[test]
     fn weak_scalars_keep_tensor_dtype() {
         assert_eq!(DType::promote_weak(I32, Category::Int), I32);
@@ -353,5 +449,11 @@ mod tests {
         assert_eq!((-1.7f64).cast::<i32>(), -1);
         assert!(f64::NAN.cast::<bool>());
         assert_eq!(2.5f32.cast::<f16>(), f16::from_f32(2.5));
+        assert_eq!(u64::MAX.cast::<i32>(), -1);
+        assert_eq!((-1i64).cast::<u64>(), u64::MAX);
+        assert_eq!(1.8446744073709552e19f64.cast::<u64>(), u64::MAX);
+        assert_eq!(9.3e18f64.cast::<u64>(), 9_300_000_000_000_000_000);
+        assert_eq!(u64::MAX.cast::<f64>(), 1.8446744073709552e19);
+        assert_eq!(70000i64.cast::<u16>(), 4464);
     }
 }

@@ -10,6 +10,9 @@ use super::dtype::DType;
 pub enum Storage {
     Bool(Vec<bool>),
     U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
     I8(Vec<i8>),
     I16(Vec<i16>),
     I32(Vec<i32>),
@@ -32,6 +35,9 @@ impl Storage {
         match self {
             Storage::Bool(_) => DType::Bool,
             Storage::U8(_) => DType::U8,
+            Storage::U16(_) => DType::U16,
+            Storage::U32(_) => DType::U32,
+            Storage::U64(_) => DType::U64,
             Storage::I8(_) => DType::I8,
             Storage::I16(_) => DType::I16,
             Storage::I32(_) => DType::I32,
@@ -47,6 +53,9 @@ impl Storage {
         match self {
             Storage::Bool(v) => v.len(),
             Storage::U8(v) => v.len(),
+            Storage::U16(v) => v.len(),
+            Storage::U32(v) => v.len(),
+            Storage::U64(v) => v.len(),
             Storage::I8(v) => v.len(),
             Storage::I16(v) => v.len(),
             Storage::I32(v) => v.len(),

@@ -63,13 +63,13 @@ macro_rules! exact_matmul {
         }
     )*};
 }
-exact_matmul!(bool, u8, i8, i16, i32, i64);
+exact_matmul!(bool, u8, u16, u32, u64, i8, i16, i32, i64);
 
 /// Output elements per parallel chunk of the exact kernel, in rows' worth of work.
 const EXACT_CHUNK_MACS: usize = 1 << 16;
 
 /// Bool and integers: the i-k-j loop (streams rows of `b`) accumulating in `T::Acc`
-/// (i64, wrapping; bool is an or of ands), parallel over fixed blocks of rows.
+/// (i64 or u64, wrapping; bool is an or of ands), parallel over fixed blocks of rows.
 fn exact<T: Arith>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
     let (k, n) = (a.cols(), b.cols());
     if n == 0 {

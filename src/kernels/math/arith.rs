@@ -140,7 +140,12 @@ fn pow_i64(base: i64, exp: i64) -> i64 {
             _ => 0,
         };
     }
-    let (mut result, mut base, mut exp) = (1i64, base, exp);
+    pow_u64(base as u64, exp as u64) as i64
+}
+
+/// Wrapping power by squaring (the bits are those of the signed power too).
+fn pow_u64(base: u64, exp: u64) -> u64 {
+    let (mut result, mut base, mut exp) = (1u64, base, exp);
     while exp > 0 {
         if exp & 1 == 1 {
             result = result.wrapping_mul(base);
@@ -149,6 +154,31 @@ fn pow_i64(base: i64, exp: i64) -> i64 {
         exp >>= 1;
     }
     result
+}
+
+/// u64 does not fit i64: it divides natively (a zero divisor gives 0).
+fn floor_div_u64(a: u64, b: u64) -> u64 {
+    a.checked_div(b).unwrap_or(0)
+}
+
+fn rem_u64(a: u64, b: u64) -> u64 {
+    a.checked_rem(b).unwrap_or(0)
+}
+
+fn abs_i64(a: i64) -> i64 {
+    a.wrapping_abs()
+}
+
+fn abs_u64(a: u64) -> u64 {
+    a
+}
+
+fn sign_i64(a: i64) -> i64 {
+    a.signum()
+}
+
+fn sign_u64(a: u64) -> u64 {
+    u64::from(a != 0)
 }
 
 /// `10^n` the way NumPy's `round` computes its scale: exact table entries up to 1e8,
@@ -184,23 +214,25 @@ fn round_decimals<F: Float>(x: F, decimals: i32) -> F {
     }
 }
 
-// Integers compute in their own width where Rust has a wrapping op, and through i64
-// otherwise: the results agree because truncating to the width commutes with wrapping.
+// Integers compute in their own width where Rust has a wrapping op, and through a wide
+// type `$w` otherwise (i64, or u64 for u64, which i64 cannot hold): the results agree
+// because truncating to the width commutes with wrapping. Sums accumulate in i64
+// (torch), u64 in u64 (NumPy).
 macro_rules! impl_int {
-    ($($t:ty),*) => {$(
+    ($w:ty: $floor_div:ident, $rem:ident, $pow:ident, $abs:ident, $sign:ident => $($t:ty),*) => {$(
         impl Arith for $t {
             type Real = f32;
-            type Acc = i64;
+            type Acc = $w;
             #[inline]
             fn to_real(self) -> f32 {
                 self as f32
             }
             #[inline]
-            fn to_acc(self) -> i64 {
-                self as i64
+            fn to_acc(self) -> $w {
+                self as $w
             }
             #[inline]
-            fn from_acc(acc: i64) -> Self {
+            fn from_acc(acc: $w) -> Self {
                 acc as $t
             }
             #[inline]
@@ -217,15 +249,15 @@ macro_rules! impl_int {
             }
             #[inline]
             fn floor_div(self, rhs: Self) -> Self {
-                floor_div_i64(self as i64, rhs as i64) as $t
+                $floor_div(self as $w, rhs as $w) as $t
             }
             #[inline]
             fn rem(self, rhs: Self) -> Self {
-                rem_i64(self as i64, rhs as i64) as $t
+                $rem(self as $w, rhs as $w) as $t
             }
             #[inline]
             fn pow(self, rhs: Self) -> Self {
-                pow_i64(self as i64, rhs as i64) as $t
+                $pow(self as $w, rhs as $w) as $t
             }
             #[inline]
             fn maximum(self, rhs: Self) -> Self {
@@ -241,11 +273,11 @@ macro_rules! impl_int {
             }
             #[inline]
             fn abs(self) -> Self {
-                (self as i64).wrapping_abs() as $t
+                $abs(self as $w) as $t
             }
             #[inline]
             fn sign(self) -> Self {
-                (self as i64).signum() as $t
+                $sign(self as $w) as $t
             }
             /// Negative `decimals` round through f64 and convert back (NumPy).
             fn round_to(self, decimals: i32) -> Self {
@@ -259,7 +291,8 @@ macro_rules! impl_int {
     )*};
 }
 
-impl_int!(u8, i8, i16, i32, i64);
+impl_int!(i64: floor_div_i64, rem_i64, pow_i64, abs_i64, sign_i64 => u8, u16, u32, i8, i16, i32, i64);
+impl_int!(u64: floor_div_u64, rem_u64, pow_u64, abs_u64, sign_u64 => u64);
 
 /// NumPy's `npy_divmod`: floor quotient and divisor-signed remainder, with the same
 /// signed zeros and the same answers for infinities; a zero divisor gives `a / b` and NaN.

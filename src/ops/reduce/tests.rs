@@ -84,6 +84,7 @@ fn reference(op: ReduceOp, lane: &[f64]) -> f64 {
 
 fn result_dtype(op: ReduceOp, dtype: DType) -> DType {
     match op {
+        Sum | Prod | NanSum | NanProd if dtype == U64 => U64,
         Sum | Prod | NanSum | NanProd if !dtype.is_float() => I64,
         Mean | NanMean | Var { .. } | Std { .. } => dtype.float_result(),
         ArgMax | ArgMin | NanArgMax | NanArgMin => I64,
@@ -559,7 +560,8 @@ fn cumsum_along_axes_and_flattened() {
     for dtype in DType::ALL {
         let a = tensor(&vals, &[2, 3, 4], dtype);
         let input = values(&a);
-        let out = if dtype.is_float() { dtype } else { I64 };
+        // Integers sum in i64 (torch), u64 in u64 (NumPy).
+        let out = if dtype.is_float() || dtype == U64 { dtype } else { I64 };
         let flat = cumsum(&a, None).unwrap();
         let mut running = 0.0;
         let want: Vec<f64> = input

@@ -61,12 +61,6 @@ pub fn format_tensor(t: &Tensor, opts: &PrintOptions) -> String {
             .into_iter()
             .map(|b| if b { " True" } else { "False" }.to_string())
             .collect(),
-        DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => {
-            crate::dispatch!(t.dtype(), T => {
-                let values: Vec<i64> = gather::<T>(t, &positions).into_iter().map(Elem::to_i64).collect();
-                format_ints(&values)
-            })
-        }
         DType::F16 => format_floats(&gather::<f16>(t, &positions), opts),
         DType::BF16 => {
             let values: Vec<f32> = gather::<bf16>(t, &positions)
@@ -77,6 +71,7 @@ pub fn format_tensor(t: &Tensor, opts: &PrintOptions) -> String {
         }
         DType::F32 => format_floats(&gather::<f32>(t, &positions), opts),
         DType::F64 => format_floats(&gather::<f64>(t, &positions), opts),
+        ints => crate::dispatch!(ints, T => format_ints(&gather::<T>(t, &positions))),
     };
     array::render(&axes, &words, opts.linewidth)
 }
@@ -92,16 +87,21 @@ fn format_scalar(t: &Tensor) -> String {
         DType::BF16 => scalar_str(f32::from(value::<bf16>(t))),
         DType::F32 => scalar_str(value::<f32>(t)),
         DType::F64 => scalar_str(value::<f64>(t)),
-        DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => value::<i64>(t).to_string(),
+        ints => crate::dispatch!(ints, T => int_text(value::<T>(t))),
     }
 }
 
-/// Integers right-aligned to the widest of the minimum and maximum.
-fn format_ints(values: &[i64]) -> Vec<String> {
-    let min = values.iter().min().copied().unwrap_or(0);
-    let max = values.iter().max().copied().unwrap_or(0);
-    let width = min.to_string().len().max(max.to_string().len());
-    values.iter().map(|v| format!("{v:>width$}")).collect()
+/// Integers right-aligned to the widest, which is the minimum or the maximum (NumPy).
+fn format_ints<T: Elem>(values: &[T]) -> Vec<String> {
+    let words: Vec<String> = values.iter().map(|&v| int_text(v)).collect();
+    let width = words.iter().map(String::len).max().unwrap_or(0);
+    words.iter().map(|w| format!("{w:>width$}")).collect()
+}
+
+/// The decimal digits of an integer element (Debug prints integers as Display does;
+/// going through i64 would misread a u64 above i64::MAX).
+fn int_text<T: Elem>(v: T) -> String {
+    format!("{v:?}")
 }
 
 fn format_floats<T: PrintFloat>(values: &[T], opts: &PrintOptions) -> Vec<String> {
