@@ -401,7 +401,8 @@ const SHAPE_MISMATCHES: &[Case] = &[
     ("pool padding", "max_pool2d(zeros([1, 1, 4, 4]), 2, padding=2)", "padding must be at most half"),
     ("adaptive pool 0", "adaptive_avg_pool2d(zeros([1, 1, 4, 4]), 0)", "output_size must be positive"),
     ("col2im shape", "col2im(zeros([1, 4, 9]), [4, 4], 3)", "do not fit"),
-    ("layer_norm weight", "layer_norm(zeros([2, 3]), weight=zeros([4]))", "does not match the last axis"),
+    ("layer_norm weight", "layer_norm(zeros([2, 3]), 3, weight=zeros([4]))", "does not match normalized_shape [3]"),
+    ("layer_norm shape", "layer_norm(zeros([2, 3]), [4])", "normalized_shape [4] must match the last dims of x"),
     ("clip bounds", "clip([1, 2], [1, 2, 3], 5)", "does not broadcast with x"),
     ("plot lengths", "plot([1, 2], [1])", "x and y must have the same length"),
 ];
@@ -869,7 +870,7 @@ fn corrupt_safetensors_headers() {
         (safetensors_file(&tensor("F32", "[4294967296,4294967296,4294967296]", "[0,8]"), &data), "overflow"),
         (safetensors_file(&tensor("F32", "[-2]", "[0,8]"), &data), "invalid JSON in header"),
         (safetensors_file(&tensor("F32", "[2]", "[8,0]"), &data), "invalid offset for tensor `w`"),
-        (safetensors_file(&tensor("U32", "[2]", "[0,8]"), &data), "dtype U32, which tsr does not support"),
+        (safetensors_file(&tensor("F8_E4M3", "[2]", "[0,2]"), &data[..2]), "dtype F8_E4M3, which tsr does not support"),
         (safetensors_file(&tensor("Q9", "[2]", "[0,8]"), &data), "unknown variant `Q9`"),
         (safetensors_file(&tensor("F32", "[2]", "[0,8]"), &[0; 9]), "incomplete metadata"),
     ];
@@ -1345,8 +1346,8 @@ fn names_from_files_are_printed_escaped() {
         Some(&dir),
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let json = r#"{"\u001b[2J":{"dtype":"U32","shape":[2],"data_offsets":[0,8]}}"#;
-    fs::write(dir.join("bad.safetensors"), safetensors_file(json, &[0; 8])).unwrap();
+    let json = r#"{"\u001b[2J":{"dtype":"F8_E5M2","shape":[2],"data_offsets":[0,2]}}"#;
+    fs::write(dir.join("bad.safetensors"), safetensors_file(json, &[0; 2])).unwrap();
     let names = ["\\x1b[2J\\x07", "\\u{202e}evil", "nul\\x00"];
     let npz_names = &names[..2];
     let tiny = ["--max-memory", "1KiB"];
@@ -1358,8 +1359,8 @@ fn names_from_files_are_printed_escaped() {
         command("info safetensors", &["-e", r#"info(load_safetensors("esc.safetensors"))"#], 0, &names),
         command("info npz", &["-e", r#"info(load_npz("esc.npz"))"#], 0, npz_names),
         command("info gguf", &["-e", r#"info(load_gguf("esc.gguf"))"#], 0, &["\\x1b[2J", "\\x1b]0;title\\x07"]),
-        command("error safetensors", &["-e", r#"load_safetensors("bad.safetensors")"#], 1, &["tensor '\\x1b[2J' has dtype U32"]),
-        command("inspect error safetensors", &["inspect", "bad.safetensors"], 1, &["tensor '\\x1b[2J' has dtype U32"]),
+        command("error safetensors", &["-e", r#"load_safetensors("bad.safetensors")"#], 1, &["tensor '\\x1b[2J' has dtype F8_E5M2"]),
+        command("inspect error safetensors", &["inspect", "bad.safetensors"], 1, &["tensor '\\x1b[2J' has dtype F8_E5M2"]),
         command("error gguf over the limit", &[&tiny[..], &["-e", r#"let m = load_gguf("esc.gguf"); m.tensors["\u{1b}[2J"]"#]].concat(), 1, &["gguf: tensor '\\x1b[2J': a tensor of shape [512]"]),
         command("error npz over the limit", &[&tiny[..], &["-e", r#"load_npz("escbig.npz")"#]].concat(), 1, &["npz: member '\\x1b[2J.npy': a tensor of shape [512]"]),
         command("error safetensors over the limit", &[&tiny[..], &["-e", r#"load_safetensors("escbig.safetensors")"#]].concat(), 1, &["safetensors: tensor '\\x1b[2J': a tensor of shape [512]"]),

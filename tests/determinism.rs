@@ -59,7 +59,8 @@ let x = randn([700, 1000])
 save_npz(out, {
     "softmax": softmax(x), "softmax0": softmax(x, axis=0), "log_softmax": log_softmax(x),
     "exp": exp(x), "tanh": tanh(x), "gelu": gelu(x), "bcast": x + x[0],
-    "layer_norm": layer_norm(x), "rms_norm": rms_norm(x),
+    "layer_norm": layer_norm(x, 1000), "rms_norm": rms_norm(x, [1000]),
+    "normalize": normalize(x),
 })
 "#,
     );

@@ -324,3 +324,43 @@ fn full_like_casts_the_value_to_the_tensors_dtype() {
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("full_like needs a number, got string"));
 }
+
+// Issue #19: "`layer_norm(x, [4])` reads `[4]` as the weight where torch users pass
+// `normalized_shape` (result 4× too large)". The second argument is normalized_shape.
+#[test]
+fn layer_norm_second_argument_is_normalized_shape() {
+    let x = "let x = [[1.0, 2, 3, 4], [2, 4, 6, 8]]";
+    let by_hand = "(x - mean(x, axis=1, keepdim=true)) / sqrt(var(x, axis=1, keepdim=true) + 1e-5)";
+    assert_eq!(
+        run(&format!("{x}; let y = layer_norm(x, [4]); print(y.shape, max(abs(y - {by_hand})) < 1e-6)")),
+        "(2, 4) true\n"
+    );
+    assert_eq!(
+        run(&format!("{x}; print(max(abs(rms_norm(x, [4]) - x / sqrt(mean(x * x, axis=1, keepdim=true) + 1.1920929e-07))) < 1e-6)")),
+        "true\n"
+    );
+}
+
+// Issue #19: "`normalize` defaults to the last axis (torch: `dim=1`)".
+#[test]
+fn normalize_defaults_to_dim_1_like_torch() {
+    assert_eq!(
+        run("let y = normalize(ones([2, 3, 4])); print(y[0, 0, 0], normalize(ones([2, 3, 4]), dim=-1)[0, 0, 0])"),
+        "0.57735026 0.5\n"
+    );
+}
+
+// Issue #19: u16/u32/u64 through every layer; NumPy's promotion of unsigned with signed.
+#[test]
+fn unsigned_dtypes() {
+    assert_eq!(
+        run("let m = [0].to(u64) - 1; print(m, m.dtype, ([1].to(u16) + [1].to(i16)).dtype, ([1].to(u32) + [1].to(i8)).dtype, ([1].to(u64) + [1]).dtype)"),
+        "[18446744073709551615] u64 i32 i64 f64\n"
+    );
+    // An element above the largest int reads as the nearest float, never a wrapped int.
+    assert_eq!(
+        run("let m = [0, 8].to(u64) - 1; print(m[0].item(), m[1].item(), m.tolist())"),
+        "1.8446744073709552e+19 7 (1.8446744073709552e+19, 7)\n"
+    );
+    assert_eq!(run("print(sum([65535, 1].to(u16)), sum([2, 3].to(u64)).dtype, [3].to(u32) - [5].to(u32))"), "65536 u64 [4294967294]\n");
+}

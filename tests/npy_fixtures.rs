@@ -78,6 +78,7 @@ fn element_text(t: &Tensor) -> Vec<String> {
             .iter()
             .map(|v| format!("0x{:016x}", v.to_bits()))
             .collect(),
+        DType::U64 => t.to_vec::<u64>().iter().map(u64::to_string).collect(),
         _ => t.to_vec::<i64>().iter().map(i64::to_string).collect(),
     }
 }

@@ -130,7 +130,7 @@ fn safetensors_fixtures_load() {
 fn safetensors_unsupported_dtype_is_named() {
     let err = load_safetensors(&fixture("safetensors/unsupported.safetensors")).unwrap_err();
     assert!(
-        err.starts_with("safetensors: tensor 'u16' has dtype U16, which tsr does not support"),
+        err.starts_with("safetensors: tensor 'f8' has dtype F8_E4M3, which tsr does not support"),
         "{err}"
     );
 }

@@ -137,6 +137,22 @@ def _elementwise_cases():
     ]
 
 
+def _sort_cases():
+    # NumPy sorts on one thread; "faster with 2 threads" is against that same time.
+    targets = {1: ratio(1.0), 2: ratio(0.99, " (NumPy 1T)")}
+    return [
+        _numpy("sort 16M f32", "sort", [Input("x", (M16,))], "sort(x)", "np.sort(x)", targets),
+        _numpy(
+            "argsort [4096,4096] last axis",
+            "sort",
+            [Input("x", (4096, 4096))],
+            "argsort(x, axis=-1)",
+            "np.argsort(x, axis=-1)",
+            targets,
+        ),
+    ]
+
+
 NUMPY_SOFTMAX = """
 def softmax(x):
     e = np.exp(x - x.max(axis=-1, keepdims=True))
@@ -326,6 +342,7 @@ CASES = (
     _gemm_cases()
     + _elementwise_cases()
     + _reduction_cases()
+    + _sort_cases()
     + _conv_cases()
     + _interpreter_cases()
     + _quant_cases()

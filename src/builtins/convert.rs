@@ -9,7 +9,7 @@ use crate::diag::Diagnostic;
 use crate::runtime::builtin;
 use crate::runtime::value::Value;
 use crate::tensor::shape::{numel, shape_str};
-use crate::tensor::{Category, Tensor};
+use crate::tensor::{Category, DType, Tensor};
 
 pub const BUILTINS: &[Builtin] = &[
     builtin! {
@@ -157,6 +157,9 @@ fn parse_float(s: &str) -> Result<f64, String> {
 fn elements(t: &Tensor) -> Vec<Value> {
     match t.dtype().category() {
         Category::Float => t.to_vec::<f64>().into_iter().map(Value::Float).collect(),
+        Category::Int if t.dtype() == DType::U64 => {
+            t.to_vec::<u64>().into_iter().map(Value::from_u64).collect()
+        }
         Category::Int => t.to_vec::<i64>().into_iter().map(Value::Int).collect(),
         Category::Bool => t.to_vec::<bool>().into_iter().map(Value::Bool).collect(),
     }

@@ -3,7 +3,7 @@
 use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
 use crate::ops::nn::{self, Activation};
-use crate::runtime::builtin;
+use crate::runtime::{builtin, Shape};
 use crate::runtime::value::Value;
 use crate::tensor::{Result as TensorResult, Tensor};
 
@@ -68,18 +68,18 @@ pub const BUILTINS: &[Builtin] = &[
     },
     builtin! {
         name: "layer_norm",
-        doc: "(x - mean) / sqrt(var + eps) * weight + bias over the last axis (biased variance); ints give f32.",
-        fn(_, a; x: Tensor, weight: Option<Tensor> = none, bias: Option<Tensor> = none, eps: f64 = 1e-5) {
+        doc: "(x - mean) / sqrt(var + eps) * weight + bias over the trailing dims normalized_shape (an int, tuple or 1-D int tensor; biased variance), as torch; ints give f32.",
+        fn(_, a; x: Tensor, normalized_shape: Shape, weight: Option<Tensor> = none, bias: Option<Tensor> = none, eps: f64 = 1e-5) {
             let eps = check_eps(&a, eps)?;
-            tensor_result(&a, nn::layer_norm(&x, weight.as_ref(), bias.as_ref(), eps))
+            tensor_result(&a, nn::layer_norm(&x, &normalized_shape.0, weight.as_ref(), bias.as_ref(), eps))
         }
     },
     builtin! {
         name: "rms_norm",
-        doc: "x / sqrt(mean(x**2) + eps) * weight over the last axis; ints give f32.",
-        fn(_, a; x: Tensor, weight: Option<Tensor> = none, eps: f64 = 1e-6) {
-            let eps = check_eps(&a, eps)?;
-            tensor_result(&a, nn::rms_norm(&x, weight.as_ref(), eps))
+        doc: "x / sqrt(mean(x**2) + eps) * weight over the trailing dims normalized_shape, as torch; eps none is the dtype's machine epsilon; ints give f32.",
+        fn(_, a; x: Tensor, normalized_shape: Shape, weight: Option<Tensor> = none, eps: Option<f64> = none) {
+            let eps = eps.map(|e| check_eps(&a, e)).transpose()?;
+            tensor_result(&a, nn::rms_norm(&x, &normalized_shape.0, weight.as_ref(), eps))
         }
     },
 ];

@@ -197,9 +197,9 @@ pub const BUILTINS: &[Builtin] = &[
     },
     builtin! {
         name: "normalize",
-        doc: "x divided by max(its 2-norm along axis, eps), as torch.nn.functional.normalize with p=2.",
-        fn(_, a; x: Tensor, axis|dim: Axes = -1, eps: f64 = 1e-12) {
-            result(&a, ops::reduce::normalize(&x, &axis.0, eps))
+        doc: "x divided by max(its p-norm along dim, eps), as torch.nn.functional.normalize (dim=1 by default, as torch).",
+        fn(_, a; x: Tensor, p: f64 = 2.0, dim|axis: Axes = 1, eps: f64 = 1e-12) {
+            result(&a, ops::reduce::normalize(&x, p, &dim.0, eps))
         }
     },
     builtin! {

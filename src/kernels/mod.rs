@@ -13,6 +13,8 @@
 //!   arithmetic (`Arith`, `Float`), exp/log/trig, erf, the activations, and `apply`,
 //!   which runs one of those functions over a slice;
 //! * `reduce/`: sums (pairwise, in a fixed tree), extremes and lane reductions;
+//! * `radix`: order-preserving keys of every dtype and the stable radix sorts (a row,
+//!   a long row across threads, an argsort) that `sort` uses;
 //! * `sort`: sorting, ranking and selection (top k, order statistics) row by row;
 //! * `elementwise/`: unary and binary maps over layouts, and softmax / norms per lane;
 //! * `linalg/`: matrix views, the GEMM and its micro-kernels, matmul for every type,
@@ -33,6 +35,7 @@ pub mod linalg;
 pub mod math;
 pub mod parallel;
 pub(crate) mod pool;
+pub(crate) mod radix;
 pub(crate) mod reduce;
 pub(crate) mod sort;
 pub(crate) mod strided;

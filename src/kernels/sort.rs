@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 
 use super::math::is_nan;
 use super::parallel::{for_each_chunk_mut, for_each_chunk_mut_with};
+use super::radix::{argsort_row, sort_long_row, sort_row, RadixKey, LONG_ROW};
 
 /// Elements handled per parallel task.
 const ELEMENTS_PER_TASK: usize = 1 << 15;
@@ -37,8 +38,14 @@ fn order<T: PartialOrd + Copy>(a: T, b: T, descending: bool) -> Ordering {
     }
 }
 
-/// Sorts each row of `row_len` elements of `data` in place.
-pub fn sort_rows<T: PartialOrd + Copy + Send>(
+/// Rows at least this long are radix-sorted: below it a comparison sort wins.
+const RADIX_MIN: usize = 1024;
+
+/// Sorts each row of `row_len` elements of `data` in place. Rows of `RADIX_MIN` or
+/// more take a stable radix sort (bitwise the stable comparison sort's result, so
+/// `stable` only matters for shorter rows); rows of `LONG_ROW` or more are each
+/// sorted by all threads.
+pub fn sort_rows<T: RadixKey + PartialOrd>(
     data: &mut [T],
     row_len: usize,
     descending: bool,
@@ -47,92 +54,33 @@ pub fn sort_rows<T: PartialOrd + Copy + Send>(
     if row_len == 0 {
         return;
     }
-    for_each_chunk_mut(data, chunk_len(row_len), |_, rows| {
-        for row in rows.chunks_mut(row_len) {
-            if stable {
-                row.sort_by(|&a, &b| order(a, b, descending));
-            } else {
-                row.sort_unstable_by(|&a, &b| order(a, b, descending));
+    if row_len >= LONG_ROW {
+        for row in data.chunks_mut(row_len) {
+            sort_long_row(row, descending);
+        }
+    } else if row_len >= RADIX_MIN {
+        for_each_chunk_mut_with(data, chunk_len(row_len), Vec::new, |scratch, _, rows| {
+            for row in rows.chunks_mut(row_len) {
+                sort_row(row, scratch, descending);
             }
-        }
-    });
-}
-
-/// Rows at least this long are radix-sorted (f32): below it a comparison sort wins.
-const RADIX_MIN: usize = 1024;
-
-/// `sort_rows` for f32, whose long rows take a stable LSD radix sort on keys that order
-/// like `nan_last` (-0.0 and 0.0 share a key, every NaN has the largest one), so the
-/// result is bitwise the comparison sort's.
-pub fn sort_rows_f32(data: &mut [f32], row_len: usize, descending: bool, stable: bool) {
-    if row_len < RADIX_MIN {
-        return sort_rows(data, row_len, descending, stable);
-    }
-    for_each_chunk_mut_with(data, chunk_len(row_len), Vec::new, |scratch, _, rows| {
-        for row in rows.chunks_mut(row_len) {
-            radix_sort_f32(row, scratch, descending);
-        }
-    });
-}
-
-/// The radix key of `x`: unsigned order equals `nan_last` order.
-#[inline]
-fn f32_key(x: f32) -> u32 {
-    if x.is_nan() {
-        u32::MAX
-    } else if x == 0.0 {
-        0x8000_0000
-    } else if x.is_sign_negative() {
-        !x.to_bits()
+        });
     } else {
-        x.to_bits() | 0x8000_0000
-    }
-}
-
-/// A stable LSD radix sort of `row` by `f32_key` (reversed when descending), a byte per
-/// pass; passes where every key has the same byte are skipped.
-fn radix_sort_f32(row: &mut [f32], scratch: &mut Vec<f32>, descending: bool) {
-    let key = |x: f32| if descending { !f32_key(x) } else { f32_key(x) };
-    let mut counts = [[0usize; 256]; 4];
-    for &x in row.iter() {
-        let k = key(x);
-        for (pass, c) in counts.iter_mut().enumerate() {
-            c[(k >> (8 * pass)) as usize & 0xff] += 1;
-        }
-    }
-    scratch.clear();
-    scratch.resize(row.len(), 0.0);
-    let mut from_row = true;
-    for (pass, c) in counts.iter().enumerate() {
-        if c.contains(&row.len()) {
-            continue;
-        }
-        let mut starts = [0usize; 256];
-        let mut total = 0;
-        for (s, &n) in starts.iter_mut().zip(c) {
-            *s = total;
-            total += n;
-        }
-        let (src, dst): (&[f32], &mut [f32]) = if from_row {
-            (row, scratch)
-        } else {
-            (scratch, row)
-        };
-        for &x in src {
-            let b = (key(x) >> (8 * pass)) as usize & 0xff;
-            dst[starts[b]] = x;
-            starts[b] += 1;
-        }
-        from_row = !from_row;
-    }
-    if !from_row {
-        row.copy_from_slice(scratch);
+        for_each_chunk_mut(data, chunk_len(row_len), |_, rows| {
+            for row in rows.chunks_mut(row_len) {
+                if stable {
+                    row.sort_by(|&a, &b| order(a, b, descending));
+                } else {
+                    row.sort_unstable_by(|&a, &b| order(a, b, descending));
+                }
+            }
+        });
     }
 }
 
 /// Writes into each row of `out` the indices (0-based, along the row) that sort the
-/// same row of `data`; ties keep their original order.
-pub fn argsort_rows<T: PartialOrd + Copy + Sync>(
+/// same row of `data`; ties keep their original order. Rows of `RADIX_MIN` or more
+/// are radix-sorted with their indices.
+pub fn argsort_rows<T: RadixKey + PartialOrd>(
     data: &[T],
     out: &mut [i64],
     row_len: usize,
@@ -141,10 +89,15 @@ pub fn argsort_rows<T: PartialOrd + Copy + Sync>(
     if row_len == 0 {
         return;
     }
-    for_each_chunk_mut(out, chunk_len(row_len), |start, rows| {
+    let radix = row_len >= RADIX_MIN && u32::try_from(row_len).is_ok();
+    for_each_chunk_mut_with(out, chunk_len(row_len), Vec::new, |pairs, start, rows| {
         for (r, idx) in rows.chunks_mut(row_len).enumerate() {
             let base = start + r * row_len;
             let xs = &data[base..base + row_len];
+            if radix {
+                argsort_row(xs, idx, pairs, descending);
+                continue;
+            }
             for (i, o) in idx.iter_mut().enumerate() {
                 *o = i as i64;
             }
@@ -281,6 +234,7 @@ pub fn search_sorted<T: PartialOrd + Copy + Sync>(a: &[T], v: &[T], out: &mut [i
 mod tests {
     use super::*;
     use crate::kernels::parallel::with_threads;
+    use half::{bf16, f16};
 
     #[test]
     fn sorts_with_nan_last_and_stable_ties() {
@@ -292,29 +246,80 @@ mod tests {
         assert_eq!(idx, [0, 2, 1, 1, 2, 0]);
     }
 
-    #[test]
-    fn radix_sort_is_the_comparison_sort_bitwise() {
-        let specials = [
-            f32::NAN,
-            -0.0,
-            0.0,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            -f32::NAN,
-        ];
-        let xs: Vec<f32> = (0..5000i64)
-            .map(|i| match i % 11 {
-                0 => specials[(i / 11) as usize % specials.len()],
-                _ => ((i * 7919) % 401 - 200) as f32 * 0.37,
-            })
-            .collect();
-        for descending in [false, true] {
-            let (mut a, mut b) = (xs.clone(), xs.clone());
-            sort_rows(&mut a, 2500, descending, true);
-            sort_rows_f32(&mut b, 2500, descending, true);
-            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&a), bits(&b), "descending {descending}");
+    /// The stable comparison sort and argsort of each row: the radix paths' reference.
+    fn comparison_sort<T: PartialOrd + Copy>(
+        xs: &[T],
+        row_len: usize,
+        descending: bool,
+    ) -> (Vec<T>, Vec<i64>) {
+        let mut sorted = xs.to_vec();
+        let mut idx: Vec<i64> = Vec::new();
+        for (row, out) in xs.chunks(row_len).zip(sorted.chunks_mut(row_len)) {
+            let mut order_of: Vec<usize> = (0..row.len()).collect();
+            order_of.sort_by(|&i, &j| order(row[i], row[j], descending));
+            for (o, &i) in out.iter_mut().zip(&order_of) {
+                *o = row[i];
+            }
+            idx.extend(order_of.iter().map(|&i| i as i64));
         }
+        (sorted, idx)
+    }
+
+    /// Radix sort and argsort (row by row, and one long row across threads) against the
+    /// comparison sort: the same bits and indices, for every key width.
+    fn radix_matches_comparison<T: RadixKey + PartialOrd + std::fmt::Debug>(
+        xs: &[T],
+        bits: impl Fn(&T) -> u64,
+    ) {
+        for row_len in [RADIX_MIN - 1, RADIX_MIN, 3000, xs.len()] {
+            let xs = &xs[..xs.len() / row_len * row_len];
+            for descending in [false, true] {
+                let (want, want_idx) = comparison_sort(xs, row_len, descending);
+                for threads in [1, 2, 3] {
+                    let (got, idx) = with_threads(threads, || {
+                        let mut got = xs.to_vec();
+                        sort_rows(&mut got, row_len, descending, true);
+                        let mut idx = vec![0i64; xs.len()];
+                        argsort_rows(xs, &mut idx, row_len, descending);
+                        (got, idx)
+                    });
+                    let what = format!("row {row_len}, descending {descending}, {threads} threads");
+                    assert!(got.iter().map(&bits).eq(want.iter().map(&bits)), "{what}");
+                    assert_eq!(idx, want_idx, "{what}");
+                }
+            }
+        }
+    }
+
+    /// `n` values from a small range (many ties), with every `stride`-th one special.
+    fn values_with<T: Copy>(n: usize, special: &[T], stride: usize, f: impl Fn(i64) -> T) -> Vec<T> {
+        (0..n as i64)
+            .map(|i| match (i as usize) % stride {
+                0 => special[(i as usize / stride) % special.len()],
+                _ => f((i * 7919) % 4001 - 2000),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn radix_sorts_are_the_comparison_sort_bitwise() {
+        // Long rows (one sorted by all threads) for a few key widths, shorter for the rest.
+        let (n, short) = (LONG_ROW + 5000, 6000);
+        let f32s = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, -f32::NAN, f32::MIN_POSITIVE];
+        radix_matches_comparison(&values_with(n, &f32s, 11, |v| v as f32 * 0.37), |x| x.to_bits() as u64);
+        let f64s = [f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, -f64::NAN, 5e-324];
+        radix_matches_comparison(&values_with(n, &f64s, 13, |v| v as f64 * 1e-3), |x| x.to_bits());
+        let f16s = [f16::NAN, f16::NEG_ZERO, f16::ZERO, f16::INFINITY, f16::NEG_INFINITY];
+        radix_matches_comparison(&values_with(n, &f16s, 7, |v| f16::from_f64(v as f64 * 0.1)), |x| x.to_bits() as u64);
+        let bf16s = [bf16::NAN, bf16::NEG_ZERO, bf16::ZERO, bf16::INFINITY];
+        radix_matches_comparison(&values_with(short, &bf16s, 7, |v| bf16::from_f64(v as f64)), |x| x.to_bits() as u64);
+        radix_matches_comparison(&values_with(n, &[i64::MIN, i64::MAX], 9, |v| v * 1_000_000_007), |&x| x as u64);
+        radix_matches_comparison(&values_with(short, &[i32::MIN, i32::MAX, 0], 9, |v| v as i32 * 1000), |&x| x as u64);
+        radix_matches_comparison(&values_with(short, &[i8::MIN, i8::MAX], 9, |v| v as i8), |&x| x as u64);
+        radix_matches_comparison(&values_with(short, &[u64::MAX, 0], 9, |v| (v + 2000) as u64 * 3_000_000_000), |&x| x);
+        radix_matches_comparison(&values_with(short, &[u16::MAX, 0], 9, |v| (v + 2000) as u16), |&x| x as u64);
+        radix_matches_comparison(&values_with(short, &[u8::MAX], 9, |v| v as u8), |&x| x as u64);
+        radix_matches_comparison(&values_with(short, &[true], 9, |v| v > 0), |&x| x as u64);
     }
 
     #[test]

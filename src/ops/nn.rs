@@ -1,5 +1,5 @@
 //! Neural-network functions with `torch.nn.functional` semantics: activations,
-//! softmax/log_softmax along an axis, and layer/RMS normalization over the last axis.
+//! softmax/log_softmax along an axis, and layer/RMS normalization over trailing dims.
 //!
 //! Dtypes: bool and integer inputs give f32 (except `relu`, which keeps integer
 //! dtypes); f16/bf16 compute in f32 and round once at the end; f64 computes in f64.
@@ -118,38 +118,102 @@ fn softmax_like<C: NnFloat>(
     along_axis(op, x, axis, out, f)
 }
 
-/// `layer_norm(x, weight, bias, eps)` over the last axis: (x - mean) / sqrt(var + eps)
-/// with the biased variance, then `* weight + bias`. `weight` and `bias` broadcast to
-/// the last axis (shape \[D\], \[1\] or 0-d); the result dtype promotes x's float result
+/// `layer_norm(x, normalized_shape, weight, bias, eps)` as torch: over the trailing
+/// dims named by `normalized_shape` (which must end x's shape), (x - mean) /
+/// sqrt(var + eps) with the biased variance, then `* weight + bias`. `weight` and
+/// `bias` broadcast to `normalized_shape`; the result dtype promotes x's float result
 /// dtype with theirs.
 pub fn layer_norm(
     x: &Tensor,
+    normalized_shape: &[usize],
     weight: Option<&Tensor>,
     bias: Option<&Tensor>,
     eps: f64,
 ) -> Result<Tensor> {
     let op = "layer_norm";
     let out = norm_dtype(x, &[weight, bias]);
+    let groups = NormGroups::new(op, x, normalized_shape)?;
     compute!(out, C => {
-        let w = affine::<C>(op, "weight", weight, x)?;
-        let b = affine::<C>(op, "bias", bias, x)?;
+        let w = groups.affine::<C>("weight", weight)?;
+        let b = groups.affine::<C>("bias", bias)?;
         let eps = C::from_f64(eps);
-        along_axis::<C>(op, x, -1, out, |o, i| {
-            kernel::layer_norm(o, i, w.as_deref(), b.as_deref(), eps)
-        })
+        groups.apply::<C>(out, |o, i| kernel::layer_norm(o, i, w.as_deref(), b.as_deref(), eps))
     })
 }
 
-/// `rms_norm(x, weight, eps)` over the last axis: x / sqrt(mean(x²) + eps) * weight,
-/// with `weight` as in `layer_norm`.
-pub fn rms_norm(x: &Tensor, weight: Option<&Tensor>, eps: f64) -> Result<Tensor> {
+/// `rms_norm(x, normalized_shape, weight, eps)` as torch: x / sqrt(mean(x²) + eps) *
+/// weight over the trailing dims named by `normalized_shape`, with `weight` as in
+/// `layer_norm`; `eps` none is the machine epsilon of the result dtype (torch's
+/// `finfo(dtype).eps`).
+pub fn rms_norm(
+    x: &Tensor,
+    normalized_shape: &[usize],
+    weight: Option<&Tensor>,
+    eps: Option<f64>,
+) -> Result<Tensor> {
     let op = "rms_norm";
     let out = norm_dtype(x, &[weight]);
+    let groups = NormGroups::new(op, x, normalized_shape)?;
+    let eps = eps.unwrap_or_else(|| out.machine_epsilon());
     compute!(out, C => {
-        let w = affine::<C>(op, "weight", weight, x)?;
+        let w = groups.affine::<C>("weight", weight)?;
         let eps = C::from_f64(eps);
-        along_axis::<C>(op, x, -1, out, |o, i| kernel::rms_norm(o, i, w.as_deref(), eps))
+        groups.apply::<C>(out, |o, i| kernel::rms_norm(o, i, w.as_deref(), eps))
     })
+}
+
+/// x seen as rows of the `normalized_shape` groups a norm runs over.
+struct NormGroups<'a> {
+    op: &'static str,
+    x: &'a Tensor,
+    normalized_shape: &'a [usize],
+}
+
+impl<'a> NormGroups<'a> {
+    /// Checks that `normalized_shape` ends x's shape (torch's rule).
+    fn new(op: &'static str, x: &'a Tensor, normalized_shape: &'a [usize]) -> Result<Self> {
+        if !x.shape().ends_with(normalized_shape) {
+            let msg = format!(
+                "normalized_shape {} must match the last dims of x, which has shape {}",
+                shape_str(normalized_shape),
+                shape_str(x.shape())
+            );
+            return Err(TensorError::shape(op, msg));
+        }
+        Ok(NormGroups {
+            op,
+            x,
+            normalized_shape,
+        })
+    }
+
+    /// A `weight` or `bias` as `C` values, one per element of a group.
+    fn affine<C: Elem>(&self, what: &str, p: Option<&Tensor>) -> Result<Option<Vec<C>>> {
+        let Some(p) = p else { return Ok(None) };
+        let p = p.broadcast_to(self.normalized_shape).map_err(|_| {
+            let msg = format!(
+                "{what} of shape {} does not match normalized_shape {} (x has shape {})",
+                shape_str(p.shape()),
+                shape_str(self.normalized_shape),
+                shape_str(self.x.shape())
+            );
+            TensorError::shape(self.op, msg)
+        })?;
+        Ok(Some(p.to_vec::<C>()))
+    }
+
+    /// Runs `f(out_group, in_group)` on every group and returns x's shape in `out`.
+    fn apply<C: NnFloat>(
+        &self,
+        out: DType,
+        f: impl Fn(&mut [C], &[C]) + Sync + Send,
+    ) -> Result<Tensor> {
+        let group: usize = self.normalized_shape.iter().product();
+        let rows = self.x.numel().checked_div(group).unwrap_or(0);
+        let as_rows = self.x.reshape(&[rows as i64, group as i64])?;
+        let dims: Vec<i64> = self.x.shape().iter().map(|&d| d as i64).collect();
+        along_axis(self.op, &as_rows, -1, out, f)?.reshape(&dims)
+    }
 }
 
 /// x's float result dtype promoted with the dtypes of the affine parameters.
@@ -161,22 +225,6 @@ fn norm_dtype(x: &Tensor, params: &[Option<&Tensor>]) -> DType {
             DType::promote(d, p.dtype())
         })
         .float_result()
-}
-
-/// A norm's `weight` or `bias` as `C` values, one per element of x's last axis.
-fn affine<C: Elem>(op: &str, what: &str, p: Option<&Tensor>, x: &Tensor) -> Result<Option<Vec<C>>> {
-    let (Some(p), Some(&d)) = (p, x.shape().last()) else {
-        return Ok(None);
-    };
-    let p = p.broadcast_to(&[d]).map_err(|_| {
-        let msg = format!(
-            "{what} of shape {} does not match the last axis of x (size {d}, x has shape {})",
-            shape_str(p.shape()),
-            shape_str(x.shape())
-        );
-        TensorError::shape(op, msg)
-    })?;
-    Ok(Some(p.to_vec::<C>()))
 }
 
 /// Calls `f(out_lane, in_lane)` for every lane of `x` along `axis`, in `C`, and returns
@@ -387,6 +435,30 @@ mod tests {
     }
 
     #[test]
+    fn norms_over_trailing_dims_are_norms_over_their_flattening() {
+        let vals: Vec<f64> = (0..24).map(|i| ((i * 7) % 11) as f64 - 4.0).collect();
+        let x = tensor(&vals, &[2, 3, 4], F64);
+        let flat = x.reshape(&[2, 12]).unwrap();
+        let w = tensor(&(0..12).map(|i| i as f64 * 0.25).collect::<Vec<_>>(), &[3, 4], F64);
+        let w_flat = w.reshape(&[12]).unwrap();
+        let ln = layer_norm(&x, &[3, 4], Some(&w), None, 1e-5).unwrap();
+        let want = layer_norm(&flat, &[12], Some(&w_flat), None, 1e-5).unwrap();
+        assert_eq!(ln.shape(), [2, 3, 4]);
+        assert_eq!(values(&ln), values(&want));
+        // eps none: the machine epsilon of the result dtype (torch's finfo(dtype).eps).
+        let rms = rms_norm(&x, &[3, 4], None, None).unwrap();
+        let want = rms_norm(&flat, &[12], None, Some(f64::EPSILON)).unwrap();
+        assert_eq!(values(&rms), values(&want));
+        // [] normalizes each element alone; an empty group count is fine.
+        let each = layer_norm(&x, &[], None, None, 1e-5).unwrap();
+        assert!(values(&each).iter().all(|&v| v == 0.0));
+        let empty = tensor(&[], &[0, 3], F32);
+        assert_eq!(layer_norm(&empty, &[3], None, None, 1e-5).unwrap().shape(), [0, 3]);
+        let err = layer_norm(&x, &[4, 3], None, None, 1e-5).unwrap_err().to_string();
+        assert!(err.contains("normalized_shape [4, 3] must match the last dims of x, which has shape [2, 3, 4]"), "{err}");
+    }
+
+    #[test]
     fn norms_over_the_last_axis() {
         let vals: Vec<f64> = (0..12).map(|i| ((i * 5) % 7) as f64 - 2.0).collect();
         let x = tensor(&vals, &[3, 4], F64);
@@ -405,16 +477,17 @@ mod tests {
             }
         }
         for v in views(&x) {
-            let ln = layer_norm(&v, Some(&w), Some(&b), 1e-5).unwrap();
+            let ln = layer_norm(&v, &[4], Some(&w), Some(&b), 1e-5).unwrap();
             assert_close(&ln, F64, &[3, 4], &want_ln, 1e-14, "layer_norm");
-            let rms = rms_norm(&v, Some(&w), 1e-6).unwrap();
+            let rms = rms_norm(&v, &[4], Some(&w), Some(1e-6)).unwrap();
             assert_close(&rms, F64, &[3, 4], &want_rms, 1e-14, "rms_norm");
         }
         // Dtypes: ints give f32, f16 stays f16, an f32 weight promotes f16 to f32.
         let xi = x.to_dtype(I32);
-        assert_eq!(layer_norm(&xi, None, None, 1e-5).unwrap().dtype(), F32);
+        assert_eq!(layer_norm(&xi, &[4], None, None, 1e-5).unwrap().dtype(), F32);
         let h = layer_norm(
             &x.to_dtype(F16),
+            &[4],
             Some(&w.to_dtype(F16)),
             Some(&b.to_dtype(F16)),
             1e-5,
@@ -422,34 +495,34 @@ mod tests {
         .unwrap();
         assert_close(&h, F16, &[3, 4], &want_ln, 3e-3, "f16");
         assert_eq!(
-            rms_norm(&x.to_dtype(F16), Some(&w.to_dtype(F32)), 1e-6)
+            rms_norm(&x.to_dtype(F16), &[4], Some(&w.to_dtype(F32)), Some(1e-6))
                 .unwrap()
                 .dtype(),
             F32
         );
         // A 0-d weight scales everything; a wrong one is an error naming it.
         let two = tensor(&[2.0], &[], F64);
-        let scaled = rms_norm(&x, Some(&two), 1e-6).unwrap();
-        let plain = values(&rms_norm(&x, None, 1e-6).unwrap());
+        let scaled = rms_norm(&x, &[4], Some(&two), Some(1e-6)).unwrap();
+        let plain = values(&rms_norm(&x, &[4], None, Some(1e-6)).unwrap());
         assert_eq!(
             values(&scaled),
             plain.iter().map(|v| v * 2.0).collect::<Vec<_>>()
         );
         let bad = tensor(&[1.0; 3], &[3], F64);
-        let err = layer_norm(&x, Some(&bad), None, 1e-5)
+        let err = layer_norm(&x, &[4], Some(&bad), None, 1e-5)
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("weight of shape [3] does not match the last axis of x (size 4"),
+            err.contains("weight of shape [3] does not match normalized_shape [4]"),
             "{err}"
         );
-        let err = layer_norm(&x, None, Some(&bad), 1e-5)
+        let err = layer_norm(&x, &[4], None, Some(&bad), 1e-5)
             .unwrap_err()
             .to_string();
         assert!(err.contains("bias of shape [3]"), "{err}");
-        let err = rms_norm(&two, None, 1e-6).unwrap_err().to_string();
-        assert!(err.contains("at least one dimension"), "{err}");
-        let e = layer_norm(&tensor(&[], &[0, 4], F32), Some(&w), None, 1e-5).unwrap();
+        let err = rms_norm(&two, &[1], None, Some(1e-6)).unwrap_err().to_string();
+        assert!(err.contains("normalized_shape [1] must match the last dims of x, which has shape []"), "{err}");
+        let e = layer_norm(&tensor(&[], &[0, 4], F32), &[4], Some(&w), None, 1e-5).unwrap();
         assert_eq!((e.dtype(), e.shape()), (F64, &[0, 4][..]));
     }
 

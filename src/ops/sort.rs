@@ -5,7 +5,7 @@
 
 use super::{elems, output_buffer};
 use crate::kernels::sort::{
-    argsort_rows, order_stats_rows, search_sorted, select_rows, sort_rows, sort_rows_f32, Selector,
+    argsort_rows, order_stats_rows, search_sorted, select_rows, sort_rows, Selector,
 };
 use crate::tensor::budget;
 use crate::tensor::shape::normalize_axis;
@@ -66,12 +66,6 @@ impl Rows {
 /// order.
 pub fn sort(x: &Tensor, axis: Option<i64>, descending: bool, stable: bool) -> Result<Tensor> {
     let rows = Rows::new("sort", x, axis)?;
-    if x.dtype() == DType::F32 {
-        let mut out = output_buffer("sort", rows.t.shape(), 0f32)?;
-        out.copy_from_slice(elems::<f32>("sort", &rows.t)?);
-        sort_rows_f32(&mut out, rows.row_len(), descending, stable);
-        return rows.restore(Tensor::from_vec(out, rows.t.shape())?);
-    }
     crate::dispatch!(x.dtype(), T => {
         let mut out = output_buffer("sort", rows.t.shape(), T::default())?;
         out.copy_from_slice(elems::<T>("sort", &rows.t)?);

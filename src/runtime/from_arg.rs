@@ -174,7 +174,7 @@ impl<'a> FromArg<'a> for DType {
             Value::DType(d) => Ok(*d),
             Value::Str(s) => DType::from_name(s).ok_or_else(|| {
                 arg.err(format!("unknown dtype \"{s}\""))
-                    .with_note("dtypes: bool u8 i8 i16 i32 i64 f16 bf16 f32 f64")
+                    .with_note("dtypes: bool u8 u16 u32 u64 i8 i16 i32 i64 f16 bf16 f32 f64")
             }),
             v => Err(arg.type_err("a dtype such as f32", v)),
         }

@@ -380,9 +380,16 @@ impl Value {
         }
         Some(match t.dtype().category() {
             Category::Bool => Value::Bool(t.item_i64()? != 0),
+            Category::Int if t.dtype() == DType::U64 => Value::from_u64(t.to_vec::<u64>()[0]),
             Category::Int => Value::Int(t.item_i64()?),
             Category::Float => Value::Float(t.item_f64()?),
         })
+    }
+
+    /// A u64 element as a number: an int, or the nearest float above the largest int
+    /// (tsr's ints are 64-bit signed; wrapping to a negative int would be silent).
+    pub fn from_u64(u: u64) -> Value {
+        i64::try_from(u).map_or(Value::Float(u as f64), Value::Int)
     }
 
     /// Truth value for `if`, `while`, `and`, `or`, `not`; a tensor must have one element.

@@ -119,6 +119,17 @@ impl DType {
         }
     }
 
+    /// The gap between 1 and the next representable value (`finfo(dtype).eps`); for
+    /// bool and integers, that of the default float dtype they compute in.
+    pub fn machine_epsilon(self) -> f64 {
+        match self.float_result() {
+            DType::F16 => f64::from(f16::EPSILON),
+            DType::BF16 => f64::from(bf16::EPSILON),
+            DType::F64 => f64::EPSILON,
+            _ => f64::from(f32::EPSILON),
+        }
+    }
+
     /// `torch.promote_types` (NumPy's table for unsigned with signed integers): the
     /// smallest dtype both operands convert to safely.
     pub fn promote(a: DType, b: DType) -> DType {

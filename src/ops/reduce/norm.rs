@@ -50,11 +50,11 @@ fn vector_norm<T: Elem>(xs: &[T], ord: f64) -> Option<f64> {
     })
 }
 
-/// `x / max(norm2(x, axes), eps)` with the norm kept as size-1 dims, like
-/// `torch.nn.functional.normalize` with p = 2. The division promotes like `/`: float
+/// `x / max(norm_p(x, axes), eps)` with the norm kept as size-1 dims, like
+/// `torch.nn.functional.normalize`. The division promotes like `/`: float
 /// dtypes stay, bool and integers give f32.
-pub fn normalize(a: &Tensor, axes: &[i64], eps: f64) -> Result<Tensor> {
-    let norms = norm_named("normalize", a, 2.0, Some(axes), true)?;
+pub fn normalize(a: &Tensor, p: f64, axes: &[i64], eps: f64) -> Result<Tensor> {
+    let norms = norm_named("normalize", a, p, Some(axes), true)?;
     let eps = Operand::Scalar(Scalar::Float(eps));
     let denom = binary(BinaryOp::Maximum, Operand::Tensor(&norms), eps)?;
     binary(BinaryOp::Div, Operand::Tensor(a), Operand::Tensor(&denom))

@@ -543,14 +543,14 @@ fn norms_of_every_order_and_axis_set() {
 #[test]
 fn normalize_divides_by_the_clamped_norm() {
     let a = tensor(&[3.0, 4.0, 0.0, 0.0], &[2, 2], F32);
-    let got = normalize(&a, &[-1], 1e-12).unwrap();
+    let got = normalize(&a, 2.0, &[-1], 1e-12).unwrap();
     assert_tensor(&got, F32, &[2, 2], &[0.6, 0.8, 0.0, 0.0], "rows");
-    let got = normalize(&a, &[0], 1e-12).unwrap();
+    let got = normalize(&a, 2.0, &[0], 1e-12).unwrap();
     assert_tensor(&got, F32, &[2, 2], &[1.0, 1.0, 0.0, 0.0], "cols");
     let i = tensor(&[3.0, 4.0], &[2], I64);
-    let got = normalize(&i, &[0], 10.0).unwrap();
+    let got = normalize(&i, 2.0, &[0], 10.0).unwrap();
     assert_tensor(&got, F32, &[2], &[0.3, 0.4], "eps wins");
-    let err = normalize(&i, &[1], 1e-12).unwrap_err();
+    let err = normalize(&i, 2.0, &[1], 1e-12).unwrap_err();
     assert!(matches!(err, TensorError::Axis { ref op, .. } if op == "normalize"));
 }
 

@@ -1,0 +1,257 @@
+//! Radix sorting on order-preserving unsigned keys: every dtype maps its elements to a
+//! key whose unsigned order is the `nan_last` order (NaN after everything, -0.0 and
+//! 0.0 equal). The passes are stable LSD passes, so a radix sort gives bitwise the
+//! result of a stable comparison sort, and a parallel one the same bits for any
+//! thread count (a stable sort's output is unique).
+
+use super::parallel::{for_each_chunk_mut, for_each_item, Disjoint};
+use half::{bf16, f16};
+
+/// An element with a radix key: `key(a) < key(b)` exactly when `a` sorts before `b`.
+pub trait RadixKey: Copy + Send + Sync {
+    /// The low bits of the key that can differ (passes above them are never needed).
+    const KEY_BITS: u32;
+    fn key(self) -> u64;
+}
+
+/// The key of a float's bits: NaN largest, ±0 equal, negatives by reversed magnitude.
+#[inline]
+fn float_key(is_nan: bool, is_zero: bool, bits: u64, sign_bit: u64) -> u64 {
+    let all = sign_bit | (sign_bit - 1);
+    if is_nan {
+        all
+    } else if is_zero {
+        sign_bit
+    } else if bits & sign_bit != 0 {
+        !bits & all
+    } else {
+        bits | sign_bit
+    }
+}
+
+macro_rules! float_radix_key {
+    ($t:ty, $bits:literal, $to_bits:expr) => {
+        impl RadixKey for $t {
+            const KEY_BITS: u32 = $bits;
+            #[inline]
+            fn key(self) -> u64 {
+                let bits = ($to_bits)(self) as u64;
+                float_key(self.is_nan(), self == <$t>::from(0u8), bits, 1 << ($bits - 1))
+            }
+        }
+    };
+}
+
+float_radix_key!(f32, 32, f32::to_bits);
+float_radix_key!(f64, 64, f64::to_bits);
+float_radix_key!(f16, 16, f16::to_bits);
+float_radix_key!(bf16, 16, bf16::to_bits);
+
+macro_rules! int_radix_key {
+    ($($t:ty => $u:ty, $bits:literal, $flip:expr);* $(;)?) => {$(
+        impl RadixKey for $t {
+            const KEY_BITS: u32 = $bits;
+            #[inline]
+            fn key(self) -> u64 {
+                // Flipping the sign bit orders two's complement as unsigned.
+                ((self as $u) ^ $flip) as u64
+            }
+        }
+    )*};
+}
+
+int_radix_key! {
+    u8 => u8, 8, 0;
+    u16 => u16, 16, 0;
+    u32 => u32, 32, 0;
+    u64 => u64, 64, 0;
+    i8 => u8, 8, 0x80;
+    i16 => u16, 16, 0x8000;
+    i32 => u32, 32, 0x8000_0000;
+    i64 => u64, 64, 0x8000_0000_0000_0000;
+}
+
+impl RadixKey for bool {
+    const KEY_BITS: u32 = 1;
+    #[inline]
+    fn key(self) -> u64 {
+        self as u64
+    }
+}
+
+/// Bits per LSD pass.
+const DIGIT_BITS: u32 = 8;
+
+/// A stable LSD radix sort of `a` by `key`'s low `key_bits` bits, using `b` (as long as
+/// `a`) as the other buffer; passes where every key has the same digit are skipped.
+/// Returns whether the sorted data ended in `a` (else it is in `b`).
+fn lsd_sort<T: Copy>(
+    a: &mut [T],
+    b: &mut [T],
+    key_bits: u32,
+    key: impl Fn(T) -> u64,
+) -> bool {
+    let passes = key_bits.div_ceil(DIGIT_BITS) as usize;
+    let mut counts = [[0usize; 1 << DIGIT_BITS]; 64 / DIGIT_BITS as usize];
+    for &x in a.iter() {
+        let k = key(x);
+        for (pass, c) in counts[..passes].iter_mut().enumerate() {
+            c[digit(k, pass)] += 1;
+        }
+    }
+    let mut in_a = true;
+    for (pass, c) in counts[..passes].iter().enumerate() {
+        if c.contains(&a.len()) {
+            continue;
+        }
+        let mut next = [0usize; 1 << DIGIT_BITS];
+        let mut total = 0;
+        for (s, &n) in next.iter_mut().zip(c) {
+            *s = total;
+            total += n;
+        }
+        let (src, dst): (&[T], &mut [T]) = if in_a { (a, b) } else { (b, a) };
+        for &x in src {
+            let d = digit(key(x), pass);
+            dst[next[d]] = x;
+            next[d] += 1;
+        }
+        in_a = !in_a;
+    }
+    in_a
+}
+
+#[inline]
+fn digit(key: u64, pass: usize) -> usize {
+    (key >> (DIGIT_BITS as usize * pass)) as usize & ((1 << DIGIT_BITS) - 1)
+}
+
+/// The key of `x` in a sort's direction: descending reverses the key order, which
+/// keeps ties in their original order (a stable descending sort).
+#[inline]
+fn directed<T: RadixKey>(x: T, descending: bool) -> u64 {
+    if descending {
+        !x.key() & key_mask::<T>()
+    } else {
+        x.key()
+    }
+}
+
+#[inline]
+fn key_mask<T: RadixKey>() -> u64 {
+    u64::MAX >> (64 - T::KEY_BITS)
+}
+
+/// Sorts `row` (stable) with `scratch` as the second buffer.
+pub fn sort_row<T: RadixKey>(row: &mut [T], scratch: &mut Vec<T>, descending: bool) {
+    let Some(&first) = row.first() else { return };
+    scratch.clear();
+    scratch.resize(row.len(), first);
+    if !lsd_sort(row, scratch, T::KEY_BITS, |x| directed(x, descending)) {
+        row.copy_from_slice(scratch);
+    }
+}
+
+/// Rows at least this long are sorted by `sort_long_row`.
+pub const LONG_ROW: usize = 1 << 17;
+
+/// Bits of the first (most significant) pass of `sort_long_row`.
+const MSD_BITS: u32 = 11;
+/// Elements per task of `sort_long_row`'s first pass, at least (a row has at most
+/// `MSD_TASKS` tasks, so that their bucket offsets stay small).
+const MSD_CHUNK: usize = 1 << 16;
+const MSD_TASKS: usize = 256;
+
+/// Sorts one long row (stable) in parallel: a first pass distributes the elements by
+/// the top `MSD_BITS` of their key into buckets (each fixed chunk of the row counted
+/// and scattered by its own task), then the buckets, each now small enough for the
+/// cache, are LSD-sorted on the remaining bits in parallel.
+pub fn sort_long_row<T: RadixKey>(row: &mut [T], descending: bool) {
+    let Some(&first) = row.first() else { return };
+    if T::KEY_BITS <= 2 * DIGIT_BITS {
+        return sort_row(row, &mut Vec::new(), descending);
+    }
+    let shift = T::KEY_BITS - MSD_BITS;
+    let bucket = |x: T| (directed(x, descending) >> shift) as usize;
+    let chunk = MSD_CHUNK.max(row.len().div_ceil(MSD_TASKS));
+    let chunks: Vec<&[T]> = row.chunks(chunk).collect();
+    // Per chunk, the count of each bucket, turned into where the chunk writes it.
+    let mut offsets = vec![[0usize; 1 << MSD_BITS]; chunks.len()];
+    for_each_chunk_mut(&mut offsets, 1, |c, counts| {
+        for &x in chunks[c] {
+            counts[0][bucket(x)] += 1;
+        }
+    });
+    let mut starts = Vec::with_capacity((1 << MSD_BITS) + 1);
+    let mut total = 0;
+    for b in 0..1 << MSD_BITS {
+        starts.push(total);
+        for counts in offsets.iter_mut() {
+            let n = counts[b];
+            counts[b] = total;
+            total += n;
+        }
+    }
+    starts.push(total);
+    let mut scratch = vec![first; row.len()];
+    let buckets = Disjoint::new(&mut scratch);
+    for_each_item(chunks.len(), || (), |_, c| {
+        let mut next = offsets[c];
+        for &x in chunks[c] {
+            let b = bucket(x);
+            // SAFETY: the offsets give every element of every chunk its own slot of
+            // `scratch` (a prefix sum over buckets, then chunks), so no two writes meet
+            // and each is in bounds.
+            unsafe { buckets.at(next[b]).write(x) };
+            next[b] += 1;
+        }
+    });
+    drop(chunks);
+    let (rows, scratches) = (Disjoint::new(row), Disjoint::new(&mut scratch));
+    let low_bits = shift;
+    for_each_item(1 << MSD_BITS, || (), |_, b| {
+        let (start, len) = (starts[b], starts[b + 1] - starts[b]);
+        if len == 0 {
+            return;
+        }
+        // SAFETY: bucket ranges are disjoint, and each task touches only its own.
+        let (dst, src) = unsafe { (rows.part(start, len), scratches.part(start, len)) };
+        let low = |x: T| directed(x, descending) & ((1 << low_bits) - 1);
+        if lsd_sort(src, dst, low_bits, low) {
+            dst.copy_from_slice(src);
+        }
+    });
+}
+
+/// An element's key and position, sorted together for an argsort.
+#[derive(Clone, Copy)]
+pub struct Keyed {
+    key: u64,
+    index: u32,
+}
+
+/// Writes into `out` the indices that stably sort `row`, using `pairs` as scratch.
+/// `row.len()` must fit in u32.
+pub fn argsort_row<T: RadixKey>(
+    row: &[T],
+    out: &mut [i64],
+    pairs: &mut Vec<Keyed>,
+    descending: bool,
+) {
+    let n = row.len();
+    pairs.clear();
+    pairs.extend(row.iter().enumerate().map(|(i, &x)| Keyed {
+        key: directed(x, descending),
+        index: i as u32,
+    }));
+    pairs.resize(2 * n, Keyed { key: 0, index: 0 });
+    let (a, b) = pairs.split_at_mut(n);
+    let sorted = if lsd_sort(a, b, T::KEY_BITS, |p| p.key) {
+        a
+    } else {
+        b
+    };
+    for (o, p) in out.iter_mut().zip(sorted.iter()) {
+        *o = i64::from(p.index);
+    }
+}
