@@ -143,7 +143,7 @@ pub fn one_hot(labels: &Tensor, num_classes: i64) -> Result<Tensor> {
     }
     let classes = match num_classes {
         -1 => match values.iter().max() {
-            Some(&m) => m.checked_add(1).unwrap_or(i64::MAX),
+            Some(&m) => m.saturating_add(1),
             None => {
                 return Err(TensorError::value(
                     op,
