@@ -101,3 +101,22 @@ save_npz(out, {
 "#,
     );
 }
+
+#[test]
+fn scatter_add_and_index_add() {
+    // Many duplicate indices on a large f32 tensor: sums accumulate in index order.
+    same_bits_for_any_thread_count(
+        "scatter_add",
+        r#"
+let x = randn([64, 3000])
+let src = randn([64, 3000])
+let idx = randint(0, 7, [64, 3000])
+let rows = randint(0, 5, [5000])
+let rsrc = randn([5000, 3000])
+save_npz(out, {
+    "scatter_add": scatter_add(x, 1, idx, src), "scatter": scatter(x, 1, idx, src),
+    "index_add": index_add(x[:5], 0, rows, rsrc), "index_add_alpha": index_add(x, 1, idx[0], src, alpha=0.5),
+})
+"#,
+    );
+}

@@ -10,6 +10,7 @@ mod create;
 mod dicts;
 mod files;
 pub mod gguf_meta;
+mod indexing;
 mod info;
 pub(crate) mod inplace;
 pub mod inspect;
@@ -51,6 +52,7 @@ const DOMAINS: &[&[Builtin]] = &[
     math::BUILTINS,
     reduce::BUILTINS,
     sort::BUILTINS,
+    indexing::BUILTINS,
     sequences::BUILTINS,
     linalg::BUILTINS,
     io::BUILTINS,

@@ -146,11 +146,15 @@ pub const BUILTINS: &[Builtin] = &[
     },
     builtin! {
         name: "where",
-        doc: "a where cond is nonzero, else b, elementwise; all three broadcast, numbers are weak.",
-        fn(_, bound; cond|condition: Tensor, a|x: Operand, b|y: Operand) {
-            ops::where_(&cond, a, b)
-                .map(Value::from)
-                .map_err(|e| where_err(&bound, e))
+        doc: "a where cond is nonzero, else b, elementwise; all three broadcast, numbers are weak. With cond alone, nonzero(cond): a tuple of i64 index tensors (NumPy).",
+        fn(_, bound; cond|condition: Tensor, a|x: Option<Operand> = none, b|y: Option<Operand> = none) {
+            match (a, b) {
+                (Some(a), Some(b)) => ops::where_(&cond, a, b)
+                    .map(Value::from)
+                    .map_err(|e| where_err(&bound, e)),
+                (None, None) => Ok(tuple(or_diag(&bound, nonzero(&cond))?)),
+                _ => Err(bound.err("where takes cond alone, or cond, a and b: one of a and b is missing")),
+            }
         }
     },
     builtin! {
@@ -196,7 +200,7 @@ fn or_diag<T>(a: &Bound, r: Result<T, TensorError>) -> Result<T, Diagnostic> {
     r.map_err(|e| a.tensor_err(e))
 }
 
-fn tuple(parts: Vec<Tensor>) -> Value {
+pub(super) fn tuple(parts: Vec<Tensor>) -> Value {
     Value::Tuple(Rc::new(parts.into_iter().map(Value::from).collect()))
 }
 

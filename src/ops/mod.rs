@@ -6,12 +6,15 @@ pub(crate) mod binary_inplace;
 pub mod close;
 pub mod conv;
 pub(crate) mod create;
+pub mod gather;
 pub(crate) mod index;
 pub(crate) mod linalg;
+pub mod lookup;
 pub mod nn;
 pub mod pool;
 pub(crate) mod random;
 pub mod reduce;
+pub mod scatter;
 pub(crate) mod shape;
 pub mod sort;
 #[cfg(test)]

@@ -1,0 +1,114 @@
+//! Indexing functions: NumPy's take, take_along_axis, put_along_axis, unravel_index,
+//! digitize and isin; torch's gather, scatter, scatter_add, index_add, index_select,
+//! masked_fill and one_hot. (`where(cond)` with one argument is in shape.rs, beside
+//! its three-argument form.) Functions that write return a new tensor.
+
+use super::shape::tuple;
+use super::{Bound, Builtin};
+use crate::diag::Diagnostic;
+use crate::ops::{gather, lookup, scatter, Operand};
+use crate::runtime::value::Value;
+use crate::runtime::{builtin, Shape};
+use crate::tensor::{Result as TensorResult, Tensor};
+
+pub const BUILTINS: &[Builtin] = &[
+    builtin! {
+        name: "take",
+        doc: "The elements at the integer positions idx along axis (of the flattened tensor when none); the axis is replaced by idx's shape; negative positions count from the end (NumPy).",
+        fn(_, a; x: Tensor, idx|indices: Tensor, axis|dim: Option<i64> = none) {
+            result(&a, gather::take(&x, &idx, axis))
+        }
+    },
+    builtin! {
+        name: "take_along_axis",
+        doc: "out[..., j, ...] = x[..., idx[..., j, ...], ...] along axis, for an integer idx with x's number of dims that broadcasts against x elsewhere (NumPy).",
+        fn(_, a; x: Tensor, idx|indices: Tensor, axis|dim: i64) {
+            result(&a, gather::take_along_axis(&x, &idx, axis))
+        }
+    },
+    builtin! {
+        name: "put_along_axis",
+        doc: "A copy of x with out[..., idx[..., j, ...], ...] = values[..., j, ...] along axis (NumPy's put_along_axis, returning the result); values broadcast to idx; the last write wins.",
+        fn(_, a; x: Tensor, idx|indices: Tensor, values: Tensor, axis|dim: i64) {
+            result(&a, scatter::put_along_axis(&x, &idx, &values, axis))
+        }
+    },
+    builtin! {
+        name: "unravel_index",
+        doc: "The coordinates in shape (row-major) of each flat index, as a tuple of i64 tensors of indices' shape, one per dimension (NumPy).",
+        fn(_, a; indices: Tensor, shape: Shape) {
+            let parts = lookup::unravel_index(&indices, &shape.0).map_err(|e| a.tensor_err(e))?;
+            Ok(tuple(parts))
+        }
+    },
+    builtin! {
+        name: "digitize",
+        doc: "The i64 index of the bin each element of x falls in, for 1-D monotonic bins: bins[i-1] <= x < bins[i] for increasing bins (bins[i-1] < x <= bins[i] when right) (NumPy).",
+        fn(_, a; x: Tensor, bins: Tensor, right: bool = false) {
+            result(&a, lookup::digitize(&x, &bins, right))
+        }
+    },
+    builtin! {
+        name: "isin",
+        doc: "True where an element of x equals one of test_elements (any shape; NaN equals nothing), a bool tensor of x's shape; invert negates it (NumPy).",
+        fn(_, a; x: Tensor, test_elements: Tensor, invert: bool = false) {
+            result(&a, lookup::isin(&x, &test_elements, invert))
+        }
+    },
+    builtin! {
+        name: "gather",
+        doc: "out[..., j, ...] = x[..., index[..., j, ...], ...] along dim, for an integer index with x's number of dims, no larger than x elsewhere (torch; negative entries count from the end).",
+        fn(_, a; x|input: Tensor, dim|axis: i64, index: Tensor) {
+            result(&a, gather::gather(&x, dim, &index))
+        }
+    },
+    builtin! {
+        name: "scatter",
+        doc: "A copy of x with out[..., index[..., j, ...], ...] = src[..., j, ...] along dim (src a tensor, read in index's shape, or a number); the last write in index order wins (torch).",
+        fn(_, a; x|input: Tensor, dim|axis: i64, index: Tensor, src|value: Operand) {
+            result(&a, scatter::scatter(&x, dim, &index, src))
+        }
+    },
+    builtin! {
+        name: "scatter_add",
+        doc: "scatter that adds src into x instead of writing, in index order (the same bits for any thread count) (torch).",
+        fn(_, a; x|input: Tensor, dim|axis: i64, index: Tensor, src: Tensor) {
+            result(&a, scatter::scatter_add(&x, dim, &index, &src))
+        }
+    },
+    builtin! {
+        name: "index_add",
+        doc: "A copy of x with alpha * src[..., j, ...] added to x[..., index[j], ...] along dim for the 1-D index, in index order (torch).",
+        fn(_, a; x|input: Tensor, dim|axis: i64, index: Tensor, src|source: Tensor, alpha: Operand = 1) {
+            let Operand::Scalar(alpha) = alpha else {
+                return Err(a.arg_err("alpha", "alpha must be a number"));
+            };
+            result(&a, scatter::index_add(&x, dim, &index, &src, alpha))
+        }
+    },
+    builtin! {
+        name: "index_select",
+        doc: "The slices of x at the 1-D integer index along dim, in index order; the axis keeps its place (torch).",
+        fn(_, a; x|input: Tensor, dim|axis: i64, index: Tensor) {
+            result(&a, gather::index_select(&x, dim, &index))
+        }
+    },
+    builtin! {
+        name: "masked_fill",
+        doc: "A copy of x with value (a number or 0-d tensor, cast to x's dtype) where the bool mask, broadcast to x's shape, is true (torch).",
+        fn(_, a; x|input: Tensor, mask: Tensor, value: Operand) {
+            result(&a, scatter::masked_fill(&x, &mask, value))
+        }
+    },
+    builtin! {
+        name: "one_hot",
+        doc: "An i64 tensor of labels' shape plus a last axis of num_classes (the largest label + 1 when -1), 1 at each label and 0 elsewhere (torch).",
+        fn(_, a; labels|tensor: Tensor, num_classes: i64 = -1) {
+            result(&a, lookup::one_hot(&labels, num_classes))
+        }
+    },
+];
+
+fn result(a: &Bound, t: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
+    t.map(Value::from).map_err(|e| a.tensor_err(e))
+}
