@@ -12,6 +12,7 @@ pub mod nn;
 pub mod pool;
 pub(crate) mod random;
 pub mod reduce;
+pub(crate) mod sampling;
 pub(crate) mod shape;
 pub mod sort;
 #[cfg(test)]
