@@ -120,3 +120,24 @@ save_npz(out, {
 "#,
     );
 }
+
+#[test]
+fn random_distributions_and_sampling() {
+    same_bits_for_any_thread_count(
+        "random_sampling",
+        r#"
+let p = rand([300, 700])
+save_npz(out, {
+    "uniform": uniform([300001], -2, 5), "uniform64": uniform([300001], dtype=f64, seed=3),
+    "normal": normal([300001], 1, 2, dtype=f16), "rand_like": rand_like(p, dtype=f64),
+    "randn_like": randn_like(p), "perm": permutation(300001),
+    "shuffle": shuffle(p), "perm_rows": permutation(p, seed=5),
+    "choice": choice(300001, size=[300001]), "choice_p": choice(700, 300001, p=p[0] / sum(p[0].to(f64))),
+    "choice_norep": choice(300001, 200000, replace=false),
+    "choice_norep_p": choice(700, 500, replace=false, p=p[1] / sum(p[1].to(f64))),
+    "bernoulli": bernoulli(p), "multinomial": multinomial(p, 500),
+    "multinomial_rep": multinomial(p, 1000, replacement=true),
+})
+"#,
+    );
+}

@@ -331,3 +331,141 @@ fn bad_arguments_name_the_argument() {
     let after = tensor_in(&mut s, "rand([2])").to_vec::<f32>();
     assert_eq!(after, tensor("seed(7)\nrand([2])").to_vec::<f32>());
 }
+
+/// The distributions and sampling functions: moments over 1e5 draws, and the
+/// defining property of each (a permutation permutes, p is respected, ...).
+#[test]
+fn distributions_and_sampling_behave_as_documented() {
+    let u: Vec<f64> = tensor("uniform([100000], -2, 6, seed=1)").to_vec();
+    let (mean, std) = mean_std(&u);
+    assert!(u.iter().all(|&x| (-2.0..6.0).contains(&x)));
+    assert!(
+        (mean - 2.0).abs() < 0.05 && (std - 8.0 / 12f64.sqrt()).abs() < 0.05,
+        "uniform {mean} {std}"
+    );
+    let n: Vec<f64> = tensor("normal([100000], 3, 0.5, dtype=f64, seed=1)").to_vec();
+    let (mean, std) = mean_std(&n);
+    assert!(
+        (mean - 3.0).abs() < 0.01 && (std - 0.5).abs() < 0.01,
+        "normal {mean} {std}"
+    );
+    // uniform(0, 1) is rand; normal is mean + std * randn; the _like forms are rand/randn.
+    assert_eq!(
+        tensor("uniform([9], seed=4)").to_vec::<f32>(),
+        tensor("rand([9], seed=4)").to_vec::<f32>()
+    );
+    assert_eq!(
+        tensor("rand_like(zeros([3, 3], dtype=f64), seed=4)").to_vec::<f64>(),
+        tensor("rand([3, 3], dtype=f64, seed=4)").to_vec::<f64>()
+    );
+    assert_eq!(
+        tensor("randn_like(ones([5], dtype=f16), seed=4)").to_vec::<f64>(),
+        tensor("randn([5], dtype=f16, seed=4)").to_vec::<f64>()
+    );
+
+    let mut p: Vec<i64> = tensor("permutation(100000, seed=2)").to_vec();
+    assert_ne!(p[..10], (0..10).collect::<Vec<_>>()[..]);
+    p.sort();
+    assert_eq!(p, (0..100000).collect::<Vec<_>>());
+    // shuffle(x) and permutation(x) give the rows of x in permutation(len(x))'s order.
+    let order: Vec<i64> = tensor("permutation(50, seed=2)").to_vec();
+    let rows: Vec<i64> = tensor("shuffle(arange(100).reshape(50, 2), seed=2)").to_vec();
+    let want: Vec<i64> = order.iter().flat_map(|&i| [2 * i, 2 * i + 1]).collect();
+    assert_eq!(rows, want);
+    assert_eq!(
+        tensor("permutation(arange(100).reshape(50, 2), seed=2)").to_vec::<i64>(),
+        want
+    );
+    // choice without replacement is a prefix of the permutation: distinct items.
+    let c: Vec<i64> = tensor("choice(50, 20, replace=false, seed=2)").to_vec();
+    assert_eq!(c, order[..20]);
+
+    // choice with p: the frequencies follow p (within 5 standard errors).
+    let c: Vec<i64> = tensor("choice(4, 100000, p=tensor([0.1, 0.0, 0.6, 0.3]), seed=3)").to_vec();
+    let freq = |v: &[i64], k: i64| v.iter().filter(|&&x| x == k).count() as f64 / v.len() as f64;
+    for (k, want) in [(0, 0.1), (1, 0.0), (2, 0.6), (3, 0.3)] {
+        let got = freq(&c, k);
+        assert!(
+            (got - want).abs() < 5.0 * (want * (1.0 - want) / 1e5).sqrt() + 1e-9,
+            "choice p[{k}]: {got}"
+        );
+    }
+    // Without replacement, p: the first pick follows p; all picks are distinct.
+    let firsts: Vec<i64> =
+        tensor("multinomial(ones([20000, 1]) * tensor([[1.0, 3.0, 0.0, 4.0]]), 2, seed=3)[:, 0]")
+            .to_vec();
+    for (k, want) in [(0, 0.125), (1, 0.375), (2, 0.0), (3, 0.5)] {
+        let got = freq(&firsts, k);
+        assert!(
+            (got - want).abs() < 0.015,
+            "multinomial first pick {k}: {got}"
+        );
+    }
+    let m: Vec<i64> = tensor("multinomial(tensor([0.2, 0.2, 0.2, 0.2, 0.2]), 5, seed=3)").to_vec();
+    let mut sorted = m.clone();
+    sorted.sort();
+    assert_eq!(sorted, [0, 1, 2, 3, 4]);
+    let r: Vec<i64> =
+        tensor("multinomial(tensor([1.0, 0.0, 3.0]), 100000, replacement=true, seed=3)").to_vec();
+    assert!((freq(&r, 2) - 0.75).abs() < 0.01 && freq(&r, 1) == 0.0);
+
+    // bernoulli: the mean is p, the dtype p's.
+    let b = tensor("bernoulli(full([100000], 0.3, dtype=f64), seed=5)");
+    assert_eq!(b.dtype(), DType::F64);
+    let (mean, _) = mean_std(&b.to_vec::<f64>());
+    assert!((mean - 0.3).abs() < 0.01, "bernoulli {mean}");
+    assert_eq!(
+        tensor("bernoulli(tensor([0.0, 1.0, 1.0, 0.0]))").to_vec::<f32>(),
+        [0.0, 1.0, 1.0, 0.0]
+    );
+}
+
+#[test]
+fn sampling_bad_arguments_name_what_is_wrong() {
+    for (code, want) in [
+        (
+            "uniform([2], 0, float(\"inf\"))",
+            "`high` must be a finite number",
+        ),
+        ("normal([2], 0, -1)", "`std` must not be negative"),
+        ("normal([2], dtype=i32)", "`dtype` must be a float dtype"),
+        (
+            "rand_like(zeros([2], dtype=i64))",
+            "`dtype` must be a float dtype",
+        ),
+        ("permutation(-1)", "`n` must not be negative"),
+        ("permutation(2.5)", "`x` must be an int or a tensor"),
+        ("shuffle(tensor(3.0))", "at least one dimension"),
+        ("choice(zeros([2, 2]))", "x must be 1-dimensional"),
+        (
+            "choice(3, 4, replace=false)",
+            "cannot take a larger sample (4) than the population (3)",
+        ),
+        (
+            "choice(3, p=tensor([0.5, 0.5]))",
+            "one probability per item",
+        ),
+        ("choice(2, p=tensor([0.5, 0.6]))", "do not sum to 1"),
+        ("choice(2, p=tensor([-0.5, 1.5]))", "finite, non-negative"),
+        (
+            "choice(2, 2, replace=false, p=tensor([0.0, 1.0]))",
+            "fewer nonzero entries",
+        ),
+        ("choice(0)", "empty population"),
+        ("bernoulli(tensor([0.5, 1.5]))", "in [0, 1]"),
+        ("bernoulli(tensor([1, 0]))", "`dtype` must be a float dtype"),
+        ("multinomial(tensor([0.0, 0.0]), 1)", "sums to 0"),
+        (
+            "multinomial(tensor([1.0, 0.0]), 2)",
+            "cannot take 2 samples without replacement",
+        ),
+        (
+            "multinomial(tensor([1.0]), 0)",
+            "`num_samples` must be positive",
+        ),
+        ("multinomial(zeros([2, 2, 2]), 1)", "1-D or 2-D"),
+    ] {
+        let msg = error(code);
+        assert!(msg.contains(want), "`{code}`: expected {want:?} in\n{msg}");
+    }
+}

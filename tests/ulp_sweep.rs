@@ -136,3 +136,39 @@ fn vector_math_is_within_its_ulp_bound_and_simd_equals_scalar() {
     }
     println!("{}", report.join("\n"));
 }
+
+/// The special functions compute f32 through their f64 definitions and round once:
+/// within half an f32 ulp of the f64 function (whose own error, stated in lang/SPEC.md,
+/// is some 2^-29 f32 ulps), with the same inf and nan.
+#[test]
+fn special_functions_round_their_f64_values_once() {
+    use tsr::kernels::math::Float;
+    type Special = (&'static str, fn(f32) -> f32, fn(f64) -> f64);
+    let cases: [Special; 8] = [
+        ("erf", Float::erf, tsr::kernels::math::erf::erf),
+        ("erfc", Float::erfc, tsr::kernels::math::erf::erfc),
+        ("log1p", Float::log1p, f64::ln_1p),
+        ("expm1", Float::expm1, f64::exp_m1),
+        ("lgamma", Float::lgamma, tsr::kernels::math::special::lgamma),
+        ("sinc", Float::sinc, tsr::kernels::math::special::sinc),
+        ("deg2rad", Float::deg2rad, |x| {
+            x * (std::f64::consts::PI / 180.0)
+        }),
+        ("rad2deg", Float::rad2deg, |x| {
+            x * (180.0 / std::f64::consts::PI)
+        }),
+    ];
+    let xs = inputs();
+    for (name, f, reference) in cases {
+        let worst = xs
+            .iter()
+            .map(|&x| (ulp_error(f(x), reference(f64::from(x))), x))
+            .fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+        assert!(
+            worst.0 <= 0.5,
+            "{name}: {:.3} ulp at x = {:e}",
+            worst.0,
+            worst.1
+        );
+    }
+}

@@ -8,6 +8,7 @@ use crate::runtime::arith;
 use crate::runtime::builtin;
 use crate::runtime::value::Value;
 use crate::syntax::ast::BinOp;
+use crate::tensor::Tensor;
 
 /// A builtin `NAME(x)` for a unary op, named by the op.
 macro_rules! unary_builtin {
@@ -106,6 +107,106 @@ pub const BUILTINS: &[Builtin] = &[
         Ceil,
         "Smallest whole number not below x, elementwise; integer dtypes are kept."
     ),
+    unary_builtin!(
+        Trunc,
+        "Rounds toward zero, elementwise; integer dtypes are kept."
+    ),
+    unary_builtin!(
+        Erf,
+        "The error function 2/sqrt(pi) * integral of exp(-t^2) from 0 to x, elementwise; ints give f32."
+    ),
+    unary_builtin!(
+        Erfc,
+        "1 - erf(x) without cancellation for large x, elementwise; ints give f32."
+    ),
+    unary_builtin!(
+        Log1p,
+        "ln(1 + x), accurate near 0, elementwise (-inf at -1, nan below); ints give f32."
+    ),
+    unary_builtin!(
+        Expm1,
+        "exp(x) - 1, accurate near 0, elementwise; ints give f32."
+    ),
+    unary_builtin!(
+        Lgamma,
+        "ln|gamma(x)| (torch.lgamma), elementwise; inf at 0 and the negative integers; ints give f32."
+    ),
+    unary_builtin!(
+        Sinc,
+        "sin(pi x) / (pi x) with 1 at 0 (numpy.sinc), elementwise; ints give f32."
+    ),
+    unary_builtin!(
+        Deg2rad,
+        "Degrees to radians, x * pi / 180, elementwise; ints give f32."
+    ),
+    unary_builtin!(
+        Rad2deg,
+        "Radians to degrees, x * 180 / pi, elementwise; ints give f32."
+    ),
+    binary_builtin!(
+        "atan2",
+        Atan2,
+        "The angle in radians, in [-pi, pi], of the point (b, a) (numpy.arctan2(a, b)), with broadcasting; ints give f32."
+    ),
+    binary_builtin!(
+        "hypot",
+        Hypot,
+        "sqrt(a^2 + b^2) without overflow in between, with broadcasting; ints give f32."
+    ),
+    binary_builtin!(
+        "logaddexp",
+        LogAddExp,
+        "ln(exp(a) + exp(b)) without overflow, with broadcasting; ints give f32."
+    ),
+    binary_builtin!(
+        "copysign",
+        CopySign,
+        "The magnitude of a with the sign of b (-0.0 and nan signs count), with broadcasting; ints give f32."
+    ),
+    binary_builtin!(
+        "fmod",
+        Fmod,
+        "Remainder of a / b with a's sign (C fmod, torch.fmod), with broadcasting; keeps integer dtypes; integer division by zero is an error."
+    ),
+    binary_builtin!(
+        "remainder",
+        Rem,
+        "Remainder of a / b with b's sign, as a % b (numpy.remainder), with broadcasting; integer division by zero is an error."
+    ),
+    builtin! {
+        name: "nan_to_num",
+        doc: "x with nan, inf and -inf replaced by nan, posinf and neginf (none: the dtype's largest and smallest finite values), as numpy.nan_to_num.",
+        fn(_, a; x: Operand, nan: f64 = 0.0, posinf: Option<f64> = none, neginf: Option<f64> = none) {
+            let result = match x {
+                Operand::Tensor(x) => ops::unary::nan_to_num(x, nan, posinf, neginf).map(Value::from),
+                Operand::Scalar(s) => {
+                    let x = Tensor::scalar(s.to_f64());
+                    ops::unary::nan_to_num(&x, nan, posinf, neginf).map(|t| scalar::item(&t))
+                }
+            };
+            result.map_err(|e| a.tensor_err(e))
+        }
+    },
+    builtin! {
+        name: "isclose",
+        doc: "True where abs(a - b) <= atol + rtol * abs(b), with broadcasting (numpy.isclose); inf is close only to itself, nan only to nan with equal_nan=true.",
+        fn(_, bound; a: Operand, b: Operand, rtol: f64 = 1e-05, atol: f64 = 1e-08, equal_nan: bool = false) {
+            let close = ops::close::isclose(a, b, rtol, atol, equal_nan).map_err(|e| bound.tensor_err(e))?;
+            Ok(match (a, b) {
+                (Operand::Scalar(_), Operand::Scalar(_)) => scalar::item(&close),
+                _ => Value::from(close),
+            })
+        }
+    },
+    builtin! {
+        name: "allclose",
+        doc: "Whether isclose(a, b, rtol, atol, equal_nan) holds for every element (a bool; true when empty).",
+        fn(_, bound; a: Operand, b: Operand, rtol: f64 = 1e-05, atol: f64 = 1e-08, equal_nan: bool = false) {
+            ops::close::allclose(a, b, rtol, atol, equal_nan)
+                .map(Value::Bool)
+                .map_err(|e| bound.tensor_err(e))
+        }
+    },
     builtin! {
         name: "round",
         doc: "Rounds half to even at `decimals` digits (negative: tens, hundreds, ...), as numpy.round; integer dtypes are kept.",

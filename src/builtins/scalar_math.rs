@@ -32,10 +32,16 @@ pub(super) fn unary(op: UnaryOp, s: Scalar) -> Result<Value, TensorError> {
     Ok(item(&r))
 }
 
-/// `op(a, b)` of two numbers; ints and floats promote as tensors of i64 and f64 do.
+/// `op(a, b)` of two numbers; ints and floats promote as tensors of i64 and f64 do,
+/// except that a float function of ints (`atan2(1, 2)`) takes them as f64, as `unary`.
 pub(super) fn binary(op: BinaryOp, a: Scalar, b: Scalar) -> Result<Value, TensorError> {
-    let (a, b) = (a.to_tensor(), b.to_tensor());
-    ops::binary(op, Operand::Tensor(&a), Operand::Tensor(&b)).map(|r| item(&r))
+    let (x, y) = (a.to_tensor(), b.to_tensor());
+    let mut r = ops::binary(op, Operand::Tensor(&x), Operand::Tensor(&y))?;
+    if r.dtype() == DType::F32 {
+        let (x, y) = (Tensor::scalar(a.to_f64()), Tensor::scalar(b.to_f64()));
+        r = ops::binary(op, Operand::Tensor(&x), Operand::Tensor(&y))?;
+    }
+    Ok(item(&r))
 }
 
 /// The number a one-element result holds.

@@ -68,6 +68,8 @@ binary_ops! {
     FloorDiv("floor_divide", "//") => T::floor_div;
     /// Result takes the divisor's sign (NumPy `%`).
     Rem("remainder", "%") => T::rem;
+    /// Result takes the dividend's sign (C's fmod); integer division by zero is an error.
+    Fmod("fmod") => T::fmod;
     Pow("pow", "**") => T::pow;
     Maximum("maximum") => T::maximum;
     Minimum("minimum") => T::minimum;
@@ -85,6 +87,14 @@ binary_ops! {
     LogicalAnd("logical_and") => |x: T, y: T| truth(x) && truth(y);
     LogicalOr("logical_or") => |x: T, y: T| truth(x) || truth(y);
     LogicalXor("logical_xor") => |x: T, y: T| truth(x) != truth(y);
+    /// The angle of the point (x = b, y = a) in radians, as C's atan2(a, b).
+    Atan2("atan2") => |x: T, y: T| x.to_real().atan2(y.to_real());
+    /// sqrt(a² + b²) without overflow or underflow in between.
+    Hypot("hypot") => |x: T, y: T| x.to_real().hypot(y.to_real());
+    /// ln(e^a + e^b), computed without overflow.
+    LogAddExp("logaddexp") => |x: T, y: T| x.to_real().logaddexp(y.to_real());
+    /// The magnitude of a with the sign of b.
+    CopySign("copysign") => |x: T, y: T| x.to_real().copysign(y.to_real());
 }
 
 /// What to do with an op's per-element function (a new tensor, or in place).
@@ -109,7 +119,7 @@ pub(super) fn check_dtype(op: BinaryOp, dtype: DType) -> Result<()> {
         (Sub, Category::Bool) => {
             "subtraction with two bool tensors is not supported; use ^ or logical ops"
         }
-        (FloorDiv | Rem | Pow, Category::Bool) => "not supported for two bool operands",
+        (FloorDiv | Rem | Fmod | Pow, Category::Bool) => "not supported for two bool operands",
         (BitAnd | BitOr | BitXor, Category::Float) => "only defined for bool and integer tensors",
         _ => return Ok(()),
     };
@@ -131,6 +141,20 @@ fn binary_as<T: Arith>(op: BinaryOp, a: Operand, b: Operand, shape: &[usize]) ->
             b,
         },
     )
+}
+
+/// `f` of the elements of `a` and `b`, converted to `T` and broadcast to `shape`, into
+/// a new tensor: for elementwise functions outside the op table (`isclose`).
+pub(super) fn map_as<T: Arith, O: Elem>(
+    op: &'static str,
+    a: Operand,
+    b: Operand,
+    shape: &[usize],
+    f: impl Fn(T, T) -> O + Sync + Send,
+) -> Result<Tensor> {
+    let (a, b) = (converted::<T>(a), converted::<T>(b));
+    let (a, b) = (&broadcast(a, shape)?, &broadcast(b, shape)?);
+    NewTensor { op, a, b }.map(f)
 }
 
 /// Maps two tensors of one (broadcast) shape into a new contiguous tensor.
@@ -207,7 +231,9 @@ pub(super) fn check_divisor<T: Arith>(op: BinaryOp, b: &Tensor) -> Result<()> {
     let zero = T::default();
     let data = elems::<T>(op.name(), b)?;
     let msg = match op {
-        BinaryOp::FloorDiv | BinaryOp::Rem if any(data, b.layout(), |y| y == zero) => {
+        BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod
+            if any(data, b.layout(), |y| y == zero) =>
+        {
             "integer division by zero"
         }
         BinaryOp::Pow if any(data, b.layout(), |y| y < zero) => {
@@ -246,6 +272,8 @@ mod tests {
             FloorDiv => (x / y).floor(),
             Rem if y == 0.0 => f64::NAN,
             Rem => x - y * (x / y).floor(),
+            Fmod if y == 0.0 => f64::NAN,
+            Fmod => x % y,
             Pow => x.powf(y),
             Maximum | Minimum if x.is_nan() || y.is_nan() => f64::NAN,
             Maximum => x.max(y),
@@ -262,13 +290,17 @@ mod tests {
             LogicalAnd => flag(x != 0.0 && y != 0.0),
             LogicalOr => flag(x != 0.0 || y != 0.0),
             LogicalXor => flag((x != 0.0) != (y != 0.0)),
+            Atan2 => x.atan2(y),
+            Hypot => x.hypot(y),
+            LogAddExp => crate::kernels::math::special::logaddexp(x, y),
+            CopySign => x.copysign(y),
         }
     }
 
     fn result_dtype(op: BinaryOp, compute: DType) -> DType {
         match op {
             Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor => Bool,
-            Div => compute.float_result(),
+            Div | Atan2 | Hypot | LogAddExp | CopySign => compute.float_result(),
             _ => compute,
         }
     }
@@ -363,7 +395,7 @@ mod tests {
                     let got = ts(op, &a, s).unwrap();
                     assert_tensor(&got, result_dtype(op, compute), &shape, &want, &what);
                     let flipped = binary(op, Operand::Scalar(s), Operand::Tensor(&a));
-                    if compute.is_int() && matches!(op, FloorDiv | Rem | Pow) {
+                    if compute.is_int() && matches!(op, FloorDiv | Rem | Fmod | Pow) {
                         // `a` holds a zero divisor, and exponents too big for f64 to wrap.
                         assert!(op == Pow || flipped.is_err(), "{what}");
                         continue;
@@ -482,7 +514,7 @@ mod tests {
         for dtype in [U8, I32, I64] {
             let a = tensor(&[1.0, 2.0], &[2], dtype);
             let zero = tensor(&[3.0, 0.0], &[2], dtype);
-            for op in [FloorDiv, Rem] {
+            for op in [FloorDiv, Rem, Fmod] {
                 let err = tt(op, &a, &zero).unwrap_err();
                 assert_eq!(
                     err,

@@ -1,9 +1,13 @@
 //! Closeness in the sense of `numpy.testing.assert_allclose`:
 //! `|actual - expected| <= atol + rtol * |expected|`, nan equal to nan, an infinity
-//! only equal to the same infinity.
+//! only equal to the same infinity; and NumPy's `isclose`/`allclose`, the same test
+//! elementwise with nan equal to nan only when asked.
 
+use super::binary::map_as;
+use super::Operand;
+use crate::kernels::reduce::any;
 use crate::tensor::shape::broadcast_shapes;
-use crate::tensor::{Result, Tensor};
+use crate::tensor::{Elem, Result, Tensor};
 
 pub fn is_close(actual: f64, expected: f64, rtol: f64, atol: f64) -> bool {
     if actual.is_nan() || expected.is_nan() {
@@ -13,6 +17,30 @@ pub fn is_close(actual: f64, expected: f64, rtol: f64, atol: f64) -> bool {
         return actual == expected;
     }
     (actual - expected).abs() <= atol + rtol * expected.abs()
+}
+
+/// NumPy's `isclose(a, b, rtol, atol, equal_nan)`: a bool tensor of the broadcast
+/// shape. The operands promote as for `a - b`, and each pair is compared in f64
+/// (NumPy computes in the promoted float dtype, which can differ at the boundary).
+pub fn isclose(a: Operand, b: Operand, rtol: f64, atol: f64, equal_nan: bool) -> Result<Tensor> {
+    let shape = broadcast_shapes("isclose", a.shape(), b.shape())?;
+    crate::dispatch!(Operand::promote(a, b), T => {
+        map_as("isclose", a, b, &shape, move |x: T, y: T| {
+            let (x, y) = (x.to_f64(), y.to_f64());
+            if x.is_nan() || y.is_nan() {
+                equal_nan && x.is_nan() && y.is_nan()
+            } else {
+                is_close(x, y, rtol, atol)
+            }
+        })
+    })
+}
+
+/// NumPy's `allclose`: whether `isclose` holds everywhere (true when empty).
+pub fn allclose(a: Operand, b: Operand, rtol: f64, atol: f64, equal_nan: bool) -> Result<bool> {
+    let close = isclose(a, b, rtol, atol, equal_nan)?;
+    let data = super::elems::<bool>("allclose", &close)?;
+    Ok(!any(data, close.layout(), |c| !c))
 }
 
 /// What differs when two tensors are not close.
@@ -108,5 +136,40 @@ mod tests {
         assert!(mismatch(&a, &a, 0.0, 0.0).unwrap().is_none());
         let col = Tensor::from_vec(vec![1.0f32, 3.0], &[2, 1]).unwrap();
         assert_eq!(mismatch(&a, &col, 0.0, 0.0).unwrap().unwrap().total, 4);
+    }
+
+    #[test]
+    fn isclose_and_allclose_follow_numpy() {
+        let nan = f64::NAN;
+        let a = Tensor::from_vec(vec![1.0f32, f32::NAN, f32::INFINITY, 2.0], &[4]).unwrap();
+        let b = Tensor::from_vec(vec![1.0 + 1e-6, nan, f64::INFINITY, 2.1], &[4]).unwrap();
+        let (ta, tb) = (Operand::Tensor(&a), Operand::Tensor(&b));
+        let got = isclose(ta, tb, 1e-5, 1e-8, false).unwrap();
+        assert_eq!(got.to_vec::<bool>(), [true, false, true, false]);
+        let got = isclose(ta, tb, 1e-5, 1e-8, true).unwrap();
+        assert_eq!(got.to_vec::<bool>(), [true, true, true, false]);
+        assert!(!allclose(ta, tb, 0.1, 0.0, false).unwrap());
+        assert!(allclose(ta, tb, 0.1, 0.0, true).unwrap());
+        // Broadcasting, a weak scalar, and an empty result.
+        let col = Tensor::from_vec(vec![1i64, 2], &[2, 1]).unwrap();
+        let two = Operand::Scalar(crate::tensor::Scalar::Int(2));
+        let got = isclose(Operand::Tensor(&col), ta, 0.0, 0.0, false).unwrap();
+        assert_eq!(got.shape(), &[2, 4]);
+        assert_eq!(
+            isclose(Operand::Tensor(&col), two, 0.0, 0.0, false)
+                .unwrap()
+                .to_vec::<bool>(),
+            [false, true]
+        );
+        let empty = Tensor::from_vec(Vec::<f32>::new(), &[0]).unwrap();
+        assert!(allclose(Operand::Tensor(&empty), two, 0.0, 0.0, false).unwrap());
+        assert!(isclose(
+            ta,
+            Operand::Tensor(&col.reshape(&[1, 2]).unwrap()),
+            0.0,
+            0.0,
+            false
+        )
+        .is_err());
     }
 }

@@ -14,6 +14,7 @@ pub mod nn;
 pub mod pool;
 pub(crate) mod random;
 pub mod reduce;
+pub(crate) mod sampling;
 pub mod scatter;
 pub(crate) mod shape;
 pub mod sort;

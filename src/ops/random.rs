@@ -74,6 +74,65 @@ pub fn randn(rng: &mut RandomState, shape: &[usize], dtype: DType) -> Result<Ten
     }))
 }
 
+/// NumPy's `uniform`: `low + (high - low) · u` in f64, rounded once to the float
+/// `dtype`, where `u` is `rand`'s value in [0, 1) (24 bits for f32, f16 and bf16, 53
+/// for f64; the same blocks `rand` reads). The result may round to `high`, as NumPy's
+/// may; `low > high` draws from (high, low]. Both must be finite.
+pub fn uniform(
+    rng: &mut RandomState,
+    shape: &[usize],
+    low: f64,
+    high: f64,
+    dtype: DType,
+) -> Result<Tensor> {
+    float_dtype("uniform", dtype)?;
+    finite("uniform", &[("low", low), ("high", high)])?;
+    let scale = |u: f64| low + (high - low) * u;
+    match dtype {
+        DType::F64 => generate(rng, "uniform", shape, |w| {
+            [
+                scale(random::uniform_f64(w[0], w[1])),
+                scale(random::uniform_f64(w[2], w[3])),
+            ]
+        }),
+        _ => crate::dispatch!(dtype, T => generate(rng, "uniform", shape, |w| {
+            w.map(|w| T::from_f64(scale(f64::from(random::uniform_f32(w)))))
+        })),
+    }
+}
+
+/// NumPy's `normal`: `mean + std · z` in f64, rounded once to the float `dtype`, where
+/// `z` is `randn`'s value (the same blocks). `std` must be finite and >= 0, `mean`
+/// finite.
+pub fn normal(
+    rng: &mut RandomState,
+    shape: &[usize],
+    mean: f64,
+    std: f64,
+    dtype: DType,
+) -> Result<Tensor> {
+    float_dtype("normal", dtype)?;
+    finite("normal", &[("mean", mean), ("std", std)])?;
+    if std < 0.0 {
+        let msg = format!("`std` must not be negative, got {std}");
+        return Err(TensorError::value("normal", msg));
+    }
+    crate::dispatch!(dtype, T => generate(rng, "normal", shape, |w| {
+        random::normal_pair(w).map(|z| T::from_f64(mean + std * z))
+    }))
+}
+
+/// An error naming the first of `args` that is not a finite number.
+fn finite(op: &str, args: &[(&str, f64)]) -> Result<()> {
+    match args.iter().find(|(_, v)| !v.is_finite()) {
+        Some((name, v)) => Err(TensorError::value(
+            op,
+            format!("`{name}` must be a finite number, got {v}"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Uniform integers in [low, high) of an integer `dtype` that holds that range.
 pub fn randint(
     rng: &mut RandomState,
@@ -84,7 +143,7 @@ pub fn randint(
 ) -> Result<Tensor> {
     let range = int_range(low, high, dtype)?;
     // The offset is below the range, so the wrapping add lands in [low, high).
-    let pick = |hi, lo| low.wrapping_add(random::below(hi, lo, range) as i64);
+    let pick = |hi, lo| low.wrapping_add(random::below(random::word64(hi, lo), range) as i64);
     crate::dispatch!(dtype, T => generate(rng, "randint", shape, |w| {
         [T::from_i64(pick(w[0], w[1])), T::from_i64(pick(w[2], w[3]))]
     }))
@@ -151,6 +210,33 @@ mod tests {
         }
         assert!(rand(&mut rng, &[1 << 61], F64).is_err());
         assert!(randint(&mut rng, 3, 1, &[2], I64).is_err());
+        assert_eq!(rng, RandomState::from_seed(1));
+    }
+
+    #[test]
+    fn uniform_and_normal_scale_rand_and_randn() {
+        let draw =
+            |f: &dyn Fn(&mut RandomState) -> Result<Tensor>| f(&mut RandomState::from_seed(4));
+        let u = draw(&|r| uniform(r, &[9], 0.0, 1.0, F32)).unwrap();
+        assert_eq!(
+            u.to_vec::<f32>(),
+            draw(&|r| rand(r, &[9], F32)).unwrap().to_vec::<f32>()
+        );
+        let u = draw(&|r| uniform(r, &[9], -2.0, 6.0, F64))
+            .unwrap()
+            .to_vec::<f64>();
+        let r = draw(&|r| rand(r, &[9], F64)).unwrap().to_vec::<f64>();
+        assert!(u.iter().zip(&r).all(|(u, r)| *u == -2.0 + 8.0 * r));
+        let n = draw(&|r| normal(r, &[9], 3.0, 0.5, F64))
+            .unwrap()
+            .to_vec::<f64>();
+        let z = draw(&|r| randn(r, &[9], F64)).unwrap().to_vec::<f64>();
+        assert!(n.iter().zip(&z).all(|(n, z)| *n == 3.0 + 0.5 * z));
+        let mut rng = RandomState::from_seed(1);
+        assert!(uniform(&mut rng, &[2], 0.0, f64::INFINITY, F32).is_err());
+        assert!(normal(&mut rng, &[2], 0.0, -1.0, F32).is_err());
+        assert!(normal(&mut rng, &[2], f64::NAN, 1.0, F32).is_err());
+        assert!(uniform(&mut rng, &[2], 0.0, 1.0, I64).is_err());
         assert_eq!(rng, RandomState::from_seed(1));
     }
 

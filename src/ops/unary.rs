@@ -49,6 +49,8 @@ unary_ops! {
     Square("square") => same(|x: T| x.mul(x));
     Floor("floor") => same(T::floor);
     Ceil("ceil") => same(T::ceil);
+    /// Toward zero.
+    Trunc("trunc") => same(T::trunc);
     /// Half to even at this many decimals (negative: to tens, hundreds, ...).
     Round(decimals: i32 = 0)("round") => same(move |x: T| x.round_to(decimals));
     Sqrt("sqrt") => real(Float::sqrt);
@@ -70,6 +72,16 @@ unary_ops! {
     Asinh("asinh") => real(Float::asinh);
     Acosh("acosh") => real(Float::acosh);
     Atanh("atanh") => real(Float::atanh);
+    Erf("erf") => real(Float::erf);
+    Erfc("erfc") => real(Float::erfc);
+    Log1p("log1p") => real(Float::log1p);
+    Expm1("expm1") => real(Float::expm1);
+    /// ln|Γ(x)| (torch's name; NumPy has none).
+    Lgamma("lgamma") => real(Float::lgamma);
+    /// sin(πx)/(πx), 1 at 0.
+    Sinc("sinc") => real(Float::sinc);
+    Deg2rad("deg2rad") => real(Float::deg2rad);
+    Rad2deg("rad2deg") => real(Float::rad2deg);
     IsNan("isnan") => test(is_nan);
     IsInf("isinf") => test(|x: T| x.to_f64().is_infinite());
     IsFinite("isfinite") => test(|x: T| x.to_f64().is_finite());
@@ -84,8 +96,8 @@ impl UnaryOp {
     }
 }
 
-/// `op(a)` elementwise into a new tensor. Dtypes: neg, abs, sign, square, floor, ceil
-/// and round keep the input's (integers wrap: `-i8::MIN == i8::MIN`); the float
+/// `op(a)` elementwise into a new tensor. Dtypes: neg, abs, sign, square, floor, ceil,
+/// trunc and round keep the input's (integers wrap: `-i8::MIN == i8::MIN`); the float
 /// functions give f32 for bool and integers and keep float dtypes (f16/bf16 compute in
 /// f32 and round once); isnan, isinf, isfinite and logical_not give bool.
 pub fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
@@ -100,6 +112,35 @@ pub fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
 pub fn unary_inplace(op: UnaryOp, t: &mut Tensor) -> Result<()> {
     check_dtype(op, t.dtype())?;
     crate::dispatch!(t.dtype(), T => apply::<T, _>(op, InPlace { op: op.name(), t }))
+}
+
+/// NumPy's `nan_to_num`: NaN becomes `nan`, +inf `posinf` and -inf `neginf` (by
+/// default the dtype's largest and smallest finite values), each converted to x's
+/// dtype as `astype` converts. Bool and integer tensors have neither: x itself.
+pub fn nan_to_num(
+    a: &Tensor,
+    nan: f64,
+    posinf: Option<f64>,
+    neginf: Option<f64>,
+) -> Result<Tensor> {
+    let largest = match a.dtype() {
+        DType::F16 => half::f16::MAX.to_f64(),
+        DType::BF16 => half::bf16::MAX.to_f64(),
+        DType::F32 => f64::from(f32::MAX),
+        DType::F64 => f64::MAX,
+        _ => return Ok(a.clone()),
+    };
+    let posinf = posinf.unwrap_or(largest);
+    let neginf = neginf.unwrap_or(-largest);
+    crate::dispatch!(a.dtype(), T => {
+        let (nan, posinf, neginf) = (T::from_f64(nan), T::from_f64(posinf), T::from_f64(neginf));
+        map("nan_to_num", a, move |x: T| match x.to_f64() {
+            v if v.is_nan() => nan,
+            f64::INFINITY => posinf,
+            f64::NEG_INFINITY => neginf,
+            _ => x,
+        })
+    })
 }
 
 /// Rejects the dtypes PyTorch rejects for an op.
@@ -238,6 +279,7 @@ mod tests {
             Square => x * x,
             Floor => x.floor(),
             Ceil => x.ceil(),
+            Trunc => x.trunc(),
             Round(_) => x.round_ties_even(),
             Sqrt => x.sqrt(),
             Reciprocal => 1.0 / x,
@@ -258,6 +300,14 @@ mod tests {
             Asinh => x.asinh(),
             Acosh => x.acosh(),
             Atanh => x.atanh(),
+            Erf => crate::kernels::math::erf::erf(x),
+            Erfc => crate::kernels::math::erf::erfc(x),
+            Log1p => x.ln_1p(),
+            Expm1 => x.exp_m1(),
+            Lgamma => crate::kernels::math::special::lgamma(x),
+            Sinc => crate::kernels::math::special::sinc(x),
+            Deg2rad => x * std::f64::consts::PI / 180.0,
+            Rad2deg => x * 180.0 / std::f64::consts::PI,
             IsNan => flag(x.is_nan()),
             IsInf => flag(x.is_infinite()),
             IsFinite => flag(x.is_finite()),
@@ -273,7 +323,7 @@ mod tests {
 
     fn kind(op: UnaryOp) -> Kind {
         match op {
-            Neg | BitNot | Abs | Sign | Square | Floor | Ceil | Round(_) => Kind::Same,
+            Neg | BitNot | Abs | Sign | Square | Floor | Ceil | Trunc | Round(_) => Kind::Same,
             IsNan | IsInf | IsFinite | LogicalNot => Kind::Test,
             _ => Kind::Real,
         }
@@ -329,6 +379,29 @@ mod tests {
                 }
                 check(op, dtype, &input, &[2, 7], &got.unwrap());
             }
+        }
+    }
+
+    #[test]
+    fn nan_to_num_replaces_with_the_dtype_limits_or_given_values() {
+        let (nan, inf) = (f64::NAN, f64::INFINITY);
+        let x = tensor(&[nan, inf, -inf, -0.0, 2.5], &[5], F32);
+        let max = f64::from(f32::MAX);
+        let got = nan_to_num(&x, 0.0, None, None).unwrap();
+        assert_tensor(&got, F32, &[5], &[0.0, max, -max, -0.0, 2.5], "defaults");
+        assert!(got.to_vec::<f32>()[3].is_sign_negative());
+        let got = nan_to_num(&x, -1.0, Some(9.0), Some(1e300)).unwrap();
+        assert_tensor(&got, F32, &[5], &[-1.0, 9.0, inf, -0.0, 2.5], "given");
+        let h = nan_to_num(&tensor(&[inf, -inf], &[2], F16), 0.0, None, None).unwrap();
+        assert_tensor(&h, F16, &[2], &[65504.0, -65504.0], "f16");
+        let i = tensor(&[3.0, -1.0], &[2], I32);
+        assert_eq!(
+            values(&nan_to_num(&i, 7.0, None, None).unwrap()),
+            values(&i)
+        );
+        for v in views(&x) {
+            let want = nan_to_num(&v.contiguous(), 0.0, None, None).unwrap();
+            same(&nan_to_num(&v, 0.0, None, None).unwrap(), &want, "view");
         }
     }
 

@@ -89,7 +89,7 @@ pub fn fill_blocks<T, const K: usize>(
 }
 
 /// The 64-bit word `hi << 32 | lo`.
-fn word64(hi: u32, lo: u32) -> u64 {
+pub fn word64(hi: u32, lo: u32) -> u64 {
     (u64::from(hi) << 32) | u64::from(lo)
 }
 
@@ -125,20 +125,31 @@ pub fn uniform_f64(hi: u32, lo: u32) -> f64 {
     (word64(hi, lo) >> 11) as f64 * TWO_M53
 }
 
+/// A uniform f64 in (0, 1] from the top 53 bits of the word `hi << 32 | lo`, plus one,
+/// times 2^-53: its logarithm is finite.
+fn uniform_open_f64(hi: u32, lo: u32) -> f64 {
+    ((word64(hi, lo) >> 11) + 1) as f64 * TWO_M53
+}
+
+/// A standard exponential value, `-ln u` for `u` in (0, 1] from the word `hi << 32 |
+/// lo` (as Box–Muller's `u1`), with this module's own `ln`: in [0, 36.8].
+pub fn exponential(hi: u32, lo: u32) -> f64 {
+    -libm::ln(uniform_open_f64(hi, lo))
+}
+
 /// Two independent standard normals from one block (Box–Muller), bit-reproducible.
 pub fn normal_pair(w: [u32; 4]) -> [f64; 2] {
-    // u1 in (0, 1], so its logarithm is finite.
-    let u1 = ((word64(w[0], w[1]) >> 11) + 1) as f64 * TWO_M53;
+    let u1 = uniform_open_f64(w[0], w[1]);
     let u2 = uniform_f64(w[2], w[3]);
     let r = (-2.0 * libm::ln(u1)).sqrt();
     let (s, c) = libm::sin_cos(std::f64::consts::TAU * u2);
     [r * c, r * s]
 }
 
-/// An offset in [0, range) from the word `hi << 32 | lo` by multiply-high (see the
-/// module docs for its bias bound).
-pub fn below(hi: u32, lo: u32, range: u64) -> u64 {
-    ((u128::from(word64(hi, lo)) * u128::from(range)) >> 64) as u64
+/// An offset in [0, range) from a 64-bit word by multiply-high (see the module docs
+/// for its bias bound).
+pub fn below(word: u64, range: u64) -> u64 {
+    ((u128::from(word) * u128::from(range)) >> 64) as u64
 }
 
 #[cfg(test)]
@@ -164,11 +175,11 @@ mod tests {
 
     #[test]
     fn below_maps_words_onto_the_range() {
-        assert_eq!(below(0, 0, 10), 0);
-        assert_eq!(below(u32::MAX, u32::MAX, 10), 9);
-        assert_eq!(below(0x8000_0000, 0, 10), 5);
-        assert_eq!(below(u32::MAX, u32::MAX, u64::MAX), u64::MAX - 1);
-        assert_eq!(below(0x1234, 0x5678, 1), 0);
+        assert_eq!(below(0, 10), 0);
+        assert_eq!(below(u64::MAX, 10), 9);
+        assert_eq!(below(word64(0x8000_0000, 0), 10), 5);
+        assert_eq!(below(u64::MAX, u64::MAX), u64::MAX - 1);
+        assert_eq!(below(word64(0x1234, 0x5678), 1), 0);
     }
 
     #[test]
@@ -180,5 +191,13 @@ mod tests {
         // u1 = 2^-53, the smallest: r = sqrt(106 ln 2), u2 = 0 puts it all in cos.
         let [a, b] = normal_pair([0, 0, 0, 0]);
         assert!((a - (106.0 * std::f64::consts::LN_2).sqrt()).abs() < 1e-12 && b == 0.0);
+    }
+
+    #[test]
+    fn exponential_is_finite_and_non_negative() {
+        assert_eq!(exponential(u32::MAX, u32::MAX), 0.0);
+        let largest = exponential(0, 0);
+        assert!((largest - 53.0 * std::f64::consts::LN_2).abs() < 1e-12);
+        assert!((exponential(0x8000_0000, 0) - std::f64::consts::LN_2).abs() < 1e-12);
     }
 }

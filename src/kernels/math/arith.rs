@@ -6,6 +6,7 @@
 use half::{bf16, f16};
 
 use super::apply::{self, MathFn};
+use super::{erf, special};
 use crate::kernels::isa::Isa;
 use crate::tensor::Elem;
 
@@ -28,6 +29,8 @@ pub trait Arith: Elem {
     fn floor_div(self, rhs: Self) -> Self;
     /// Remainder with the divisor's sign (an integer zero divisor gives 0, as above).
     fn rem(self, rhs: Self) -> Self;
+    /// Remainder with the dividend's sign, C's `fmod` (an integer zero divisor gives 0).
+    fn fmod(self, rhs: Self) -> Self;
     /// Power. Integer negative exponents truncate 1/x^n (ops rejects them before computing).
     fn pow(self, rhs: Self) -> Self;
     /// Maximum that propagates NaN.
@@ -47,6 +50,9 @@ pub trait Arith: Elem {
         self
     }
     fn ceil(self) -> Self {
+        self
+    }
+    fn trunc(self) -> Self {
         self
     }
 
@@ -90,6 +96,55 @@ pub trait Float: Arith<Real = Self> {
     /// `xs[i] = f(xs[i])` over a slice: vectorized for f32 (and f16/bf16 through f32
     /// blocks), std's functions element by element for f64.
     fn math_in_place(isa: Isa, f: MathFn, xs: &mut [Self]);
+
+    // The functions below compute in f64 and round once to the type (f32, f16 and
+    // bf16 too), so an f32 result is within a hair of correctly rounded.
+    /// `f` of the value taken exactly to f64, rounded once to `Self`.
+    #[inline]
+    fn via_f64(self, f: impl Fn(f64) -> f64) -> Self {
+        Self::from_f64(f(self.to_f64()))
+    }
+    /// `f` of two values taken exactly to f64, rounded once to `Self`.
+    #[inline]
+    fn via_f64_2(self, rhs: Self, f: impl Fn(f64, f64) -> f64) -> Self {
+        Self::from_f64(f(self.to_f64(), rhs.to_f64()))
+    }
+    fn erf(self) -> Self {
+        self.via_f64(erf::erf)
+    }
+    fn erfc(self) -> Self {
+        self.via_f64(erf::erfc)
+    }
+    fn log1p(self) -> Self {
+        self.via_f64(f64::ln_1p)
+    }
+    fn expm1(self) -> Self {
+        self.via_f64(f64::exp_m1)
+    }
+    fn lgamma(self) -> Self {
+        self.via_f64(special::lgamma)
+    }
+    fn sinc(self) -> Self {
+        self.via_f64(special::sinc)
+    }
+    fn deg2rad(self) -> Self {
+        self.via_f64(f64::to_radians)
+    }
+    fn rad2deg(self) -> Self {
+        self.via_f64(f64::to_degrees)
+    }
+    fn atan2(self, rhs: Self) -> Self {
+        self.via_f64_2(rhs, f64::atan2)
+    }
+    fn hypot(self, rhs: Self) -> Self {
+        self.via_f64_2(rhs, f64::hypot)
+    }
+    fn logaddexp(self, rhs: Self) -> Self {
+        self.via_f64_2(rhs, special::logaddexp)
+    }
+    fn copysign(self, rhs: Self) -> Self {
+        self.via_f64_2(rhs, f64::copysign)
+    }
 }
 
 /// NaN test for any element type (only floats are ever unordered with themselves).
@@ -256,6 +311,11 @@ macro_rules! impl_int {
                 $rem(self as $w, rhs as $w) as $t
             }
             #[inline]
+            fn fmod(self, rhs: Self) -> Self {
+                // Truncated remainder; MIN % -1 wraps to 0.
+                self.checked_rem(rhs).unwrap_or(0)
+            }
+            #[inline]
             fn pow(self, rhs: Self) -> Self {
                 $pow(self as $w, rhs as $w) as $t
             }
@@ -367,6 +427,10 @@ macro_rules! impl_float {
                 divmod!($t, self, rhs).1
             }
             #[inline]
+            fn fmod(self, rhs: Self) -> Self {
+                self % rhs
+            }
+            #[inline]
             fn pow(self, rhs: Self) -> Self {
                 self.powf(rhs)
             }
@@ -409,6 +473,10 @@ macro_rules! impl_float {
             fn ceil(self) -> Self {
                 <$t>::ceil(self)
             }
+            #[inline]
+            fn trunc(self) -> Self {
+                <$t>::trunc(self)
+            }
         }
 
         impl Float for $t {
@@ -450,8 +518,8 @@ macro_rules! impl_half {
             fn from_acc(acc: f32) -> Self {
                 <$t>::from_f32(acc)
             }
-            impl_half!(@binary Arith: add, sub, mul, floor_div, rem, pow, maximum, minimum);
-            impl_half!(@unary Arith: neg, abs, sign, floor, ceil);
+            impl_half!(@binary Arith: add, sub, mul, floor_div, rem, fmod, pow, maximum, minimum);
+            impl_half!(@unary Arith: neg, abs, sign, floor, ceil, trunc);
             fn round_to(self, decimals: i32) -> Self {
                 Self::from_f32(round_decimals(self.to_f32(), decimals))
             }
@@ -517,6 +585,10 @@ impl Arith for bool {
     }
     #[inline]
     fn rem(self, _rhs: Self) -> Self {
+        false
+    }
+    #[inline]
+    fn fmod(self, _rhs: Self) -> Self {
         false
     }
     #[inline]

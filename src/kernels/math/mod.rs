@@ -1,13 +1,14 @@
 //! Scalar definitions every kernel and its SIMD twin share: the per-element arithmetic
 //! of each element type (`arith`), the vectorizable f32 functions (`wide` in f64,
-//! `exp_f32` in f32), erf, the scalar activations, and `apply`, which runs one of them
-//! over a slice.
+//! `exp_f32` in f32), erf and the other special functions (`special`), the scalar
+//! activations, and `apply`, which runs one of them over a slice.
 
 pub mod activation;
 pub mod apply;
 pub mod arith;
-pub(crate) mod erf;
+pub mod erf;
 mod exp_f32;
+pub mod special;
 mod wide;
 
 pub use apply::MathFn;
