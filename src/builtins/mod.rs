@@ -31,6 +31,7 @@ mod scalar_math;
 mod sequences;
 mod shape;
 mod sort;
+mod stats;
 mod strings;
 mod testing;
 mod text;
@@ -51,6 +52,7 @@ const DOMAINS: &[&[Builtin]] = &[
     math::BUILTINS,
     reduce::BUILTINS,
     sort::BUILTINS,
+    stats::BUILTINS,
     sequences::BUILTINS,
     linalg::BUILTINS,
     io::BUILTINS,

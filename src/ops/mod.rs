@@ -14,6 +14,7 @@ pub(crate) mod random;
 pub mod reduce;
 pub(crate) mod shape;
 pub mod sort;
+pub mod stats;
 #[cfg(test)]
 mod testutil;
 pub mod unary;
