@@ -141,3 +141,26 @@ save_npz(out, {
 "#,
     );
 }
+
+#[test]
+fn sorting_and_statistics() {
+    same_bits_for_any_thread_count(
+        "statistics",
+        r#"
+let x = randn([600, 1500])
+let v = x[:, ::3]
+let h = histogram(x, 50)
+let hw = histogram(v, 17, range=(-2, 2), weights=abs(v), density=true)
+save_npz(out, {
+    "sort": sort(x), "sort0": sort(v, axis=0), "topk": topk(x, 9)[0], "topk_i": topk(v, 4, axis=0)[1],
+    "median": median(x, axis=1), "median_all": median(v), "median_axes": median(x.reshape([600, 30, 50]), axis=[0, 2]),
+    "percentile": percentile(x, [5, 50, 99.5], axis=0), "nanpercentile": nanpercentile(v, 30),
+    "hist": h[0], "edges": h[1], "hist_w": hw[0], "hist_w_edges": hw[1],
+    "cumprod": cumprod(1 + x / 100, axis=1), "cumprod0": cumprod(v, axis=0), "cummax": cummax(x, axis=0),
+    "logsumexp": logsumexp(x), "logsumexp1": logsumexp(v, axis=1), "nanvar": nanvar(x, axis=0),
+    "cov": cov(x[:40]), "corrcoef": corrcoef(v[:, :30], rowvar=false), "ptp": ptp(x, axis=1),
+    "average": average(x, axis=1, weights=abs(x)), "diff": diff(v, n=2, axis=0),
+})
+"#,
+    );
+}

@@ -32,6 +32,7 @@ mod scalar_math;
 mod sequences;
 mod shape;
 mod sort;
+mod stats;
 mod strings;
 mod testing;
 mod text;
@@ -53,6 +54,7 @@ const DOMAINS: &[&[Builtin]] = &[
     reduce::BUILTINS,
     sort::BUILTINS,
     indexing::BUILTINS,
+    stats::BUILTINS,
     sequences::BUILTINS,
     linalg::BUILTINS,
     io::BUILTINS,

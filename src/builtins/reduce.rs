@@ -1,10 +1,12 @@
 //! Reduction builtins: `axis=` (int or list, `dim=` accepted) and `keepdim=`
-//! (`keepdims=` accepted); also the vector norm, normalize and cumsum.
+//! (`keepdims=` accepted); also the vector norm, normalize and the scans (cumsum,
+//! cumprod, cummax, cummin).
 
 use std::cmp::Ordering;
 
 use super::{sequences, Bound, Builtin};
 use crate::diag::Diagnostic;
+use crate::ops::reduce::ScanOp;
 use crate::ops::{self, ReduceOp};
 use crate::runtime::value::Value;
 use crate::runtime::{builtin, Axes};
@@ -36,6 +38,19 @@ macro_rules! spread_builtin {
                 ddof: i64 = 0,
             ) {
                 reduce(&a, ReduceOp::$op { ddof }, &x, axis, keepdim)
+            }
+        }
+    };
+}
+
+/// A scan `NAME(x, axis=none)` (of the flattened tensor when none).
+macro_rules! scan_builtin {
+    ($name:literal, $op:ident, $doc:literal) => {
+        builtin! {
+            name: $name,
+            doc: $doc,
+            fn(_, a; x: Tensor, axis|dim: Option<i64> = none) {
+                result(&a, ops::reduce::scan(ScanOp::$op, &x, axis))
             }
         }
     };
@@ -125,6 +140,16 @@ pub const BUILTINS: &[Builtin] = &[
         "Smallest value over all elements or the given axes; NaN propagates. Of a tuple or range, its first smallest item (by key(item) when key= is given), as Python's min."
     ),
     reduce_builtin!(
+        "ptp",
+        ReduceOp::Ptp,
+        "Range, max minus min (peak to peak), over all elements or the given axes, in x's dtype (ints wrap, as NumPy); NaN propagates; bool is an error."
+    ),
+    reduce_builtin!(
+        "logsumexp",
+        ReduceOp::LogSumExp,
+        "log(sum(exp(x))) over all elements or the given axes, shifted by the maximum so it does not overflow (torch); computed in f64; ints give f32; -inf when empty."
+    ),
+    reduce_builtin!(
         "argmax",
         ReduceOp::ArgMax,
         "Index (i64) of the first largest value (a NaN counts as largest), in the flattened tensor or along one axis."
@@ -148,6 +173,16 @@ pub const BUILTINS: &[Builtin] = &[
         "nanmean",
         ReduceOp::NanMean,
         "Mean of the values that are not NaN (nan where there are none); ints give f32."
+    ),
+    spread_builtin!(
+        "nanvar",
+        NanVar,
+        "Variance of the values that are not NaN (divided by count - ddof; NaN where that is not positive); ints give f32."
+    ),
+    spread_builtin!(
+        "nanstd",
+        NanStd,
+        "Standard deviation of the values that are not NaN, the square root of nanvar; ints give f32."
     ),
     reduce_builtin!(
         "nanmax",
@@ -202,13 +237,26 @@ pub const BUILTINS: &[Builtin] = &[
             result(&a, ops::reduce::normalize(&x, p, &dim.0, eps))
         }
     },
-    builtin! {
-        name: "cumsum",
-        doc: "Running sum along axis (of the flattened tensor when none); bool and ints give i64.",
-        fn(_, a; x: Tensor, axis|dim: Option<i64> = none) {
-            result(&a, ops::reduce::cumsum(&x, axis))
-        }
-    },
+    scan_builtin!(
+        "cumsum",
+        Sum,
+        "Running sum along axis (of the flattened tensor when none); bool and ints give i64."
+    ),
+    scan_builtin!(
+        "cumprod",
+        Prod,
+        "Running product along axis (of the flattened tensor when none), sequential; bool and ints give i64 (wrapping)."
+    ),
+    scan_builtin!(
+        "cummax",
+        Max,
+        "Running maximum along axis (of the flattened tensor when none), values only (NumPy's maximum.accumulate); keeps the dtype; NaN propagates."
+    ),
+    scan_builtin!(
+        "cummin",
+        Min,
+        "Running minimum along axis (of the flattened tensor when none), values only (NumPy's minimum.accumulate); keeps the dtype; NaN propagates."
+    ),
 ];
 
 /// The named options were given for a sequence, which has no axes.

@@ -174,9 +174,20 @@ pub const BUILTINS: &[Builtin] = &[
     },
     builtin! {
         name: "unique",
-        doc: "The sorted distinct values of the flattened tensor; NaNs collapse into one, last.",
-        fn(_, a; x: Tensor) {
-            view(&a, ops::unique(&x))
+        doc: "The sorted distinct values of the flattened tensor; NaNs collapse into one, last. With return_inverse / return_counts, a tuple (values, inverse, counts) of those asked for: inverse (i64, x's shape) indexes values, counts (i64) (NumPy 2).",
+        fn(_, a; x: Tensor, return_inverse: bool = false, return_counts: bool = false) {
+            if !return_inverse && !return_counts {
+                return view(&a, ops::unique(&x));
+            }
+            let u = or_diag(&a, ops::unique_all(&x))?;
+            let mut parts = vec![u.values];
+            if return_inverse {
+                parts.push(u.inverse);
+            }
+            if return_counts {
+                parts.push(u.counts);
+            }
+            Ok(tuple(parts))
         }
     },
     builtin! {

@@ -6,21 +6,32 @@ use std::rc::Rc;
 use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
 use crate::ops::sort::{self, Method};
+use crate::ops::stats::order_stat_over;
 use crate::runtime::value::Value;
-use crate::runtime::{builtin, TensorLike};
+use crate::runtime::{builtin, Axes, TensorLike};
 use crate::tensor::{Result as TensorResult, Tensor};
 
-/// `NAME(x, q, axis=none, method="linear")` for a quantile form with its scale.
+/// `NAME(x, q, axis=none, method="linear", keepdim=false)` for a quantile form with
+/// its scale.
 macro_rules! quantile_builtin {
     ($name:literal, $scale:expr, $skip:expr, $doc:literal) => {
         builtin! {
             name: $name,
             doc: $doc,
-            fn(_, a; x: Tensor, q: TensorLike, axis|dim: Option<i64> = none, method: String = "linear") {
+            fn(_, a;
+                x: Tensor,
+                q: TensorLike,
+                axis|dim: Option<Axes> = none,
+                method: String = "linear",
+                keepdim|keepdims: bool = false,
+            ) {
                 let m = Method::from_name($name, &method).map_err(|e| a.tensor_err(e))?;
                 // A number keeps all its bits: q = 0.3 is not the f32 nearest 0.3.
                 let q = q.exact();
-                result(&a, sort::quantile($name, &x, &q, axis, m, $scale, $skip))
+                let axes = axis.map(|a| a.0);
+                result(&a, order_stat_over($name, &x, axes.as_deref(), keepdim, |x, axis| {
+                    sort::quantile($name, x, &q, axis, m, $scale, $skip)
+                }))
             }
         }
     };
@@ -66,15 +77,21 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "median",
         doc: "The median along axis (of everything when none), by selection; a NaN in a lane gives NaN; bool and ints give f64 (NumPy).",
-        fn(_, a; x: Tensor, axis|dim: Option<i64> = none) {
-            result(&a, sort::median(&x, axis, false))
+        fn(_, a; x: Tensor, axis|dim: Option<Axes> = none, keepdim|keepdims: bool = false) {
+            let axes = axis.map(|a| a.0);
+            result(&a, order_stat_over("median", &x, axes.as_deref(), keepdim, |x, axis| {
+                sort::median(x, axis, false)
+            }))
         }
     },
     builtin! {
         name: "nanmedian",
         doc: "The median along axis (of everything when none) of the values that are not NaN (NaN when there are none); bool and ints give f64.",
-        fn(_, a; x: Tensor, axis|dim: Option<i64> = none) {
-            result(&a, sort::median(&x, axis, true))
+        fn(_, a; x: Tensor, axis|dim: Option<Axes> = none, keepdim|keepdims: bool = false) {
+            let axes = axis.map(|a| a.0);
+            result(&a, order_stat_over("nanmedian", &x, axes.as_deref(), keepdim, |x, axis| {
+                sort::median(x, axis, true)
+            }))
         }
     },
     quantile_builtin!(
@@ -102,11 +119,11 @@ fn axis_or_none(a: &Bound, axis: i64) -> Option<i64> {
     (!a.passed_none("axis")).then_some(axis)
 }
 
-fn result(a: &Bound, t: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
+pub(super) fn result(a: &Bound, t: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
     t.map(Value::from).map_err(|e| a.tensor_err(e))
 }
 
-fn pair(a: &Bound, t: TensorResult<(Tensor, Tensor)>) -> Result<Value, Diagnostic> {
+pub(super) fn pair(a: &Bound, t: TensorResult<(Tensor, Tensor)>) -> Result<Value, Diagnostic> {
     let (v, i) = t.map_err(|e| a.tensor_err(e))?;
     Ok(Value::Tuple(Rc::new(
         vec![Value::from(v), Value::from(i)].into(),

@@ -29,6 +29,7 @@
 pub mod alloc;
 pub(crate) mod conv;
 pub(crate) mod elementwise;
+pub(crate) mod histogram;
 pub(crate) mod interrupt;
 pub mod isa;
 pub mod linalg;

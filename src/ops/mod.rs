@@ -18,6 +18,7 @@ pub(crate) mod sampling;
 pub mod scatter;
 pub(crate) mod shape;
 pub mod sort;
+pub mod stats;
 #[cfg(test)]
 mod testutil;
 pub mod unary;

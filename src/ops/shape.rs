@@ -5,7 +5,7 @@
 use super::{output_buffer, reduce, scalar_as, Operand, ReduceOp};
 use crate::kernels::math::is_nan;
 use crate::tensor::shape::{broadcast_shapes, normalize_axis, shape_str};
-use crate::tensor::{DType, Result, Scalar, SliceSpec, Tensor, TensorError};
+use crate::tensor::{budget, DType, Result, Scalar, SliceSpec, Tensor, TensorError};
 
 /// A tensor of `shape` whose buffer is allocated without aborting on a huge shape.
 fn allocate(op: &str, dtype: DType, shape: &[usize]) -> Result<Tensor> {
@@ -188,15 +188,53 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
 /// NumPy `unique`: the sorted distinct values of the flattened tensor; NaNs collapse
 /// into one, placed last (NumPy 2's `equal_nan=True`).
 pub fn unique(x: &Tensor) -> Result<Tensor> {
+    Ok(unique_all(x)?.values)
+}
+
+/// The distinct values of a tensor with where each element went and how many there are.
+pub struct Unique {
+    /// The sorted distinct values (NaNs collapsed into one, last).
+    pub values: Tensor,
+    /// For each element of `x`, the i64 index of its value in `values`, shaped like `x`.
+    pub inverse: Tensor,
+    /// How often each value occurs (i64).
+    pub counts: Tensor,
+}
+
+/// NumPy `unique(x, return_inverse=True, return_counts=True)` of the flattened tensor,
+/// the inverse shaped like `x` (NumPy 2).
+pub fn unique_all(x: &Tensor) -> Result<Unique> {
+    let op = "unique";
+    let n = x.numel();
+    budget::check_items(op, "the sorting index", n, std::mem::size_of::<usize>())?;
+    let mut inverse = output_buffer(op, &[n], 0i64)?;
     crate::dispatch!(x.dtype(), T => {
-        let mut v = x.to_vec::<T>();
-        v.sort_by(|p, q| {
-            p.partial_cmp(q)
-                .unwrap_or_else(|| is_nan(*p).cmp(&is_nan(*q)))
+        let v = x.to_vec::<T>();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&p, &q| {
+            v[p].partial_cmp(&v[q])
+                .unwrap_or_else(|| is_nan(v[p]).cmp(&is_nan(v[q])))
         });
-        v.dedup_by(|p, q| p == q || (is_nan(*p) && is_nan(*q)));
-        let n = v.len();
-        Tensor::from_vec(v, &[n])
+        let (mut values, mut counts): (Vec<T>, Vec<i64>) = (Vec::new(), Vec::new());
+        for &i in &order {
+            let x = v[i];
+            let same = values.last().is_some_and(|&p: &T| p == x || (is_nan(p) && is_nan(x)));
+            if !same {
+                values.push(x);
+                counts.push(0);
+            }
+            if let Some(c) = counts.last_mut() {
+                *c += 1;
+            }
+            // A count of distinct values fits in i64: they index memory.
+            inverse[i] = values.len() as i64 - 1;
+        }
+        let len = values.len();
+        Ok(Unique {
+            values: Tensor::from_vec(values, &[len])?,
+            inverse: Tensor::from_vec(inverse, x.shape())?,
+            counts: Tensor::from_vec(counts, &[len])?,
+        })
     })
 }
 

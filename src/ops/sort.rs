@@ -3,6 +3,7 @@
 //! Each moves the axis last (a view), makes the rows contiguous, and hands them to
 //! `kernels::sort`; results are moved back.
 
+use super::stats::rounding;
 use super::{elems, output_buffer};
 use crate::kernels::sort::{
     argsort_rows, order_stats_rows, search_sorted, select_rows, sort_rows, Selector,
@@ -366,12 +367,7 @@ fn stats(
     } else {
         DType::F64
     };
-    let round: fn(f64) -> f64 = match dtype {
-        DType::F32 => |v| v as f32 as f64,
-        DType::F16 => |v| half::f16::from_f64(v).to_f64(),
-        DType::BF16 => |v| half::bf16::from_f64(v).to_f64(),
-        _ => |v| v,
-    };
+    let round = rounding(dtype);
     crate::dispatch!(x.dtype(), T => {
         let data = elems::<T>(op, &rows.t)?;
         order_stats_rows(data, &mut out, n, per_row, T::to_f64, skip_nan, |sel, o| stat(sel, qs, round, o));

@@ -1,13 +1,13 @@
 //! Reductions over all elements or the given axes, the vector norm built on them, and
-//! the cumulative sum.
+//! the scans (cumulative sum, product, maximum, minimum).
 
-mod cumsum;
 mod norm;
+mod scan;
 #[cfg(test)]
 mod tests;
 
-pub use cumsum::cumsum;
 pub use norm::{norm, normalize};
+pub use scan::{cumsum, scan, ScanOp};
 
 use super::elems;
 use crate::kernels::isa::Isa;
@@ -15,7 +15,7 @@ use crate::kernels::math::{is_nan, truth, Arith};
 use crate::kernels::reduce::{arg_extreme, extreme, pairwise_sum, reduce_lanes, sum_lanes};
 use crate::tensor::budget;
 use crate::tensor::shape::normalize_axis;
-use crate::tensor::{Elem, Layout, Result, Tensor, TensorError};
+use crate::tensor::{DType, Elem, Layout, Result, Tensor, TensorError};
 
 /// The reductions, one row each: variant (with its parameter and the value `ALL` gives
 /// it), builtin name, and the computation over the lanes of a `Lanes<T>`. The macro
@@ -59,6 +59,8 @@ reduce_ops! {
     Std { ddof: i64 = 0 }("std") => |l| l.floats(l.each(|xs| variance(xs, ddof).sqrt()));
     Max("max") => |l| l.extreme(extreme::<T, true, false>);
     Min("min") => |l| l.extreme(extreme::<T, false, false>);
+    /// Max minus min ("peak to peak"), in the dtype (integers wrap, as NumPy's).
+    Ptp("ptp") => |l| l.ptp();
     /// Index (i64) of the first maximum; one axis or the flattened tensor.
     ArgMax("argmax") => |l| l.arg(arg_extreme::<T, true, false>);
     ArgMin("argmin") => |l| l.arg(arg_extreme::<T, false, false>);
@@ -73,6 +75,12 @@ reduce_ops! {
     NanMin("nanmin") => |l| l.extreme(extreme::<T, false, true>);
     NanArgMax("nanargmax") => |l| l.arg(arg_extreme::<T, true, true>);
     NanArgMin("nanargmin") => |l| l.arg(arg_extreme::<T, false, true>);
+    /// `Var` and `Std` of the values that are not NaN: NaN where fewer than `ddof + 1`
+    /// remain (NumPy's `nanvar`, `nanstd`).
+    NanVar { ddof: i64 = 0 }("nanvar") => |l| l.floats(l.each(|xs| nan_variance(xs, ddof)));
+    NanStd { ddof: i64 = 0 }("nanstd") => |l| l.floats(l.each(|xs| nan_variance(xs, ddof).sqrt()));
+    /// `log(sum(exp(x)))` shifted by the lane's maximum, in f64 (torch's `logsumexp`).
+    LogSumExp("logsumexp") => |l| l.floats(l.each(log_sum_exp));
     /// Whether any element is nonzero (NaN counts as nonzero).
     Any("any") => |l| l.tensor(l.each(|xs| xs.iter().any(|&x| truth(x))));
     All("all") => |l| l.tensor(l.each(|xs| xs.iter().all(|&x| truth(x))));
@@ -117,14 +125,7 @@ pub(super) struct Plan {
 
 impl Plan {
     pub(super) fn new(op: &str, a: &Tensor, axes: Option<&[i64]>, keepdim: bool) -> Result<Plan> {
-        let ndim = a.ndim();
-        let mut reduced = vec![axes.is_none(); ndim];
-        for &axis in axes.unwrap_or_default() {
-            let i = normalize_axis(op, axis, ndim)?;
-            if std::mem::replace(&mut reduced[i], true) {
-                return Err(TensorError::value(op, format!("axis {axis} is repeated")));
-            }
-        }
+        let reduced = reduced_dims(op, a.ndim(), axes)?;
         let dims = a.shape().iter().zip(&reduced);
         let shape: Vec<usize> = dims
             .clone()
@@ -143,6 +144,19 @@ impl Plan {
             lane_len: lane.iter().fold(1, |n: usize, &d| n.saturating_mul(d)),
         })
     }
+}
+
+/// One flag per dim of an `ndim` tensor, true for the dims in `axes` (every dim when
+/// `None`); axes may be negative but not repeat.
+pub(crate) fn reduced_dims(op: &str, ndim: usize, axes: Option<&[i64]>) -> Result<Vec<bool>> {
+    let mut reduced = vec![axes.is_none(); ndim];
+    for &axis in axes.unwrap_or_default() {
+        let i = normalize_axis(op, axis, ndim)?;
+        if std::mem::replace(&mut reduced[i], true) {
+            return Err(TensorError::value(op, format!("axis {axis} is repeated")));
+        }
+    }
+    Ok(reduced)
 }
 
 /// Bytes a reduction keeps per output element before the result is made: the lane's
@@ -227,6 +241,27 @@ impl<T: Arith> Lanes<'_, T> {
         self.tensor(non_empty(self.name, values)?)
     }
 
+    /// Each lane's max minus its min in the dtype; NaN propagates. Bool has no
+    /// subtraction (NumPy refuses it too).
+    fn ptp(&self) -> Result<Tensor> {
+        if T::DTYPE == DType::Bool {
+            return Err(TensorError::dtype(
+                self.name,
+                T::DTYPE,
+                "bool has no subtraction; convert to an integer dtype first",
+            ));
+        }
+        let isa = self.isa;
+        let ranges = self.each(|xs| {
+            let (max, min) = (
+                extreme::<T, true, false>(isa, xs)?,
+                extreme::<T, false, false>(isa, xs)?,
+            );
+            Some(max.sub(min))
+        });
+        self.tensor(non_empty(self.name, ranges)?)
+    }
+
     /// The index (i64) of each lane's extreme by `find`.
     fn arg(&self, find: fn(Isa, &[T]) -> Option<usize>) -> Result<Tensor> {
         let isa = self.isa;
@@ -274,6 +309,43 @@ fn variance<T: Elem>(xs: &[T], ddof: i64) -> f64 {
         d * d
     });
     squares / (n - ddof as f64).max(0.0)
+}
+
+/// The variance of the values that are not NaN, as [`variance`] of them; NaN when
+/// `count - ddof <= 0` (NumPy's `nanvar`, unlike `var`'s inf).
+fn nan_variance<T: Elem>(xs: &[T], ddof: i64) -> f64 {
+    let value = |x: T| if is_nan(x) { 0.0 } else { x.to_f64() };
+    // Counting by a pairwise sum of ones in f64 is exact (lanes hold < 2^53).
+    let n = pairwise_sum(xs, |x| f64::from(u8::from(!is_nan(x))));
+    let mean = pairwise_sum(xs, value) / n;
+    let squares = pairwise_sum(xs, |x| {
+        let d = if is_nan(x) { 0.0 } else { x.to_f64() - mean };
+        d * d
+    });
+    let dof = n - ddof as f64;
+    if dof > 0.0 {
+        squares / dof
+    } else {
+        f64::NAN
+    }
+}
+
+/// `log(sum(exp(x)))` computed as `m + log(sum(exp(x - m)))` with `m` the maximum, so
+/// that large values do not overflow: NaN if any is NaN, `m` itself when it is
+/// infinite (+inf, or -inf for a lane of -inf), -inf for an empty lane (log 0).
+fn log_sum_exp<T: Elem>(xs: &[T]) -> f64 {
+    let m = xs.iter().fold(f64::NEG_INFINITY, |m, &x| {
+        let x = x.to_f64();
+        if m.is_nan() || x.is_nan() {
+            f64::NAN
+        } else {
+            m.max(x)
+        }
+    });
+    if !m.is_finite() {
+        return m;
+    }
+    m + pairwise_sum(xs, |x| (x.to_f64() - m).exp()).ln()
 }
 
 /// The per-lane results, or an error if a lane was empty (no identity).

@@ -3,13 +3,14 @@ use crate::ops::testutil::{assert_close, assert_tensor, tensor, values, views};
 use crate::tensor::DType::{self, *};
 use ReduceOp::*;
 
-/// Every op, `std` with `ddof = 1` and a second `var` with `ddof = 5`.
+/// Every op, `std` with `ddof = 1`, a second `var` with `ddof = 5` and a `nanvar` with
+/// `ddof = 2`.
 fn all_ops() -> Vec<ReduceOp> {
     let ops = ReduceOp::ALL.into_iter().map(|op| match op {
         Std { .. } => Std { ddof: 1 },
         op => op,
     });
-    ops.chain([Var { ddof: 5 }]).collect()
+    ops.chain([Var { ddof: 5 }, NanVar { ddof: 2 }]).collect()
 }
 
 /// The lanes of `a` for the flagged axes, by index arithmetic on the logical order.
@@ -65,6 +66,8 @@ fn reference(op: ReduceOp, lane: &[f64]) -> f64 {
         Std { ddof } => var(ddof).sqrt(),
         Max | Min if nan_first.is_some() => f64::NAN,
         Max => max(lane),
+        Ptp if nan_first.is_some() => f64::NAN,
+        Ptp => max(lane) - min(lane),
         Min => min(lane),
         ArgMax | ArgMin if nan_first.is_some() => nan_first.unwrap() as f64,
         ArgMax => first_of(lane, max(lane)) as f64,
@@ -77,6 +80,24 @@ fn reference(op: ReduceOp, lane: &[f64]) -> f64 {
         NanMin => min(&kept),
         NanArgMax => in_lane(first_of(&kept, max(&kept))) as f64,
         NanArgMin => in_lane(first_of(&kept, min(&kept))) as f64,
+        NanVar { ddof } | NanStd { ddof } => {
+            let n = kept.len() as f64;
+            let mean = kept.iter().sum::<f64>() / n;
+            let ss: f64 = kept.iter().map(|x| (x - mean) * (x - mean)).sum();
+            let v = if n - (ddof as f64) > 0.0 {
+                ss / (n - ddof as f64)
+            } else {
+                f64::NAN
+            };
+            if matches!(op, NanStd { .. }) {
+                v.sqrt()
+            } else {
+                v
+            }
+        }
+        LogSumExp if nan_first.is_some() => f64::NAN,
+        LogSumExp if max(lane).is_infinite() => max(lane),
+        LogSumExp => max(lane) + lane.iter().map(|x| (x - max(lane)).exp()).sum::<f64>().ln(),
         Any => flag(lane.iter().any(|&x| x != 0.0)),
         All => flag(lane.iter().all(|&x| x != 0.0)),
     }
@@ -86,7 +107,9 @@ fn result_dtype(op: ReduceOp, dtype: DType) -> DType {
     match op {
         Sum | Prod | NanSum | NanProd if dtype == U64 => U64,
         Sum | Prod | NanSum | NanProd if !dtype.is_float() => I64,
-        Mean | NanMean | Var { .. } | Std { .. } => dtype.float_result(),
+        Mean | NanMean | Var { .. } | Std { .. } | NanVar { .. } | NanStd { .. } | LogSumExp => {
+            dtype.float_result()
+        }
         ArgMax | ArgMin | NanArgMax | NanArgMin => I64,
         Any | All => Bool,
         _ => dtype,
@@ -96,11 +119,15 @@ fn result_dtype(op: ReduceOp, dtype: DType) -> DType {
 /// Products and the f64 statistics may differ from the plain reference in the
 /// last bit of the result dtype; everything else is exact.
 fn tolerance(op: ReduceOp, dtype: DType) -> f64 {
-    match (op, result_dtype(op, dtype)) {
-        (Prod | NanProd | Var { .. } | Std { .. }, F16) => 1e-3,
-        (Prod | NanProd | Var { .. } | Std { .. }, BF16) => 8e-3,
-        (Prod | NanProd | Var { .. } | Std { .. }, F32) => 1e-6,
-        (Prod | NanProd | Var { .. } | Std { .. }, F64) => 1e-14,
+    let inexact = matches!(
+        op,
+        Prod | NanProd | Var { .. } | Std { .. } | NanVar { .. } | NanStd { .. } | LogSumExp
+    );
+    match result_dtype(op, dtype) {
+        F16 if inexact => 1e-3,
+        BF16 if inexact => 8e-3,
+        F32 if inexact => 1e-6,
+        F64 if inexact => 1e-14,
         _ => 0.0,
     }
 }
@@ -145,7 +172,11 @@ fn every_op_dtype_and_axis_set_matches_the_reference() {
     let vals: Vec<f64> = (0..24).map(|i| ((i * 7) % 11) as f64 - 4.5).collect();
     for dtype in DType::ALL {
         let a = tensor(&vals, &[2, 3, 4], dtype);
-        for op in all_ops() {
+        // ptp of bool is an error (no subtraction), checked below.
+        let ops = all_ops()
+            .into_iter()
+            .filter(|&op| op != Ptp || dtype != Bool);
+        for op in ops {
             for keepdim in [false, true] {
                 check(op, &a, None, &[true; 3], keepdim);
                 for (axes, reduced) in axis_sets() {
@@ -220,6 +251,9 @@ fn empty_tensors() {
         (NanSum, 0.0),
         (NanProd, 1.0),
         (NanMean, nan),
+        (NanVar { ddof: 0 }, nan),
+        (NanStd { ddof: 0 }, nan),
+        (LogSumExp, f64::NEG_INFINITY),
         (Any, 0.0),
         (All, 1.0),
     ];
@@ -239,7 +273,7 @@ fn empty_tensors() {
         "int sum",
     );
     for op in [
-        Max, Min, ArgMax, ArgMin, NanMax, NanMin, NanArgMax, NanArgMin,
+        Max, Min, Ptp, ArgMax, ArgMin, NanMax, NanMin, NanArgMax, NanArgMin,
     ] {
         let err = reduce(op, &e, None, false).unwrap_err();
         let msg = "zero-size reduction has no identity";
@@ -252,6 +286,16 @@ fn empty_tensors() {
         let r = reduce(op, &e, Some(&[1]), true).unwrap();
         assert_eq!(r.shape(), &[0, 1]);
     }
+}
+
+#[test]
+fn ptp_of_bool_is_an_error() {
+    let b = tensor(&[1.0, 0.0], &[2], Bool);
+    let err = reduce(Ptp, &b, None, false).unwrap_err();
+    assert!(
+        err.to_string().starts_with("ptp: bool has no subtraction"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -561,7 +605,11 @@ fn cumsum_along_axes_and_flattened() {
         let a = tensor(&vals, &[2, 3, 4], dtype);
         let input = values(&a);
         // Integers sum in i64 (torch), u64 in u64 (NumPy).
-        let out = if dtype.is_float() || dtype == U64 { dtype } else { I64 };
+        let out = if dtype.is_float() || dtype == U64 {
+            dtype
+        } else {
+            I64
+        };
         let flat = cumsum(&a, None).unwrap();
         let mut running = 0.0;
         let want: Vec<f64> = input

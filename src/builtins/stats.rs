@@ -1,0 +1,101 @@
+//! Statistics builtins: histogram, bincount, cov, corrcoef, average and diff (the
+//! reductions and scans among them, ptp, nanvar, logsumexp, cumprod, ..., are with the
+//! other reductions).
+
+use super::sort::{pair, result};
+use super::Builtin;
+use crate::ops::stats::{self, Bins};
+use crate::runtime::value::Value;
+use crate::runtime::{builtin, Axes, TensorLike};
+use crate::tensor::Tensor;
+
+pub const BUILTINS: &[Builtin] = &[
+    builtin! {
+        name: "histogram",
+        doc: "The counts of the flattened x in bins, and the bin edges, as a tuple (counts, edges) (NumPy): bins an int (equal widths over range, or x's min to max) or a 1-D tensor of edges; the last bin includes its right edge; counts i64, summed weights, or a density.",
+        fn(_, a;
+            x: Tensor,
+            bins: &Value = 10,
+            range: Option<TensorLike> = none,
+            weights: Option<Tensor> = none,
+            density: bool = false,
+        ) {
+            let bins = match (bins.as_int(), bins.to_tensor()) {
+                (Some(n), _) => Bins::Count(n),
+                (None, Some(edges)) => Bins::Edges(edges),
+                (None, None) => {
+                    return Err(a.arg_err("bins", format!(
+                        "histogram: bins must be an int or a 1-D tensor of edges, got {}",
+                        bins.describe()
+                    )))
+                }
+            };
+            let range = match range.map(TensorLike::exact) {
+                None => None,
+                Some(r) if r.numel() == 2 => {
+                    let r = r.to_vec::<f64>();
+                    Some((r[0], r[1]))
+                }
+                Some(r) => {
+                    return Err(a.arg_err("range", format!(
+                        "histogram: range must be two numbers (min, max), got {} values",
+                        r.numel()
+                    )))
+                }
+            };
+            pair(&a, stats::histogram(&x, bins, range, weights.as_ref(), density))
+        }
+    },
+    builtin! {
+        name: "bincount",
+        doc: "For the 1-D non-negative ints x, how often each of 0, 1, ..., max(x) occurs (i64), or the sums of their weights (f64); at least minlength long (NumPy).",
+        fn(_, a; x: Tensor, weights: Option<Tensor> = none, minlength: i64 = 0) {
+            result(&a, stats::bincount(&x, weights.as_ref(), minlength))
+        }
+    },
+    builtin! {
+        name: "cov",
+        doc: "The covariance matrix of the variables in x's rows (columns when rowvar=false), y's appended (NumPy), divided by n - ddof (ddof 1, 0 with bias=true); squeezed; ints give f32.",
+        fn(_, a;
+            x: Tensor,
+            y: Option<Tensor> = none,
+            rowvar: bool = true,
+            bias: bool = false,
+            ddof: Option<i64> = none,
+        ) {
+            result(&a, stats::cov(&x, y.as_ref(), rowvar, bias, ddof))
+        }
+    },
+    builtin! {
+        name: "corrcoef",
+        doc: "The Pearson correlation coefficients of the variables in x's rows (columns when rowvar=false), y's appended (NumPy), clipped to [-1, 1]; ints give f32.",
+        fn(_, a; x: Tensor, y: Option<Tensor> = none, rowvar: bool = true) {
+            result(&a, stats::corrcoef(&x, y.as_ref(), rowvar))
+        }
+    },
+    builtin! {
+        name: "average",
+        doc: "The weighted mean sum(x * weights) / sum(weights) over all elements or the given axes (the mean without weights); returned=true also gives the sum of the weights, as a tuple (NumPy).",
+        fn(_, a;
+            x: Tensor,
+            axis|dim: Option<Axes> = none,
+            weights: Option<Tensor> = none,
+            returned: bool = false,
+        ) {
+            let axes = axis.map(|a| a.0);
+            let both = stats::average(&x, axes.as_deref(), weights.as_ref());
+            if returned {
+                pair(&a, both)
+            } else {
+                result(&a, both.map(|(avg, _)| avg))
+            }
+        }
+    },
+    builtin! {
+        name: "diff",
+        doc: "The n-th differences x[1:] - x[:-1] along axis (NumPy), in x's dtype; bool gives x[1:] != x[:-1].",
+        fn(_, a; x: Tensor, n: i64 = 1, axis|dim: i64 = -1) {
+            result(&a, stats::diff(&x, n, axis))
+        }
+    },
+];
