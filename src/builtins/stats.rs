@@ -6,7 +6,7 @@ use super::sort::{pair, result};
 use super::Builtin;
 use crate::ops::stats::{self, Bins};
 use crate::runtime::value::Value;
-use crate::runtime::{builtin, Axes, TensorLike};
+use crate::runtime::{builtin, Axes};
 use crate::tensor::Tensor;
 
 pub const BUILTINS: &[Builtin] = &[
@@ -16,7 +16,7 @@ pub const BUILTINS: &[Builtin] = &[
         fn(_, a;
             x: Tensor,
             bins: &Value = 10,
-            range: Option<TensorLike> = none,
+            range: Option<&Value> = none,
             weights: Option<Tensor> = none,
             density: bool = false,
         ) {
@@ -30,16 +30,19 @@ pub const BUILTINS: &[Builtin] = &[
                     )))
                 }
             };
-            let range = match range.map(TensorLike::exact) {
+            // A tuple keeps its numbers' 53 bits; a list literal is a tensor.
+            let bounds: Option<Vec<f64>> = match range {
                 None => None,
-                Some(r) if r.numel() == 2 => {
-                    let r = r.to_vec::<f64>();
-                    Some((r[0], r[1]))
-                }
-                Some(r) => {
+                Some(Value::Tuple(items)) => items.iter().map(Value::as_f64).collect(),
+                Some(v) => v.to_tensor().filter(|t| t.ndim() == 1).map(|t| t.to_vec::<f64>()),
+            };
+            let range = match (range, bounds.as_deref()) {
+                (None, _) => None,
+                (_, Some(&[lo, hi])) => Some((lo, hi)),
+                (Some(v), _) => {
                     return Err(a.arg_err("range", format!(
-                        "histogram: range must be two numbers (min, max), got {} values",
-                        r.numel()
+                        "histogram: range must be two numbers (min, max), got {}",
+                        v.describe()
                     )))
                 }
             };

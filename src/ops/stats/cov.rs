@@ -17,8 +17,8 @@ pub fn cov(
     bias: bool,
     ddof: Option<i64>,
 ) -> Result<Tensor> {
-    let dtype = result_dtype(m, y);
-    Ok(cov_f64("cov", m, y, rowvar, bias, ddof)?.to_dtype(dtype))
+    let ddof = ddof.unwrap_or(if bias { 0 } else { 1 });
+    Ok(cov_f64("cov", m, y, rowvar, ddof)?.to_dtype(result_dtype(m, y)))
 }
 
 /// NumPy's `corrcoef(x, y, rowvar)`: `cov` divided by the standard deviations of both
@@ -27,7 +27,7 @@ pub fn cov(
 pub fn corrcoef(x: &Tensor, y: Option<&Tensor>, rowvar: bool) -> Result<Tensor> {
     let op = "corrcoef";
     let dtype = result_dtype(x, y);
-    let c = cov_f64(op, x, y, rowvar, false, None)?;
+    let c = cov_f64(op, x, y, rowvar, 1)?;
     let mut v = c.to_vec::<f64>();
     if c.ndim() == 0 {
         v[0] /= v[0];
@@ -47,15 +47,8 @@ fn result_dtype(m: &Tensor, y: Option<&Tensor>) -> DType {
     d.float_result()
 }
 
-/// The covariance in f64, shaped as NumPy's before the caller's dtype.
-fn cov_f64(
-    op: &str,
-    m: &Tensor,
-    y: Option<&Tensor>,
-    rowvar: bool,
-    bias: bool,
-    ddof: Option<i64>,
-) -> Result<Tensor> {
+/// The covariance in f64 divided by `n - ddof`, shaped as NumPy's.
+fn cov_f64(op: &str, m: &Tensor, y: Option<&Tensor>, rowvar: bool, ddof: i64) -> Result<Tensor> {
     let mut x = variables(op, "m", m, rowvar)?;
     if x.shape()[0] == 0 {
         return Tensor::from_vec(Vec::<f64>::new(), &[0, 0]);
@@ -74,7 +67,6 @@ fn cov_f64(
         }
         x = concat(&[x, y], 0)?;
     }
-    let ddof = ddof.unwrap_or(if bias { 0 } else { 1 });
     let n = x.shape()[1] as f64;
     // NumPy multiplies by 1 / fact, with fact clamped to 0 when not positive.
     let scale = 1.0 / (n - ddof as f64).max(0.0);

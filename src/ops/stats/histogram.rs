@@ -26,8 +26,8 @@ pub enum Bins {
 /// the edges and NaN are not counted.
 ///
 /// Summed weights keep a float weights' dtype (i64 for bool and integer weights); the
-/// density, counts / bin width / total, has the float dtype of the edges promoted with
-/// the weights (NumPy: f64 without weights).
+/// density, counts / bin width / total, has the float dtype of the edges (promoted with
+/// the weights'), where NumPy gives f64 without weights.
 pub fn histogram(
     x: &Tensor,
     bins: Bins,
@@ -112,12 +112,15 @@ pub fn histogram(
     if !density {
         return Ok((counts, edge_tensor));
     }
+    let edge_dtype = edge_tensor.dtype();
     let dtype = match weights_dtype {
-        Some(wd) => DType::promote(edges_dtype, wd).float_result(),
-        None => edges_dtype,
-    };
+        Some(wd) => DType::promote(edge_dtype, wd),
+        None => edge_dtype,
+    }
+    .float_result();
     // NumPy: counts / diff(edges) / counts.sum(), the widths taken in the edges' dtype.
-    let widths: Vec<f64> = edges.windows(2).map(|w| round(w[1] - w[0])).collect();
+    let width_round = rounding(edge_dtype);
+    let widths: Vec<f64> = edges.windows(2).map(|w| width_round(w[1] - w[0])).collect();
     let counts = counts.to_vec::<f64>();
     let total: f64 = counts.iter().sum();
     let density: Vec<f64> = counts
