@@ -332,7 +332,9 @@ fn layer_norm_second_argument_is_normalized_shape() {
     let x = "let x = [[1.0, 2, 3, 4], [2, 4, 6, 8]]";
     let by_hand = "(x - mean(x, axis=1, keepdim=true)) / sqrt(var(x, axis=1, keepdim=true) + 1e-5)";
     assert_eq!(
-        run(&format!("{x}; let y = layer_norm(x, [4]); print(y.shape, max(abs(y - {by_hand})) < 1e-6)")),
+        run(&format!(
+            "{x}; let y = layer_norm(x, [4]); print(y.shape, max(abs(y - {by_hand})) < 1e-6)"
+        )),
         "(2, 4) true\n"
     );
     assert_eq!(
@@ -362,5 +364,8 @@ fn unsigned_dtypes() {
         run("let m = [0, 8].to(u64) - 1; print(m[0].item(), m[1].item(), m.tolist())"),
         "1.8446744073709552e+19 7 (1.8446744073709552e+19, 7)\n"
     );
-    assert_eq!(run("print(sum([65535, 1].to(u16)), sum([2, 3].to(u64)).dtype, [3].to(u32) - [5].to(u32))"), "65536 u64 [4294967294]\n");
+    assert_eq!(
+        run("print(sum([65535, 1].to(u16)), sum([2, 3].to(u64)).dtype, [3].to(u32) - [5].to(u32))"),
+        "65536 u64 [4294967294]\n"
+    );
 }

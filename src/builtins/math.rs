@@ -129,7 +129,7 @@ pub const BUILTINS: &[Builtin] = &[
     ),
     unary_builtin!(
         Lgamma,
-        "ln|gamma(x)| (torch.lgamma), elementwise; inf at 0 and the negative integers; ints give f32."
+        "ln(abs(gamma(x))) (torch.lgamma), elementwise; inf at 0 and the negative integers; ints give f32."
     ),
     unary_builtin!(
         Sinc,

@@ -3,8 +3,8 @@
 use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
 use crate::ops::nn::{self, Activation};
-use crate::runtime::{builtin, Shape};
 use crate::runtime::value::Value;
+use crate::runtime::{builtin, Shape};
 use crate::tensor::{Result as TensorResult, Tensor};
 
 macro_rules! activation_builtin {

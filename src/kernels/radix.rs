@@ -36,7 +36,12 @@ macro_rules! float_radix_key {
             #[inline]
             fn key(self) -> u64 {
                 let bits = ($to_bits)(self) as u64;
-                float_key(self.is_nan(), self == <$t>::from(0u8), bits, 1 << ($bits - 1))
+                float_key(
+                    self.is_nan(),
+                    self == <$t>::from(0u8),
+                    bits,
+                    1 << ($bits - 1),
+                )
             }
         }
     };
@@ -85,12 +90,7 @@ const DIGIT_BITS: u32 = 8;
 /// A stable LSD radix sort of `a` by `key`'s low `key_bits` bits, using `b` (as long as
 /// `a`) as the other buffer; passes where every key has the same digit are skipped.
 /// Returns whether the sorted data ended in `a` (else it is in `b`).
-fn lsd_sort<T: Copy>(
-    a: &mut [T],
-    b: &mut [T],
-    key_bits: u32,
-    key: impl Fn(T) -> u64,
-) -> bool {
+fn lsd_sort<T: Copy>(a: &mut [T], b: &mut [T], key_bits: u32, key: impl Fn(T) -> u64) -> bool {
     let passes = key_bits.div_ceil(DIGIT_BITS) as usize;
     let mut counts = [[0usize; 1 << DIGIT_BITS]; 64 / DIGIT_BITS as usize];
     for &x in a.iter() {
@@ -195,32 +195,40 @@ pub fn sort_long_row<T: RadixKey>(row: &mut [T], descending: bool) {
     starts.push(total);
     let mut scratch = vec![first; row.len()];
     let buckets = Disjoint::new(&mut scratch);
-    for_each_item(chunks.len(), || (), |_, c| {
-        let mut next = offsets[c];
-        for &x in chunks[c] {
-            let b = bucket(x);
-            // SAFETY: the offsets give every element of every chunk its own slot of
-            // `scratch` (a prefix sum over buckets, then chunks), so no two writes meet
-            // and each is in bounds.
-            unsafe { buckets.at(next[b]).write(x) };
-            next[b] += 1;
-        }
-    });
+    for_each_item(
+        chunks.len(),
+        || (),
+        |_, c| {
+            let mut next = offsets[c];
+            for &x in chunks[c] {
+                let b = bucket(x);
+                // SAFETY: the offsets give every element of every chunk its own slot of
+                // `scratch` (a prefix sum over buckets, then chunks), so no two writes meet
+                // and each is in bounds.
+                unsafe { buckets.at(next[b]).write(x) };
+                next[b] += 1;
+            }
+        },
+    );
     drop(chunks);
     let (rows, scratches) = (Disjoint::new(row), Disjoint::new(&mut scratch));
     let low_bits = shift;
-    for_each_item(1 << MSD_BITS, || (), |_, b| {
-        let (start, len) = (starts[b], starts[b + 1] - starts[b]);
-        if len == 0 {
-            return;
-        }
-        // SAFETY: bucket ranges are disjoint, and each task touches only its own.
-        let (dst, src) = unsafe { (rows.part(start, len), scratches.part(start, len)) };
-        let low = |x: T| directed(x, descending) & ((1 << low_bits) - 1);
-        if lsd_sort(src, dst, low_bits, low) {
-            dst.copy_from_slice(src);
-        }
-    });
+    for_each_item(
+        1 << MSD_BITS,
+        || (),
+        |_, b| {
+            let (start, len) = (starts[b], starts[b + 1] - starts[b]);
+            if len == 0 {
+                return;
+            }
+            // SAFETY: bucket ranges are disjoint, and each task touches only its own.
+            let (dst, src) = unsafe { (rows.part(start, len), scratches.part(start, len)) };
+            let low = |x: T| directed(x, descending) & ((1 << low_bits) - 1);
+            if lsd_sort(src, dst, low_bits, low) {
+                dst.copy_from_slice(src);
+            }
+        },
+    );
 }
 
 /// An element's key and position, sorted together for an argsort.

@@ -292,7 +292,12 @@ mod tests {
     }
 
     /// `n` values from a small range (many ties), with every `stride`-th one special.
-    fn values_with<T: Copy>(n: usize, special: &[T], stride: usize, f: impl Fn(i64) -> T) -> Vec<T> {
+    fn values_with<T: Copy>(
+        n: usize,
+        special: &[T],
+        stride: usize,
+        f: impl Fn(i64) -> T,
+    ) -> Vec<T> {
         (0..n as i64)
             .map(|i| match (i as usize) % stride {
                 0 => special[(i as usize / stride) % special.len()],
@@ -305,20 +310,71 @@ mod tests {
     fn radix_sorts_are_the_comparison_sort_bitwise() {
         // Long rows (one sorted by all threads) for a few key widths, shorter for the rest.
         let (n, short) = (LONG_ROW + 5000, 6000);
-        let f32s = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, -f32::NAN, f32::MIN_POSITIVE];
-        radix_matches_comparison(&values_with(n, &f32s, 11, |v| v as f32 * 0.37), |x| x.to_bits() as u64);
-        let f64s = [f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, -f64::NAN, 5e-324];
-        radix_matches_comparison(&values_with(n, &f64s, 13, |v| v as f64 * 1e-3), |x| x.to_bits());
-        let f16s = [f16::NAN, f16::NEG_ZERO, f16::ZERO, f16::INFINITY, f16::NEG_INFINITY];
-        radix_matches_comparison(&values_with(n, &f16s, 7, |v| f16::from_f64(v as f64 * 0.1)), |x| x.to_bits() as u64);
+        let f32s = [
+            f32::NAN,
+            -0.0,
+            0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            -f32::NAN,
+            f32::MIN_POSITIVE,
+        ];
+        radix_matches_comparison(&values_with(n, &f32s, 11, |v| v as f32 * 0.37), |x| {
+            x.to_bits() as u64
+        });
+        let f64s = [
+            f64::NAN,
+            -0.0,
+            0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -f64::NAN,
+            5e-324,
+        ];
+        radix_matches_comparison(&values_with(n, &f64s, 13, |v| v as f64 * 1e-3), |x| {
+            x.to_bits()
+        });
+        let f16s = [
+            f16::NAN,
+            f16::NEG_ZERO,
+            f16::ZERO,
+            f16::INFINITY,
+            f16::NEG_INFINITY,
+        ];
+        radix_matches_comparison(
+            &values_with(n, &f16s, 7, |v| f16::from_f64(v as f64 * 0.1)),
+            |x| x.to_bits() as u64,
+        );
         let bf16s = [bf16::NAN, bf16::NEG_ZERO, bf16::ZERO, bf16::INFINITY];
-        radix_matches_comparison(&values_with(short, &bf16s, 7, |v| bf16::from_f64(v as f64)), |x| x.to_bits() as u64);
-        radix_matches_comparison(&values_with(n, &[i64::MIN, i64::MAX], 9, |v| v * 1_000_000_007), |&x| x as u64);
-        radix_matches_comparison(&values_with(short, &[i32::MIN, i32::MAX, 0], 9, |v| v as i32 * 1000), |&x| x as u64);
-        radix_matches_comparison(&values_with(short, &[i8::MIN, i8::MAX], 9, |v| v as i8), |&x| x as u64);
-        radix_matches_comparison(&values_with(short, &[u64::MAX, 0], 9, |v| (v + 2000) as u64 * 3_000_000_000), |&x| x);
-        radix_matches_comparison(&values_with(short, &[u16::MAX, 0], 9, |v| (v + 2000) as u16), |&x| x as u64);
-        radix_matches_comparison(&values_with(short, &[u8::MAX], 9, |v| v as u8), |&x| x as u64);
+        radix_matches_comparison(
+            &values_with(short, &bf16s, 7, |v| bf16::from_f64(v as f64)),
+            |x| x.to_bits() as u64,
+        );
+        radix_matches_comparison(
+            &values_with(n, &[i64::MIN, i64::MAX], 9, |v| v * 1_000_000_007),
+            |&x| x as u64,
+        );
+        radix_matches_comparison(
+            &values_with(short, &[i32::MIN, i32::MAX, 0], 9, |v| v as i32 * 1000),
+            |&x| x as u64,
+        );
+        radix_matches_comparison(
+            &values_with(short, &[i8::MIN, i8::MAX], 9, |v| v as i8),
+            |&x| x as u64,
+        );
+        radix_matches_comparison(
+            &values_with(short, &[u64::MAX, 0], 9, |v| {
+                (v + 2000) as u64 * 3_000_000_000
+            }),
+            |&x| x,
+        );
+        radix_matches_comparison(
+            &values_with(short, &[u16::MAX, 0], 9, |v| (v + 2000) as u16),
+            |&x| x as u64,
+        );
+        radix_matches_comparison(&values_with(short, &[u8::MAX], 9, |v| v as u8), |&x| {
+            x as u64
+        });
         radix_matches_comparison(&values_with(short, &[true], 9, |v| v > 0), |&x| x as u64);
     }
 

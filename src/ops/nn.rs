@@ -439,7 +439,11 @@ mod tests {
         let vals: Vec<f64> = (0..24).map(|i| ((i * 7) % 11) as f64 - 4.0).collect();
         let x = tensor(&vals, &[2, 3, 4], F64);
         let flat = x.reshape(&[2, 12]).unwrap();
-        let w = tensor(&(0..12).map(|i| i as f64 * 0.25).collect::<Vec<_>>(), &[3, 4], F64);
+        let w = tensor(
+            &(0..12).map(|i| i as f64 * 0.25).collect::<Vec<_>>(),
+            &[3, 4],
+            F64,
+        );
         let w_flat = w.reshape(&[12]).unwrap();
         let ln = layer_norm(&x, &[3, 4], Some(&w), None, 1e-5).unwrap();
         let want = layer_norm(&flat, &[12], Some(&w_flat), None, 1e-5).unwrap();
@@ -453,9 +457,19 @@ mod tests {
         let each = layer_norm(&x, &[], None, None, 1e-5).unwrap();
         assert!(values(&each).iter().all(|&v| v == 0.0));
         let empty = tensor(&[], &[0, 3], F32);
-        assert_eq!(layer_norm(&empty, &[3], None, None, 1e-5).unwrap().shape(), [0, 3]);
-        let err = layer_norm(&x, &[4, 3], None, None, 1e-5).unwrap_err().to_string();
-        assert!(err.contains("normalized_shape [4, 3] must match the last dims of x, which has shape [2, 3, 4]"), "{err}");
+        assert_eq!(
+            layer_norm(&empty, &[3], None, None, 1e-5).unwrap().shape(),
+            [0, 3]
+        );
+        let err = layer_norm(&x, &[4, 3], None, None, 1e-5)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "normalized_shape [4, 3] must match the last dims of x, which has shape [2, 3, 4]"
+            ),
+            "{err}"
+        );
     }
 
     #[test]
@@ -484,7 +498,10 @@ mod tests {
         }
         // Dtypes: ints give f32, f16 stays f16, an f32 weight promotes f16 to f32.
         let xi = x.to_dtype(I32);
-        assert_eq!(layer_norm(&xi, &[4], None, None, 1e-5).unwrap().dtype(), F32);
+        assert_eq!(
+            layer_norm(&xi, &[4], None, None, 1e-5).unwrap().dtype(),
+            F32
+        );
         let h = layer_norm(
             &x.to_dtype(F16),
             &[4],
@@ -520,8 +537,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("bias of shape [3]"), "{err}");
-        let err = rms_norm(&two, &[1], None, Some(1e-6)).unwrap_err().to_string();
-        assert!(err.contains("normalized_shape [1] must match the last dims of x, which has shape []"), "{err}");
+        let err = rms_norm(&two, &[1], None, Some(1e-6))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("normalized_shape [1] must match the last dims of x, which has shape []"),
+            "{err}"
+        );
         let e = layer_norm(&tensor(&[], &[0, 4], F32), &[4], Some(&w), None, 1e-5).unwrap();
         assert_eq!((e.dtype(), e.shape()), (F64, &[0, 4][..]));
     }

@@ -247,7 +247,10 @@ mod tests {
     #[test]
     fn after_a_dot() {
         let (start, c) = at_end("weights.sh");
-        assert_eq!((start, c), (8, vec!["shape".to_string()]));
+        assert_eq!(
+            (start, c),
+            (8, vec!["shape".to_string(), "shuffle".to_string()])
+        );
         assert!(at_end("weights.").1.contains(&"sum".to_string()));
         assert_eq!(at_end("model.me").1, vec!["metadata".to_string()]);
         assert_eq!(at_end("stats.z").1, vec!["zscore".to_string()]);
