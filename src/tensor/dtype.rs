@@ -293,7 +293,7 @@ impl_elem!(
     u64,
     U64,
     |x| x as f64,
-    |v| if v >= 9.223_372_036_854_775_808e18 {
+    |v| if v >= (1u64 << 63) as f64 {
         v as u64
     } else {
         v as i64 as u64
