@@ -75,7 +75,7 @@ let b = randn([517, 260])
 let batch = randn([6, 65, 80])
 save_npz(out, {
     "mm": a @ b, "mm_t": b.T @ a.T, "f64": a.to(f64) @ b.to(f64),
-    "batched": batch @ batch.T, "matvec": a @ b[:, 0], "bf16": (a.to(bf16) @ b.to(bf16)).to(f32),
+    "batched": batch @ batch.mT, "matvec": a @ b[:, 0], "bf16": (a.to(bf16) @ b.to(bf16)).to(f32),
 })
 "#,
     );

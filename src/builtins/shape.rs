@@ -6,6 +6,7 @@ use std::rc::Rc;
 use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
 use crate::ops::index::{argwhere, nonzero};
+use crate::ops::rearrange::reverse_axes;
 use crate::ops::shape::{self as ops, Sections};
 use crate::ops::Operand;
 use crate::runtime::value::Value;
@@ -37,9 +38,13 @@ pub const BUILTINS: &[Builtin] = &[
     },
     builtin! {
         name: "transpose",
-        doc: "Swaps two axes (a view); `x.T` swaps the last two.",
-        fn(_, a; x: Tensor, d0: i64 = -2, d1: i64 = -1) {
-            view(&a, x.transpose(d0, d1))
+        doc: "All axes reversed (NumPy; the same as `x.T`), or axes d0 and d1 swapped when both are given; a view. `x.mT` swaps the last two (torch).",
+        fn(_, a; x: Tensor, d0: Option<i64> = none, d1: Option<i64> = none) {
+            match (d0, d1) {
+                (None, None) => view(&a, reverse_axes(&x)),
+                (Some(d0), Some(d1)) => view(&a, x.transpose(d0, d1)),
+                _ => Err(a.err("transpose takes no axes (reverse them all) or two axes to swap, got one")),
+            }
         }
     },
     builtin! {

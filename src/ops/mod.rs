@@ -11,6 +11,7 @@ pub(crate) mod linalg;
 pub mod nn;
 pub mod pool;
 pub(crate) mod random;
+pub(crate) mod rearrange;
 pub mod reduce;
 pub(crate) mod shape;
 pub mod sort;
