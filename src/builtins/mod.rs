@@ -3,6 +3,7 @@
 //! spec and the documented signature. One file per domain; the
 //! functions convert Values to tensor calls and never touch storage.
 
+mod arrange;
 mod conv;
 mod convert;
 mod core;
@@ -17,6 +18,7 @@ mod io;
 mod json;
 mod linalg;
 mod math;
+mod matrix;
 mod model;
 mod nn;
 #[cfg(test)]
@@ -46,6 +48,8 @@ const DOMAINS: &[&[Builtin]] = &[
     convert::BUILTINS,
     create::BUILTINS,
     shape::BUILTINS,
+    arrange::BUILTINS,
+    matrix::BUILTINS,
     strings::BUILTINS,
     dicts::BUILTINS,
     math::BUILTINS,

@@ -1,6 +1,7 @@
 //! Tensor operations: validate arguments, compute result shape and dtype, allocate,
 //! and hand raw slices to `kernels`. One file per family.
 
+mod axis_gather;
 pub mod binary;
 pub(crate) mod binary_inplace;
 pub mod close;
@@ -8,7 +9,10 @@ pub mod conv;
 pub(crate) mod create;
 pub(crate) mod index;
 pub(crate) mod linalg;
+pub(crate) mod matrix;
 pub mod nn;
+pub(crate) mod pad;
+pub(crate) mod pieces;
 pub mod pool;
 pub(crate) mod random;
 pub(crate) mod rearrange;
@@ -17,6 +21,7 @@ pub(crate) mod shape;
 pub mod sort;
 #[cfg(test)]
 mod testutil;
+pub(crate) mod tile;
 pub mod unary;
 
 use crate::tensor::{budget, Category, DType, Elem, Result, Scalar, Tensor, TensorError};
@@ -58,7 +63,7 @@ impl<'a> Operand<'a> {
 
 pub use binary::{binary, BinaryOp};
 pub use binary_inplace::binary_inplace;
-pub use create::{arange, eye, full, linspace};
+pub use create::{arange, eye, full, linspace, logspace};
 pub use linalg::matmul;
 pub use reduce::{reduce, ReduceOp};
 pub use unary::{unary, UnaryOp};
