@@ -78,8 +78,9 @@ fn values_are_values() {
          let v = a[1:]; a[1] = 7; print(v, a)
          print(v.owns_data, a.owns_data, a.T.owns_data)",
     );
+    // `.T` of a vector is a view, as NumPy's `a.T.flags.owndata` is False.
     assert_eq!(
-        out.stdout, "[1 2 3] [9 2 3]\n[2 3] [1 7 3]\nfalse true true\n",
+        out.stdout, "[1 2 3] [9 2 3]\n[2 3] [1 7 3]\nfalse true false\n",
         "{}",
         out.stderr
     );

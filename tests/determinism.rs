@@ -76,7 +76,7 @@ let b = randn([517, 260])
 let batch = randn([6, 65, 80])
 save_npz(out, {
     "mm": a @ b, "mm_t": b.T @ a.T, "f64": a.to(f64) @ b.to(f64),
-    "batched": batch @ batch.T, "matvec": a @ b[:, 0], "bf16": (a.to(bf16) @ b.to(bf16)).to(f32),
+    "batched": batch @ batch.mT, "matvec": a @ b[:, 0], "bf16": (a.to(bf16) @ b.to(bf16)).to(f32),
 })
 "#,
     );
@@ -160,6 +160,28 @@ save_npz(out, {
     "logsumexp": logsumexp(x), "logsumexp1": logsumexp(v, axis=1), "nanvar": nanvar(x, axis=0),
     "cov": cov(x[:40]), "corrcoef": corrcoef(v[:, :30], rowvar=false), "ptp": ptp(x, axis=1),
     "average": average(x, axis=1, weights=abs(x)), "diff": diff(v, n=2, axis=0),
+})
+"#,
+    );
+}
+
+#[test]
+fn rearranging_and_matrix_functions() {
+    // None of these runs in parallel today; the test pins that down for when one does.
+    same_bits_for_any_thread_count(
+        "arrange",
+        r#"
+let x = randn([64, 300])
+let v = randn([3000])
+let c = randn([20000, 3])
+let g = meshgrid(v[:200], v[:300])
+save_npz(out, {
+    "pad": pad(x, ((3, 5), (7, 2)), mode="reflect"), "pad_c": pad(x, 4, constant_values=1.5),
+    "tile": tile(x, (2, 3)), "repeat": repeat(x, 3, axis=1), "roll": roll(x, (5, -7), axis=(0, 1)),
+    "flip": flip(x).contiguous(), "rot90": rot90(x).contiguous(), "tril": tril(x, 3), "triu": triu(x.mT),
+    "diag": diag(v[:500]), "trace": trace(x), "outer": outer(v[:1000], v[:700]),
+    "kron": kron(x[:20, :30], x[:10, :20]), "cross": cross(c, c[::-1]), "gx": g[0], "gy": g[1],
+    "hstack": hstack((x, x)), "logspace": logspace(-3, 3, 10000),
 })
 "#,
     );

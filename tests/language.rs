@@ -335,11 +335,11 @@ fn layer_norm_second_argument_is_normalized_shape() {
         run(&format!(
             "{x}; let y = layer_norm(x, [4]); print(y.shape, max(abs(y - {by_hand})) < 1e-6)"
         )),
-        "(2, 4) true\n"
+        "(2, 4) True\n"
     );
     assert_eq!(
         run(&format!("{x}; print(max(abs(rms_norm(x, [4]) - x / sqrt(mean(x * x, axis=1, keepdim=true) + 1.1920929e-07))) < 1e-6)")),
-        "true\n"
+        "True\n"
     );
 }
 
@@ -368,4 +368,41 @@ fn unsigned_dtypes() {
         run("print(sum([65535, 1].to(u16)), sum([2, 3].to(u64)).dtype, [3].to(u32) - [5].to(u32))"),
         "65536 u64 [4294967294]\n"
     );
+}
+
+#[test]
+fn dot_t_reverses_all_axes_like_numpy() {
+    // Issue #19: "`x.T` on a 3-D tensor swaps only the last two axes (NumPy
+    // reverses all)". Now `.T` and `transpose(x)` reverse all; `.mT` swaps two.
+    let x = "let x = arange(24).reshape(2, 3, 4)";
+    assert_eq!(
+        run(&format!(
+            "{x}; print(x.T.shape, transpose(x).shape, x.mT.shape)"
+        )),
+        "(4, 3, 2) (4, 3, 2) (2, 4, 3)\n"
+    );
+    // print(np.arange(24).reshape(2, 3, 4).T.flatten())
+    assert_eq!(
+        run(&format!("{x}; print(x.T.flatten())")),
+        "[ 0 12  4 16  8 20  1 13  5 17  9 21  2 14  6 18 10 22  3 15  7 19 11 23]\n"
+    );
+    assert_eq!(
+        run(&format!("{x}; print(x.T[1])")),
+        "[[ 1 13]\n [ 5 17]\n [ 9 21]]\n"
+    );
+    assert_eq!(
+        run(&format!(
+            "{x}; print(transpose(x, 0, 2).shape, x.T.is_contiguous)"
+        )),
+        "(4, 3, 2) false\n"
+    );
+    assert_eq!(
+        run("print([1, 2].T, ones([2, 3]).mT.shape)"),
+        "[1 2] (3, 2)\n"
+    );
+    let out = common::eval("[1, 2].mT");
+    assert_eq!(out.code, 1);
+    assert!(out
+        .stderr
+        .contains("needs a matrix or a batch of matrices, got a 1-d tensor"));
 }

@@ -94,6 +94,22 @@ pub const BUILTINS: &[Builtin] = &[
         }
     },
     builtin! {
+        name: "empty",
+        doc: "A tensor of shape: zeros, unlike NumPy's uninitialized memory, so that results are deterministic.",
+        fn(_, a; shape: Shape, dtype: DType = f32) {
+            filled(&a, "empty", &shape.0, Scalar::Int(0), dtype)
+        }
+    },
+    builtin! {
+        name: "logspace",
+        doc: "num values base ** e for e evenly spaced from start to stop inclusive, computed in f64 and converted to dtype (NumPy's logspace; f32 by default).",
+        fn(_, a; start: f64, stop: f64, num: usize = 50, base: f64 = 10.0, dtype: DType = f32) {
+            ops::logspace(start, stop, num, base, dtype)
+                .map(Value::from)
+                .map_err(|e| a.tensor_err(e))
+        }
+    },
+    builtin! {
         name: "eye",
         doc: "An n×m matrix with ones on diagonal k and zeros elsewhere.",
         fn(_, a; n: usize, m: Option<usize> = none, k: i64 = 0, dtype: DType = f32) {
@@ -127,7 +143,7 @@ fn like(
 }
 
 /// The value of `full`/`full_like`: a number, or a tensor holding one.
-struct FillValue(Scalar);
+pub(super) struct FillValue(pub(super) Scalar);
 
 impl<'a> FromArg<'a> for FillValue {
     fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {

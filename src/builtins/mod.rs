@@ -3,6 +3,7 @@
 //! spec and the documented signature. One file per domain; the
 //! functions convert Values to tensor calls and never touch storage.
 
+mod arrange;
 mod conv;
 mod convert;
 mod core;
@@ -18,6 +19,7 @@ mod io;
 mod json;
 mod linalg;
 mod math;
+mod matrix;
 mod model;
 mod nn;
 #[cfg(test)]
@@ -48,6 +50,8 @@ const DOMAINS: &[&[Builtin]] = &[
     convert::BUILTINS,
     create::BUILTINS,
     shape::BUILTINS,
+    arrange::BUILTINS,
+    matrix::BUILTINS,
     strings::BUILTINS,
     dicts::BUILTINS,
     math::BUILTINS,

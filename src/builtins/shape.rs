@@ -6,6 +6,7 @@ use std::rc::Rc;
 use super::{Bound, Builtin};
 use crate::diag::Diagnostic;
 use crate::ops::index::{argwhere, nonzero};
+use crate::ops::rearrange::{self, reverse_axes};
 use crate::ops::shape::{self as ops, Sections};
 use crate::ops::Operand;
 use crate::runtime::value::Value;
@@ -37,9 +38,13 @@ pub const BUILTINS: &[Builtin] = &[
     },
     builtin! {
         name: "transpose",
-        doc: "Swaps two axes (a view); `x.T` swaps the last two.",
-        fn(_, a; x: Tensor, d0: i64 = -2, d1: i64 = -1) {
-            view(&a, x.transpose(d0, d1))
+        doc: "All axes reversed (NumPy; the same as `x.T`), or axes d0 and d1 swapped when both are given; a view. `x.mT` swaps the last two (torch).",
+        fn(_, a; x: Tensor, d0: Option<i64> = none, d1: Option<i64> = none) {
+            match (d0, d1) {
+                (None, None) => view(&a, reverse_axes(&x)),
+                (Some(d0), Some(d1)) => view(&a, x.transpose(d0, d1)),
+                _ => Err(a.err("transpose takes no axes (reverse them all) or two axes to swap, got one")),
+            }
         }
     },
     builtin! {
@@ -65,9 +70,9 @@ pub const BUILTINS: &[Builtin] = &[
     },
     builtin! {
         name: "flatten",
-        doc: "x as a 1-D tensor (a view when contiguous).",
-        fn(_, a; x: Tensor) {
-            view(&a, x.reshape(&[-1]))
+        doc: "x with the axes start_dim to end_dim (inclusive) merged into one: a 1-D tensor by default, 0-d x included (torch); a view when the strides allow.",
+        fn(_, a; x: Tensor, start_dim: i64 = 0, end_dim: i64 = -1) {
+            view(&a, rearrange::flatten(&x, start_dim, end_dim))
         }
     },
     builtin! {
@@ -207,7 +212,7 @@ pub const BUILTINS: &[Builtin] = &[
     },
 ];
 
-fn or_diag<T>(a: &Bound, r: Result<T, TensorError>) -> Result<T, Diagnostic> {
+pub(super) fn or_diag<T>(a: &Bound, r: Result<T, TensorError>) -> Result<T, Diagnostic> {
     r.map_err(|e| a.tensor_err(e))
 }
 
@@ -215,13 +220,13 @@ pub(super) fn tuple(parts: Vec<Tensor>) -> Value {
     Value::Tuple(Rc::new(parts.into_iter().map(Value::from).collect()))
 }
 
-fn view(a: &Bound, r: Result<Tensor, TensorError>) -> Result<Value, Diagnostic> {
+pub(super) fn view(a: &Bound, r: Result<Tensor, TensorError>) -> Result<Value, Diagnostic> {
     r.map(Value::from).map_err(|e| a.tensor_err(e))
 }
 
 /// A sequence of tensors: a tuple (numbers count as 0-d tensors), or a tensor's
 /// rows (NumPy iterates an array along its first axis).
-struct TensorSeq(Vec<Tensor>);
+pub(super) struct TensorSeq(pub(super) Vec<Tensor>);
 
 impl<'a> FromArg<'a> for TensorSeq {
     fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {

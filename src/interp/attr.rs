@@ -3,6 +3,7 @@
 use std::rc::Rc;
 
 use crate::diag::Diagnostic;
+use crate::ops::rearrange::{reverse_axes, swap_last_two};
 use crate::runtime::tensor_diag;
 use crate::runtime::value::{Key, Value};
 use crate::syntax::ast::Ident;
@@ -22,10 +23,12 @@ impl Interp {
                 "nbytes" => Some(Value::Int(t.nbytes() as i64)),
                 "is_contiguous" => Some(Value::Bool(t.is_contiguous())),
                 "owns_data" => Some(Value::Bool(t.owns_data())),
-                "T" if t.ndim() < 2 => Some(Value::Tensor(t.clone())),
+                // NumPy's `.T` reverses all axes; torch's `.mT` swaps the last two.
                 "T" => Some(Value::from(
-                    t.transpose(-2, -1)
-                        .map_err(|e| tensor_diag(e, name.span, &[]))?,
+                    reverse_axes(t).map_err(|e| tensor_diag(e, name.span, &[]))?,
+                )),
+                "mT" => Some(Value::from(
+                    swap_last_two(t).map_err(|e| tensor_diag(e, name.span, &[]))?,
                 )),
                 _ => None,
             },
@@ -43,7 +46,8 @@ impl Interp {
                     "ndim" => Some(Value::Int(shape.len() as i64)),
                     "numel" => Some(Value::Int(shape.iter().product::<usize>() as i64)),
                     "nbytes" => Some(Value::Int(q.q.nbytes() as i64)),
-                    "T" => Some(Value::Quant(crate::runtime::value::QuantValue {
+                    // A quantized tensor is 2-D: both transposes are the same.
+                    "T" | "mT" => Some(Value::Quant(crate::runtime::value::QuantValue {
                         q: q.q.clone(),
                         transposed: !q.transposed,
                     })),
@@ -55,7 +59,7 @@ impl Interp {
         found.ok_or_else(|| {
             let mut d = Diagnostic::new(name.span, format!("{} has no attribute `{}`", v.describe(), name.name));
             if matches!(v, Value::Tensor(_)) {
-                d = d.with_note("tensor attributes: shape dtype ndim numel nbytes strides is_contiguous owns_data T");
+                d = d.with_note("tensor attributes: shape dtype ndim numel nbytes strides is_contiguous owns_data T mT");
             }
             d
         })

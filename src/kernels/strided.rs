@@ -53,6 +53,14 @@ pub fn for_each_run_in<const N: usize>(
     span: Span,
     mut f: impl FnMut(Run<N>),
 ) {
+    walk_runs(layouts, span, &mut f);
+}
+
+/// The walk itself, behind a `dyn` callback: it is called once per run (a whole
+/// row), not per element, and a generic walk was instantiated for every closure of
+/// every kernel and dtype — tens of thousands of copies that made the test build
+/// gigabytes larger without making anything faster.
+fn walk_runs<const N: usize>(layouts: [&Layout; N], span: Span, f: &mut dyn FnMut(Run<N>)) {
     let shape = &layouts[0].shape;
     if span.count == 0 || shape.contains(&0) {
         return;

@@ -84,6 +84,19 @@ pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType) -> Result<Tenso
     Ok(Tensor::from_vec(y, &[num])?.to_dtype(dtype))
 }
 
+/// `numpy.logspace(start, stop, num, base)`: `base ** linspace(start, stop, num)`,
+/// computed in f64, then converted to `dtype` (an integer dtype truncates, as
+/// NumPy's astype does).
+pub fn logspace(start: f64, stop: f64, num: usize, base: f64, dtype: DType) -> Result<Tensor> {
+    let exponents = linspace(start, stop, num, DType::F64)?;
+    let powers: Vec<f64> = exponents
+        .to_vec::<f64>()
+        .into_iter()
+        .map(|e| base.powf(e))
+        .collect();
+    Ok(Tensor::from_vec(powers, &[num])?.to_dtype(dtype))
+}
+
 /// An `n × m` identity-like matrix with ones on diagonal `k` (above the main diagonal
 /// for `k > 0`, below for `k < 0`).
 pub fn eye(n: usize, m: usize, k: i64, dtype: DType) -> Result<Tensor> {

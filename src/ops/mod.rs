@@ -1,6 +1,7 @@
 //! Tensor operations: validate arguments, compute result shape and dtype, allocate,
 //! and hand raw slices to `kernels`. One file per family.
 
+mod axis_gather;
 pub mod binary;
 pub(crate) mod binary_inplace;
 pub mod close;
@@ -10,9 +11,13 @@ pub mod gather;
 pub(crate) mod index;
 pub(crate) mod linalg;
 pub mod lookup;
+pub(crate) mod matrix;
 pub mod nn;
+pub(crate) mod pad;
+pub(crate) mod pieces;
 pub mod pool;
 pub(crate) mod random;
+pub(crate) mod rearrange;
 pub mod reduce;
 pub(crate) mod sampling;
 pub mod scatter;
@@ -21,6 +26,7 @@ pub mod sort;
 pub mod stats;
 #[cfg(test)]
 mod testutil;
+pub(crate) mod tile;
 pub mod unary;
 
 use crate::tensor::{budget, Category, DType, Elem, Result, Scalar, Tensor, TensorError};
@@ -62,7 +68,7 @@ impl<'a> Operand<'a> {
 
 pub use binary::{binary, BinaryOp};
 pub use binary_inplace::binary_inplace;
-pub use create::{arange, eye, full, linspace};
+pub use create::{arange, eye, full, linspace, logspace};
 pub use linalg::matmul;
 pub use reduce::{reduce, ReduceOp};
 pub use unary::{unary, UnaryOp};

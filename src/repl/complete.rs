@@ -16,6 +16,7 @@ const TENSOR_ATTRS: &[&str] = &[
     "T",
     "dtype",
     "is_contiguous",
+    "mT",
     "nbytes",
     "ndim",
     "numel",
