@@ -52,7 +52,8 @@ class Case:
     "cpython" (the same, timing plain Python), "ort" (a single ONNX node `ort_op`
     whose first input is fed at run time and the rest are initializers), "ggml"
     (no peer runs; `ggml_ms` are docs/TARGETS.md's figures) or "process" (startup).
-    tsr is a tsr expression, or statements when tsr_is_stmt.
+    tsr is a tsr expression, or statements when tsr_is_stmt. peer_check, when set, is
+    the peer expression --check compares with instead of peer_code (the timed one).
     """
 
     name: str
@@ -63,6 +64,7 @@ class Case:
     targets: dict = field(default_factory=dict)
     peer_code: str = ""
     peer_setup: str = ""
+    peer_check: str = ""
     tsr_setup: str = ""
     tsr_is_stmt: bool = False
     ort_op: str = ""
@@ -149,6 +151,8 @@ def _sort_cases():
             "argsort(x, axis=-1)",
             "np.argsort(x, axis=-1)",
             targets,
+            # NumPy's default argsort is not stable (randn rows have ties); tsr's is.
+            peer_check='np.argsort(x, axis=-1, kind="stable")',
         ),
     ]
 

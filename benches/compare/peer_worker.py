@@ -131,7 +131,7 @@ class Worker:
         else:
             ns = {"np": np, **arrays}
             exec(case.peer_setup, ns)
-            result = eval(case.peer_code, ns)
+            result = eval(case.peer_check or case.peer_code, ns)
         np.save(f"{req['dir']}/peer.npy", np.asarray(result))
         return {}
 

@@ -12,45 +12,77 @@ pub trait RadixKey: Copy + Send + Sync {
     /// The low bits of the key that can differ (passes above them are never needed).
     const KEY_BITS: u32;
     fn key(self) -> u64;
+    /// The element with this key; where several share it (a float's ±0, its NaNs),
+    /// the one `shares_key` is false for: +0, the default NaN.
+    fn from_key(key: u64) -> Self;
+    /// Whether elements with other bits have this element's key (a float's ±0, NaN).
+    fn shares_key(self) -> bool;
+    /// The element's bit pattern, which tells apart elements sharing a key.
+    fn bits(self) -> u64;
 }
 
 /// The key of a float's bits: NaN largest, ±0 equal, negatives by reversed magnitude.
+/// Selects instead of branches: the sign of random data is a coin flip, and a
+/// mispredicted branch per element cost more than the rest of a radix pass.
 #[inline]
-fn float_key(is_nan: bool, is_zero: bool, bits: u64, sign_bit: u64) -> u64 {
+fn float_key(bits: u64, sign_bit: u64, inf_bits: u64) -> u64 {
     let all = sign_bit | (sign_bit - 1);
-    if is_nan {
-        all
-    } else if is_zero {
+    let magnitude = bits & (sign_bit - 1);
+    let flip = if bits & sign_bit != 0 { all } else { sign_bit };
+    let key = if magnitude == 0 {
         sign_bit
-    } else if bits & sign_bit != 0 {
-        !bits & all
     } else {
-        bits | sign_bit
+        bits ^ flip
+    };
+    if magnitude > inf_bits {
+        all
+    } else {
+        key
+    }
+}
+
+/// The bits `float_key` maps to `key`: +0 for ±0's key, `nan_bits` for NaN's.
+#[inline]
+fn float_from_key(key: u64, sign_bit: u64, nan_bits: u64) -> u64 {
+    let all = sign_bit | (sign_bit - 1);
+    if key == all {
+        nan_bits
+    } else if key & sign_bit != 0 {
+        key ^ sign_bit
+    } else {
+        !key & all
     }
 }
 
 macro_rules! float_radix_key {
-    ($t:ty, $bits:literal, $to_bits:expr) => {
+    ($t:ty, $bits:literal, $inf:literal, $to_bits:expr, $from_bits:expr) => {
         impl RadixKey for $t {
             const KEY_BITS: u32 = $bits;
             #[inline]
             fn key(self) -> u64 {
-                let bits = ($to_bits)(self) as u64;
-                float_key(
-                    self.is_nan(),
-                    self == <$t>::from(0u8),
-                    bits,
-                    1 << ($bits - 1),
-                )
+                float_key(($to_bits)(self) as u64, 1 << ($bits - 1), $inf)
+            }
+            #[inline]
+            fn from_key(key: u64) -> Self {
+                let nan = ($to_bits)(<$t>::NAN) as u64;
+                ($from_bits)(float_from_key(key, 1 << ($bits - 1), nan) as _)
+            }
+            #[inline]
+            fn shares_key(self) -> bool {
+                self.is_nan() || self == <$t>::from(0u8)
+            }
+            #[inline]
+            fn bits(self) -> u64 {
+                ($to_bits)(self) as u64
             }
         }
     };
 }
 
-float_radix_key!(f32, 32, f32::to_bits);
-float_radix_key!(f64, 64, f64::to_bits);
-float_radix_key!(f16, 16, f16::to_bits);
-float_radix_key!(bf16, 16, bf16::to_bits);
+float_radix_key!(f32, 32, 0x7F80_0000, f32::to_bits, f32::from_bits);
+float_radix_key!(f64, 64, 0x7FF0_0000_0000_0000, f64::to_bits, f64::from_bits);
+float_radix_key!(f16, 16, 0x7C00, f16::to_bits, f16::from_bits);
+float_radix_key!(bf16, 16, 0x7F80, bf16::to_bits, bf16::from_bits);
 
 macro_rules! int_radix_key {
     ($($t:ty => $u:ty, $bits:literal, $flip:expr);* $(;)?) => {$(
@@ -60,6 +92,18 @@ macro_rules! int_radix_key {
             fn key(self) -> u64 {
                 // Flipping the sign bit orders two's complement as unsigned.
                 ((self as $u) ^ $flip) as u64
+            }
+            #[inline]
+            fn from_key(key: u64) -> Self {
+                ((key as $u) ^ $flip) as $t
+            }
+            #[inline]
+            fn shares_key(self) -> bool {
+                false
+            }
+            #[inline]
+            fn bits(self) -> u64 {
+                self as $u as u64
             }
         }
     )*};
@@ -80,6 +124,18 @@ impl RadixKey for bool {
     const KEY_BITS: u32 = 1;
     #[inline]
     fn key(self) -> u64 {
+        self as u64
+    }
+    #[inline]
+    fn from_key(key: u64) -> Self {
+        key != 0
+    }
+    #[inline]
+    fn shares_key(self) -> bool {
+        false
+    }
+    #[inline]
+    fn bits(self) -> u64 {
         self as u64
     }
 }
@@ -129,7 +185,7 @@ fn digit(key: u64, pass: usize) -> usize {
 /// The key of `x` in a sort's direction: descending reverses the key order, which
 /// keeps ties in their original order (a stable descending sort).
 #[inline]
-fn directed<T: RadixKey>(x: T, descending: bool) -> u64 {
+pub fn directed<T: RadixKey>(x: T, descending: bool) -> u64 {
     if descending {
         !x.key() & key_mask::<T>()
     } else {
@@ -162,15 +218,48 @@ const MSD_BITS: u32 = 11;
 const MSD_CHUNK: usize = 1 << 16;
 const MSD_TASKS: usize = 256;
 
-/// Sorts one long row (stable) in parallel: a first pass distributes the elements by
-/// the top `MSD_BITS` of their key into buckets (each fixed chunk of the row counted
-/// and scattered by its own task), then the buckets, each now small enough for the
-/// cache, are LSD-sorted on the remaining bits in parallel.
+/// Sorts one long row (stable) in parallel: `msd_buckets`, then the buckets, each now
+/// small enough for the cache, LSD-sorted on the remaining bits in parallel.
 pub fn sort_long_row<T: RadixKey>(row: &mut [T], descending: bool) {
-    let Some(&first) = row.first() else { return };
     if T::KEY_BITS <= 2 * DIGIT_BITS {
         return sort_row(row, &mut Vec::new(), descending);
     }
+    let (mut scratch, starts) = msd_buckets(row, descending);
+    let (rows, scratches) = (Disjoint::new(row), Disjoint::new(&mut scratch));
+    let low_bits = T::KEY_BITS - MSD_BITS;
+    for_each_bucket(&starts, |start, len| {
+        // SAFETY: bucket ranges are disjoint, and each task touches only its own.
+        let (dst, src) = unsafe { (rows.part(start, len), scratches.part(start, len)) };
+        let low = |x: T| directed(x, descending) & ((1 << low_bits) - 1);
+        if lsd_sort(src, dst, low_bits, low) {
+            dst.copy_from_slice(src);
+        }
+    });
+}
+
+/// Calls `f(start, len)` for every non-empty bucket of `starts` (bucket `b` is
+/// `starts[b]..starts[b + 1]`), in parallel.
+pub fn for_each_bucket(starts: &[usize], f: impl Fn(usize, usize) + Sync + Send) {
+    for_each_item(
+        starts.len() - 1,
+        || (),
+        |_, b| {
+            let (start, len) = (starts[b], starts[b + 1] - starts[b]);
+            if len > 0 {
+                f(start, len);
+            }
+        },
+    );
+}
+
+/// A stable first pass over a long row by the top `MSD_BITS` of the (directed) keys,
+/// in parallel: each fixed chunk of the row is counted and scattered by its own task.
+/// Returns the row rearranged bucket by bucket, and where each bucket starts (then the
+/// row's length). Needs `T::KEY_BITS > MSD_BITS`.
+pub fn msd_buckets<T: RadixKey>(row: &[T], descending: bool) -> (Vec<T>, Vec<usize>) {
+    let Some(&first) = row.first() else {
+        return (Vec::new(), vec![0, 0]);
+    };
     let shift = T::KEY_BITS - MSD_BITS;
     let bucket = |x: T| (directed(x, descending) >> shift) as usize;
     let chunk = MSD_CHUNK.max(row.len().div_ceil(MSD_TASKS));
@@ -210,25 +299,7 @@ pub fn sort_long_row<T: RadixKey>(row: &mut [T], descending: bool) {
             }
         },
     );
-    drop(chunks);
-    let (rows, scratches) = (Disjoint::new(row), Disjoint::new(&mut scratch));
-    let low_bits = shift;
-    for_each_item(
-        1 << MSD_BITS,
-        || (),
-        |_, b| {
-            let (start, len) = (starts[b], starts[b + 1] - starts[b]);
-            if len == 0 {
-                return;
-            }
-            // SAFETY: bucket ranges are disjoint, and each task touches only its own.
-            let (dst, src) = unsafe { (rows.part(start, len), scratches.part(start, len)) };
-            let low = |x: T| directed(x, descending) & ((1 << low_bits) - 1);
-            if lsd_sort(src, dst, low_bits, low) {
-                dst.copy_from_slice(src);
-            }
-        },
-    );
+    (scratch, starts)
 }
 
 /// An element's key and position, sorted together for an argsort.

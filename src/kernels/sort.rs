@@ -6,9 +6,10 @@
 
 use std::cmp::Ordering;
 
+use super::key_sort::{self, Keys};
 use super::math::is_nan;
 use super::parallel::{for_each_chunk_mut, for_each_chunk_mut_with};
-use super::radix::{argsort_row, sort_long_row, sort_row, RadixKey, LONG_ROW};
+use super::radix::{self, RadixKey, LONG_ROW};
 
 /// Elements handled per parallel task.
 const ELEMENTS_PER_TASK: usize = 1 << 15;
@@ -42,7 +43,8 @@ fn order<T: PartialOrd + Copy>(a: T, b: T, descending: bool) -> Ordering {
 const RADIX_MIN: usize = 1024;
 
 /// Sorts each row of `row_len` elements of `data` in place. Rows of `RADIX_MIN` or
-/// more take a stable radix sort (bitwise the stable comparison sort's result, so
+/// more take the vector quicksort through their keys where it gives the stable sort's
+/// bits, else a stable radix sort (bitwise the stable comparison sort's result, so
 /// `stable` only matters for shorter rows); rows of `LONG_ROW` or more are each
 /// sorted by all threads.
 pub fn sort_rows<T: RadixKey + PartialOrd>(
@@ -56,14 +58,24 @@ pub fn sort_rows<T: RadixKey + PartialOrd>(
     }
     if row_len >= LONG_ROW {
         for row in data.chunks_mut(row_len) {
-            sort_long_row(row, descending);
+            if !key_sort::sort_long_row(row, descending) {
+                radix::sort_long_row(row, descending);
+            }
         }
     } else if row_len >= RADIX_MIN {
-        for_each_chunk_mut_with(data, chunk_len(row_len), Vec::new, |scratch, _, rows| {
-            for row in rows.chunks_mut(row_len) {
-                sort_row(row, scratch, descending);
-            }
-        });
+        let scratch = || (Keys::default(), Vec::new());
+        for_each_chunk_mut_with(
+            data,
+            chunk_len(row_len),
+            scratch,
+            |(keys, values), _, rows| {
+                for row in rows.chunks_mut(row_len) {
+                    if !key_sort::sort_row(row, keys, descending) {
+                        radix::sort_row(row, values, descending);
+                    }
+                }
+            },
+        );
     } else {
         for_each_chunk_mut(data, chunk_len(row_len), |_, rows| {
             for row in rows.chunks_mut(row_len) {
@@ -79,7 +91,8 @@ pub fn sort_rows<T: RadixKey + PartialOrd>(
 
 /// Writes into each row of `out` the indices (0-based, along the row) that sort the
 /// same row of `data`; ties keep their original order. Rows of `RADIX_MIN` or more
-/// are radix-sorted with their indices.
+/// are sorted as (key, index) pairs: by the vector quicksort for keys of up to 32
+/// bits, else by a radix sort.
 pub fn argsort_rows<T: RadixKey + PartialOrd>(
     data: &[T],
     out: &mut [i64],
@@ -90,23 +103,31 @@ pub fn argsort_rows<T: RadixKey + PartialOrd>(
         return;
     }
     let radix = row_len >= RADIX_MIN && u32::try_from(row_len).is_ok();
-    for_each_chunk_mut_with(out, chunk_len(row_len), Vec::new, |pairs, start, rows| {
-        for (r, idx) in rows.chunks_mut(row_len).enumerate() {
-            let base = start + r * row_len;
-            let xs = &data[base..base + row_len];
-            if radix {
-                argsort_row(xs, idx, pairs, descending);
-                continue;
+    let scratch = || (Keys::default(), Vec::new());
+    for_each_chunk_mut_with(
+        out,
+        chunk_len(row_len),
+        scratch,
+        |(keys, pairs), start, rows| {
+            for (r, idx) in rows.chunks_mut(row_len).enumerate() {
+                let base = start + r * row_len;
+                let xs = &data[base..base + row_len];
+                if radix {
+                    if !key_sort::argsort_row(xs, idx, keys, descending) {
+                        radix::argsort_row(xs, idx, pairs, descending);
+                    }
+                    continue;
+                }
+                for (i, o) in idx.iter_mut().enumerate() {
+                    *o = i as i64;
+                }
+                // Indices break ties, so the unstable sort gives the stable order.
+                idx.sort_unstable_by(|&i, &j| {
+                    order(xs[i as usize], xs[j as usize], descending).then(i.cmp(&j))
+                });
             }
-            for (i, o) in idx.iter_mut().enumerate() {
-                *o = i as i64;
-            }
-            // Indices break ties, so the unstable sort gives the stable order.
-            idx.sort_unstable_by(|&i, &j| {
-                order(xs[i as usize], xs[j as usize], descending).then(i.cmp(&j))
-            });
-        }
-    });
+        },
+    );
 }
 
 /// For each row of `data`, the indices of its `k` first elements in the order of a
@@ -332,6 +353,15 @@ mod tests {
             5e-324,
         ];
         radix_matches_comparison(&values_with(n, &f64s, 13, |v| v as f64 * 1e-3), |x| {
+            x.to_bits()
+        });
+        // Without both zeros or two NaNs, float rows take the vector quicksort.
+        let clean32 = [f32::NAN, 0.0, f32::INFINITY, f32::NEG_INFINITY, -1e-40];
+        radix_matches_comparison(&values_with(n, &clean32, 11, |v| v as f32 * 0.37), |x| {
+            x.to_bits() as u64
+        });
+        let clean64 = [-0.0, f64::NAN, f64::NEG_INFINITY, 5e-324];
+        radix_matches_comparison(&values_with(n, &clean64, 13, |v| v as f64 * 1e-3), |x| {
             x.to_bits()
         });
         let f16s = [

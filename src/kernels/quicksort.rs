@@ -1,0 +1,943 @@
+//! AVX-512 in-place quicksort for `u32` and `u64` slices, in the style of x86-simd-sort and
+//! vqsort: compress-based partitioning, median-of-sample pivots and bitonic sorting networks in
+//! registers for small ranges. Deterministic; after too many bad pivots it gives up with
+//! `Err(())` (leaving a permutation of the input) instead of going quadratic.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+use std::sync::OnceLock;
+
+/// True when this CPU runs the AVX-512 sort (avx512f + avx512bw + avx512vl + avx512dq; also
+/// popcnt and bmi2, which every AVX-512 CPU has).
+pub fn available() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(detect)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect() -> bool {
+    is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512vl")
+        && is_x86_feature_detected!("avx512dq")
+        && is_x86_feature_detected!("popcnt")
+        && is_x86_feature_detected!("bmi2")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect() -> bool {
+    false
+}
+
+/// Sorts ascending by unsigned value. `Err(())` when AVX-512 is missing (`v` untouched) or when
+/// it gave up on bad pivots (`v` is then a permutation of its input); sort it another way.
+#[allow(clippy::result_unit_err)] // Fixed API: the caller falls back to its own sort on Err.
+pub fn sort_u32(v: &mut [u32]) -> Result<(), ()> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(s) = kernel::Avx::<u32>::detect() {
+        // SAFETY: `s` exists only if the CPU has every feature that `kernel::sort` enables.
+        return unsafe { kernel::sort(s, v) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
+    Err(())
+}
+
+/// Sorts ascending by unsigned value; see [`sort_u32`].
+#[allow(clippy::result_unit_err)] // Fixed API: the caller falls back to its own sort on Err.
+pub fn sort_u64(v: &mut [u64]) -> Result<(), ()> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(s) = kernel::Avx::<u64>::detect() {
+        // SAFETY: `s` exists only if the CPU has every feature that `kernel::sort` enables.
+        return unsafe { kernel::sort(s, v) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
+    Err(())
+}
+
+#[cfg(target_arch = "x86_64")]
+mod kernel {
+    use core::arch::x86_64::*;
+    use core::marker::PhantomData;
+    use core::ops::{BitAnd, BitXor, Not};
+
+    type V = __m512i;
+
+    /// Ranges of up to this many registers (256 u32 / 128 u64) go to the sorting network.
+    const BASE_REGS: usize = 16;
+    /// Vectors per partition step. `2 * UNROLL <= BASE_REGS`: `partition` needs two blocks.
+    const UNROLL: usize = 8;
+    /// Distance in blocks of the far prefetch (about 15 KB).
+    const FAR: usize = 30;
+    /// Up to this length the pivot is the median of 16 samples, above it of 64.
+    const SMALL_SAMPLE_LEN: usize = 4096;
+
+    /// Zero-sized proof that the CPU has the features `available` checks; `T` is the key type.
+    #[derive(Clone, Copy)]
+    pub struct Avx<T>(PhantomData<T>);
+
+    impl<T> Avx<T> {
+        pub fn detect() -> Option<Self> {
+            super::available().then_some(Avx(PhantomData))
+        }
+    }
+
+    /// Vector operations for one key width. Holding `self` proves the CPU can run them; they
+    /// are `inline(always)` so they fold into the `target_feature` kernels below.
+    pub trait Ops: Copy {
+        type T: Copy + Ord + Default;
+        type M: Copy + Not<Output = Self::M> + BitAnd<Output = Self::M> + BitXor<Output = Self::M>;
+        /// Lanes per register.
+        const N: usize;
+        const MAX: Self::T;
+        /// `x - 1`, or `None` for 0.
+        fn pred(x: Self::T) -> Option<Self::T>;
+        fn splat(self, x: Self::T) -> V;
+        /// Lanes where `a > b`.
+        fn gt(self, a: V, b: V) -> Self::M;
+        fn count(self, m: Self::M) -> usize;
+        /// Lanes `0..min(k, N)`.
+        fn first(self, k: usize) -> Self::M;
+        /// Lanes whose index has bit `p` set.
+        fn upper(self, p: u32) -> Self::M;
+        fn min(self, a: V, b: V) -> V;
+        fn max(self, a: V, b: V) -> V;
+        /// `max(a, b)` in the lanes of `hi`, `min(a, b)` elsewhere.
+        fn minmax(self, hi: Self::M, a: V, b: V) -> V;
+        /// Lane `i` of the result is lane `i ^ m` of `x`.
+        fn lane_xor(self, x: V, m: usize) -> V;
+        /// Exchanges lane-index bit `p` with the bit telling register `a` from `b`: the
+        /// results hold the lanes with bit `p` clear, then those with it set.
+        fn swap_bit(self, a: V, b: V, p: u32) -> (V, V);
+        /// Packs the lanes of `m` to the bottom.
+        fn compress(self, m: Self::M, x: V) -> V;
+        /// Loads `min(N, src.len())` keys, padding with `MAX`.
+        fn load_n(self, src: &[Self::T]) -> V;
+        /// Stores the first `min(N, dst.len())` lanes.
+        fn store_n(self, dst: &mut [Self::T], x: V);
+        /// # Safety
+        /// `p..p + N` must be readable.
+        unsafe fn load(self, p: *const Self::T) -> V;
+        /// Loads the lanes of `m`, zeroing the others.
+        /// # Safety
+        /// Those lanes at `p` must be readable.
+        unsafe fn load_masked(self, p: *const Self::T, m: Self::M) -> V;
+        /// # Safety
+        /// `p..p + N` must be writable.
+        unsafe fn store(self, p: *mut Self::T, x: V);
+        /// Stores the lanes of `m`.
+        /// # Safety
+        /// Those lanes at `p` must be writable.
+        unsafe fn store_masked(self, p: *mut Self::T, m: Self::M, x: V);
+        /// Partitions a whole vector: keys `<= pivot` (`gt(x, pv)` clear) go up from `o.l`, the
+        /// others down from `o.r`, and the cursors move. `ones` is an all-ones mask.
+        /// # Safety
+        /// `o.l .. o.l + N` must be writable and hold nothing still needed, and so must
+        /// `o.r - N .. o.r` or, if `tight`, `o.l .. o.r` (at least `N` slots).
+        unsafe fn split_store(self, o: &mut Out<Self::T>, x: V, pv: V, ones: Self::M, tight: bool);
+    }
+
+    /// Write cursors of a partition: the left part grows up from `p + l`, the right part down
+    /// from `p + r`.
+    pub struct Out<T> {
+        p: *mut T,
+        l: usize,
+        r: usize,
+    }
+
+    /// `FIRST[k]` has the low `k` bits set. A table, so that in the partition loop the mask
+    /// loads straight into a mask register instead of costing a port-5 move from a GPR.
+    static FIRST: [u16; 17] = {
+        let mut t = [0; 17];
+        let mut k = 0;
+        while k < 17 {
+            t[k] = ((1u32 << k) - 1) as u16;
+            k += 1;
+        }
+        t
+    };
+
+    /// For each 8-lane mask `m`, the lane order "lanes not in `m`, then lanes in `m`": byte `i`
+    /// is the source lane of lane `i`.
+    static PARTITION8: [u64; 256] = {
+        let mut t = [0; 256];
+        let mut m = 0;
+        while m < 256 {
+            let (mut out, mut side) = (0, 0);
+            while side < 2 {
+                let mut lane = 0;
+                while lane < 8 {
+                    if (m >> lane & 1) == side {
+                        t[m] |= (lane as u64) << (8 * out);
+                        out += 1;
+                    }
+                    lane += 1;
+                }
+                side += 1;
+            }
+            m += 1;
+        }
+        t
+    };
+
+    // SAFETY (every `unsafe` block in the two `Ops` impls): holding `self` proves the CPU has
+    // AVX-512F/BW/VL/DQ. Intrinsics taking pointers touch only the lanes the method's contract
+    // names (upheld by its callers, or by slice bounds); masked-off lanes are never accessed.
+    impl Ops for Avx<u32> {
+        type T = u32;
+        type M = u16;
+        const N: usize = 16;
+        const MAX: u32 = u32::MAX;
+
+        #[inline(always)]
+        fn pred(x: u32) -> Option<u32> {
+            x.checked_sub(1)
+        }
+        #[inline(always)]
+        fn splat(self, x: u32) -> V {
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_set1_epi32(x as i32) }
+        }
+        #[inline(always)]
+        fn gt(self, a: V, b: V) -> u16 {
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_cmpgt_epu32_mask(a, b) }
+        }
+        #[inline(always)]
+        fn count(self, m: u16) -> usize {
+            m.count_ones() as usize
+        }
+        #[inline(always)]
+        fn first(self, k: usize) -> u16 {
+            FIRST[k.min(16)]
+        }
+        #[inline(always)]
+        fn upper(self, p: u32) -> u16 {
+            [0xAAAA, 0xCCCC, 0xF0F0, 0xFF00][p as usize]
+        }
+        #[inline(always)]
+        fn min(self, a: V, b: V) -> V {
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_min_epu32(a, b) }
+        }
+        #[inline(always)]
+        fn max(self, a: V, b: V) -> V {
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_max_epu32(a, b) }
+        }
+        #[inline(always)]
+        fn minmax(self, hi: u16, a: V, b: V) -> V {
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_mask_max_epu32(_mm512_min_epu32(a, b), hi, a, b) }
+        }
+        #[inline(always)]
+        fn lane_xor(self, x: V, m: usize) -> V {
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_permutexvar_epi32(self.index(|l| l ^ m), x) }
+        }
+        #[inline(always)]
+        fn swap_bit(self, a: V, b: V, p: u32) -> (V, V) {
+            // Index `16 + i` selects lane `i` of `b`.
+            let bit = 1 << p;
+            let lo = self.index(|l| if l & bit == 0 { l } else { 16 + (l ^ bit) });
+            let hi = self.index(|l| if l & bit == 0 { l ^ bit } else { 16 + l });
+            // SAFETY: see the comment above the impl.
+            unsafe {
+                (
+                    _mm512_permutex2var_epi32(a, lo, b),
+                    _mm512_permutex2var_epi32(a, hi, b),
+                )
+            }
+        }
+        #[inline(always)]
+        fn compress(self, m: u16, x: V) -> V {
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_maskz_compress_epi32(m, x) }
+        }
+        #[inline(always)]
+        fn load_n(self, src: &[u32]) -> V {
+            let m = self.first(src.len());
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_mask_loadu_epi32(self.splat(u32::MAX), m, src.as_ptr().cast()) }
+        }
+        #[inline(always)]
+        fn store_n(self, dst: &mut [u32], x: V) {
+            let m = self.first(dst.len());
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_mask_storeu_epi32(dst.as_mut_ptr().cast(), m, x) }
+        }
+        #[inline(always)]
+        unsafe fn load(self, p: *const u32) -> V {
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_loadu_epi32(p.cast()) }
+        }
+        #[inline(always)]
+        unsafe fn load_masked(self, p: *const u32, m: u16) -> V {
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_maskz_loadu_epi32(m, p.cast()) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut u32, x: V) {
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_storeu_epi32(p.cast(), x) }
+        }
+        #[inline(always)]
+        unsafe fn store_masked(self, p: *mut u32, m: u16, x: V) {
+            // SAFETY: see the comment above the impl.
+            unsafe { _mm512_mask_storeu_epi32(p.cast(), m, x) }
+        }
+        #[inline(always)]
+        unsafe fn split_store(self, o: &mut Out<u32>, x: V, pv: V, ones: u16, _tight: bool) {
+            // Two compresses; the right part is stored masked, so `tight` changes nothing.
+            let high = self.gt(x, pv);
+            let nh = self.count(high);
+            // SAFETY: see the comment above the impl; the caller guarantees the room.
+            unsafe {
+                self.store(o.p.add(o.l), self.compress(high ^ ones, x));
+                self.store_masked(o.p.add(o.r - nh), self.first(nh), self.compress(high, x));
+            }
+            o.l += 16 - nh;
+            o.r -= nh;
+        }
+    }
+
+    impl Avx<u32> {
+        /// The vector `[f(0), .., f(15)]`; constant-folded, as `f` only sees constants.
+        #[inline(always)]
+        fn index(self, f: impl Fn(usize) -> usize) -> V {
+            let a: [i32; 16] = core::array::from_fn(|l| f(l) as i32);
+            // SAFETY: see the comment above the `Ops` impl; reads the 16 keys of `a`.
+            unsafe { _mm512_loadu_epi32(a.as_ptr()) }
+        }
+    }
+
+    impl Ops for Avx<u64> {
+        type T = u64;
+        type M = u8;
+        const N: usize = 8;
+        const MAX: u64 = u64::MAX;
+
+        #[inline(always)]
+        fn pred(x: u64) -> Option<u64> {
+            x.checked_sub(1)
+        }
+        #[inline(always)]
+        fn splat(self, x: u64) -> V {
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_set1_epi64(x as i64) }
+        }
+        #[inline(always)]
+        fn gt(self, a: V, b: V) -> u8 {
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_cmpgt_epu64_mask(a, b) }
+        }
+        #[inline(always)]
+        fn count(self, m: u8) -> usize {
+            m.count_ones() as usize
+        }
+        #[inline(always)]
+        fn first(self, k: usize) -> u8 {
+            FIRST[k.min(8)] as u8
+        }
+        #[inline(always)]
+        fn upper(self, p: u32) -> u8 {
+            [0xAA, 0xCC, 0xF0][p as usize]
+        }
+        #[inline(always)]
+        fn min(self, a: V, b: V) -> V {
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_min_epu64(a, b) }
+        }
+        #[inline(always)]
+        fn max(self, a: V, b: V) -> V {
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_max_epu64(a, b) }
+        }
+        #[inline(always)]
+        fn minmax(self, hi: u8, a: V, b: V) -> V {
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_mask_max_epu64(_mm512_min_epu64(a, b), hi, a, b) }
+        }
+        #[inline(always)]
+        fn lane_xor(self, x: V, m: usize) -> V {
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_permutexvar_epi64(self.index(|l| l ^ m), x) }
+        }
+        #[inline(always)]
+        fn swap_bit(self, a: V, b: V, p: u32) -> (V, V) {
+            // Index `8 + i` selects lane `i` of `b`.
+            let bit = 1 << p;
+            let lo = self.index(|l| if l & bit == 0 { l } else { 8 + (l ^ bit) });
+            let hi = self.index(|l| if l & bit == 0 { l ^ bit } else { 8 + l });
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe {
+                (
+                    _mm512_permutex2var_epi64(a, lo, b),
+                    _mm512_permutex2var_epi64(a, hi, b),
+                )
+            }
+        }
+        #[inline(always)]
+        fn compress(self, m: u8, x: V) -> V {
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_maskz_compress_epi64(m, x) }
+        }
+        #[inline(always)]
+        fn load_n(self, src: &[u64]) -> V {
+            let m = self.first(src.len());
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_mask_loadu_epi64(self.splat(u64::MAX), m, src.as_ptr().cast()) }
+        }
+        #[inline(always)]
+        fn store_n(self, dst: &mut [u64], x: V) {
+            let m = self.first(dst.len());
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_mask_storeu_epi64(dst.as_mut_ptr().cast(), m, x) }
+        }
+        #[inline(always)]
+        unsafe fn load(self, p: *const u64) -> V {
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_loadu_epi64(p.cast()) }
+        }
+        #[inline(always)]
+        unsafe fn load_masked(self, p: *const u64, m: u8) -> V {
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_maskz_loadu_epi64(m, p.cast()) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut u64, x: V) {
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_storeu_epi64(p.cast(), x) }
+        }
+        #[inline(always)]
+        unsafe fn store_masked(self, p: *mut u64, m: u8, x: V) {
+            // SAFETY: see the comment above the `u32` impl.
+            unsafe { _mm512_mask_storeu_epi64(p.cast(), m, x) }
+        }
+        #[inline(always)]
+        unsafe fn split_store(self, o: &mut Out<u64>, x: V, pv: V, _ones: u8, tight: bool) {
+            // One table-driven permutation (low keys first, high keys last) is cheaper than
+            // two compresses; the same vector is then stored at both ends.
+            let high = self.gt(x, pv);
+            let nh = self.count(high);
+            // SAFETY: see the comment above the `u32` impl; the caller guarantees the room.
+            unsafe {
+                let order = _mm512_set1_epi64(PARTITION8[high as usize] as i64);
+                let idx = _mm512_srlv_epi64(order, self.index(|l| 8 * l));
+                let y = _mm512_permutexvar_epi64(idx, x);
+                self.store(o.p.add(o.l), y);
+                if tight {
+                    // Its low lanes could land on the keys just stored at `o.l`.
+                    self.store_masked(o.p.add(o.r - 8), !self.first(8 - nh), y);
+                } else {
+                    self.store(o.p.add(o.r - 8), y);
+                }
+            }
+            o.l += 8 - nh;
+            o.r -= nh;
+        }
+    }
+
+    impl Avx<u64> {
+        /// The vector `[f(0), .., f(7)]`; constant-folded, as `f` only sees constants.
+        #[inline(always)]
+        fn index(self, f: impl Fn(usize) -> usize) -> V {
+            let a: [i64; 8] = core::array::from_fn(|l| f(l) as i64);
+            // SAFETY: see the comment above the `u32` `Ops` impl; reads the 8 keys of `a`.
+            unsafe { _mm512_loadu_epi64(a.as_ptr()) }
+        }
+    }
+
+    /// Sorts `v`, or gives up with `Err(())` after too many bad pivots.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
+    pub fn sort<S: Ops>(s: S, v: &mut [S::T]) -> Result<(), ()> {
+        // Partition levels allowed along any path; bounds the work by O(n log n).
+        let budget = 2 * (usize::BITS - v.len().leading_zeros()) + 4;
+        quicksort(s, v, budget)
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
+    fn quicksort<S: Ops>(s: S, mut v: &mut [S::T], mut budget: u32) -> Result<(), ()> {
+        loop {
+            if v.len() <= BASE_REGS * S::N {
+                sort_small(s, v);
+                return Ok(());
+            }
+            if budget == 0 {
+                return Err(());
+            }
+            budget -= 1;
+            let pivot = choose_pivot(s, v);
+            let mut mid = partition(s, v, pivot);
+            if mid == v.len() {
+                // Nothing exceeds the pivot, a sampled key, so it is the maximum: split off
+                // the keys equal to it, which are done. None smaller means all are equal.
+                let Some(below) = S::pred(pivot) else {
+                    return Ok(());
+                };
+                mid = partition(s, v, below);
+                if mid == 0 {
+                    return Ok(());
+                }
+                v = &mut core::mem::take(&mut v)[..mid];
+                continue;
+            }
+            // Recurse into the smaller side and loop on the larger: O(log n) stack.
+            let (lo, hi) = core::mem::take(&mut v).split_at_mut(mid);
+            if lo.len() <= hi.len() {
+                quicksort(s, lo, budget)?;
+                v = hi;
+            } else {
+                quicksort(s, hi, budget)?;
+                v = lo;
+            }
+        }
+    }
+
+    /// Median of keys at evenly spaced positions (deterministic).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
+    fn choose_pivot<S: Ops>(s: S, v: &[S::T]) -> S::T {
+        let count = if v.len() <= SMALL_SAMPLE_LEN { 16 } else { 64 };
+        match count / S::N {
+            1 => sample_median::<S, 1>(s, v),
+            2 => sample_median::<S, 2>(s, v),
+            4 => sample_median::<S, 4>(s, v),
+            _ => sample_median::<S, 8>(s, v),
+        }
+    }
+
+    #[inline(always)]
+    fn sample_median<S: Ops, const K: usize>(s: S, v: &[S::T]) -> S::T {
+        let count = K * S::N;
+        // `v.len() > BASE_REGS * N >= count`, so the stride is at least 1 and every sampled
+        // index `i * stride + stride / 2 < count * stride <= v.len()`.
+        let stride = v.len() / count;
+        let mut buf = [S::T::default(); 64];
+        for (i, x) in buf[..count].iter_mut().enumerate() {
+            *x = v[i * stride + stride / 2];
+        }
+        sort_in_regs::<S, K>(s, &mut buf[..count]);
+        buf[count / 2]
+    }
+
+    /// Moves the keys `<= pivot` to the front and returns their count.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
+    fn partition<S: Ops>(s: S, v: &mut [S::T], pivot: S::T) -> usize {
+        let (n, w) = (v.len(), S::N);
+        let block = UNROLL * w;
+        if n < 2 * block {
+            // Not reached from `quicksort`, which partitions only above BASE_REGS vectors.
+            let mut k = 0;
+            for i in 0..n {
+                if v[i] <= pivot {
+                    v.swap(i, k);
+                    k += 1;
+                }
+            }
+            return k;
+        }
+        let pv = s.splat(pivot);
+        // Opaque all-ones mask: with a known one LLVM turns `!gt` into a second compare (a
+        // port-5 uop, like the compresses); `gt ^ ones` stays a cheap mask op.
+        let ones = core::hint::black_box(s.first(w));
+        let p = v.as_mut_ptr();
+        // SAFETY: every access stays inside `v` (`p..p + n`). Unread keys are `left..right`,
+        // finished ones `..o.l` and `o.r..`. The first and last `block` keys are held in
+        // registers, so the gaps `o.l..left` and `right..o.r` together always have
+        // `2 * block` free slots. Each step reads from the side with the smaller gap, which
+        // leaves both gaps at least as large as what the step may write there (`block` or N),
+        // so writes never reach unread keys.
+        unsafe {
+            let mut held = [pv; 2 * UNROLL];
+            for i in 0..UNROLL {
+                held[i] = s.load(p.add(i * w));
+                held[UNROLL + i] = s.load(p.add(n - block + i * w));
+            }
+            let mut o = Out { p, l: 0, r: n };
+            let (mut left, mut right) = (block, n - block);
+            while right - left >= block {
+                // Prefetch that side's next block, and further ahead for passes that stream
+                // from memory; `wrapping_*` as these may lie outside `v` (prefetch never faults).
+                let (src, near, far) = if o.r - right < left - o.l {
+                    right -= block;
+                    let near = right.wrapping_sub(block);
+                    (right, near, near.wrapping_sub(FAR * block))
+                } else {
+                    left += block;
+                    (left - block, left, left + FAR * block)
+                };
+                let mut cur = [pv; UNROLL];
+                for (i, x) in cur.iter_mut().enumerate() {
+                    *x = s.load(p.add(src + i * w));
+                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(near.wrapping_add(i * w)).cast());
+                    _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(far.wrapping_add(i * w)).cast());
+                }
+                for x in &cur {
+                    s.split_store(&mut o, *x, pv, ones, false);
+                }
+            }
+            while right - left >= w {
+                let src = if o.r - right < left - o.l {
+                    right -= w;
+                    right
+                } else {
+                    left += w;
+                    left - w
+                };
+                s.split_store(&mut o, s.load(p.add(src)), pv, ones, false);
+            }
+            if right > left {
+                let valid = s.first(right - left);
+                put(s, &mut o, s.load_masked(p.add(left), valid), pv, valid);
+            }
+            // Now `o.l..o.r` is all free and exactly fits the held keys, N per vector.
+            for x in held {
+                s.split_store(&mut o, x, pv, ones, true);
+            }
+            o.l
+        }
+    }
+
+    /// Writes the `valid` lanes of `x`: keys `<= pivot` up from `o.l`, the others down from
+    /// `o.r`.
+    ///
+    /// # Safety
+    /// `o.l .. o.r` must be writable and have at least `count(valid)` free slots.
+    #[inline(always)]
+    unsafe fn put<S: Ops>(s: S, o: &mut Out<S::T>, x: V, pv: V, valid: S::M) {
+        let gt = s.gt(x, pv);
+        let (high, low) = (gt & valid, !gt & valid);
+        let (nh, nl) = (s.count(high), s.count(low));
+        // SAFETY: the caller guarantees room for all valid lanes between `o.l` and `o.r`.
+        unsafe {
+            s.store_masked(o.p.add(o.l), s.first(nl), s.compress(low, x));
+            s.store_masked(o.p.add(o.r - nh), s.first(nh), s.compress(high, x));
+        }
+        o.l += nl;
+        o.r -= nh;
+    }
+
+    /// Sorts up to `BASE_REGS * N` keys in registers, padding the last ones with `MAX`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
+    fn sort_small<S: Ops>(s: S, v: &mut [S::T]) {
+        match v.len().div_ceil(S::N) {
+            0 => {}
+            1 => sort_in_regs::<S, 1>(s, v),
+            2 => sort_in_regs::<S, 2>(s, v),
+            3..=4 => sort_in_regs::<S, 4>(s, v),
+            5..=8 => sort_in_regs::<S, 8>(s, v),
+            _ => sort_in_regs::<S, BASE_REGS>(s, v),
+        }
+    }
+
+    /// Sorts `v[..K * N]` (all of `v` if shorter) with a `K`-register network.
+    #[inline(always)]
+    fn sort_in_regs<S: Ops, const K: usize>(s: S, v: &mut [S::T]) {
+        let mut r = [s.splat(S::MAX); K];
+        for (i, x) in r.iter_mut().enumerate() {
+            if let Some(src) = v.get(i * S::N..) {
+                *x = s.load_n(src);
+            }
+        }
+        let rows = network(s, &mut r);
+        for (x, row) in r.iter().zip(rows) {
+            if let Some(dst) = v.get_mut(row * S::N..) {
+                s.store_n(dst, *x);
+            }
+        }
+    }
+
+    /// Bitonic sort of the `K * N` keys in `r` (`K` a power of two). The key of sorted rank `e`
+    /// sits "column-major" (register `e % K`, lane `e / K`), so most layers are plain min/max
+    /// between registers; the end converts to rows. Returns the row each register holds.
+    ///
+    /// Everything is spelled out with constant arguments so that it unrolls fully and stays in
+    /// registers (LLVM does not unroll loops this large by itself).
+    #[inline(always)]
+    fn network<S: Ops, const K: usize>(s: S, r: &mut [V; K]) -> [usize; 16] {
+        let bits = K.trailing_zeros() + S::N.trailing_zeros();
+        stage(s, r, bits, 1);
+        stage(s, r, bits, 2);
+        stage(s, r, bits, 3);
+        stage(s, r, bits, 4);
+        stage(s, r, bits, 5);
+        stage(s, r, bits, 6);
+        stage(s, r, bits, 7);
+        stage(s, r, bits, 8);
+        let (swaps, rows) = const { row_plan(K.trailing_zeros(), S::N.trailing_zeros()) };
+        swap_layer(s, r, swaps[0]);
+        swap_layer(s, r, swaps[1]);
+        swap_layer(s, r, swaps[2]);
+        swap_layer(s, r, swaps[3]);
+        rows
+    }
+
+    /// Merge stage `st` (if the network has that many): merges sorted runs of `2^(st-1)` keys.
+    #[inline(always)]
+    fn stage<S: Ops, const K: usize>(s: S, r: &mut [V; K], bits: u32, st: u32) {
+        if st > bits {
+            return;
+        }
+        mirror(s, r, st);
+        // Then half-cleaners on bits `st - 2` down to 0.
+        half(s, r, st, 6);
+        half(s, r, st, 5);
+        half(s, r, st, 4);
+        half(s, r, st, 3);
+        half(s, r, st, 2);
+        half(s, r, st, 1);
+        half(s, r, st, 0);
+    }
+
+    /// First layer of stage `st`: rank `e` meets rank `e ^ (2^st - 1)`, the lower one keeping
+    /// the min.
+    #[inline(always)]
+    fn mirror<S: Ops, const K: usize>(s: S, r: &mut [V; K], st: u32) {
+        let kb = K.trailing_zeros();
+        if st <= kb {
+            // Registers only. The max goes to `e ^ top` instead of its mirror rank: that
+            // reverses the upper half, which stays bitonic, and the later layers sort any
+            // bitonic sequence.
+            let (top, old) = (1 << (st - 1), *r);
+            for i in 0..K / 2 {
+                let q = low_pair(i, st - 1);
+                let (a, b) = (old[q], old[q ^ ((top << 1) - 1)]);
+                (r[q], r[q ^ top]) = (s.min(a, b), s.max(a, b));
+            }
+        } else {
+            // Register `q` meets register `K-1-q` with lanes xor-ed by `xl`.
+            let xl = (1 << (st - kb)) - 1;
+            let hi = s.upper(st - kb - 1);
+            if K == 1 {
+                r[0] = s.minmax(hi, r[0], s.lane_xor(r[0], xl));
+            }
+            for q in 0..K / 2 {
+                let (a, b) = (r[q], s.lane_xor(r[K - 1 - q], xl));
+                r[q] = s.minmax(hi, a, b);
+                r[K - 1 - q] = s.lane_xor(s.minmax(!hi, a, b), xl);
+            }
+        }
+    }
+
+    /// Half-cleaner layer of stage `st` on bit `t` (if it has one): rank `e` meets `e ^ 2^t`.
+    #[inline(always)]
+    fn half<S: Ops, const K: usize>(s: S, r: &mut [V; K], st: u32, t: u32) {
+        let kb = K.trailing_zeros();
+        if t + 2 > st {
+            return;
+        }
+        if t < kb {
+            for i in 0..K / 2 {
+                let q = low_pair(i, t);
+                let (a, b) = (r[q], r[q | 1 << t]);
+                (r[q], r[q | 1 << t]) = (s.min(a, b), s.max(a, b));
+            }
+        } else {
+            // A lane bit: move it into the register bit of each pair, min/max, move it back
+            // (6 uops per pair, against 8 for shuffling within each register).
+            let p = t - kb;
+            if K == 1 {
+                r[0] = s.minmax(s.upper(p), r[0], s.lane_xor(r[0], 1 << p));
+            }
+            for i in 0..K / 2 {
+                let (a, b) = s.swap_bit(r[2 * i], r[2 * i + 1], p);
+                (r[2 * i], r[2 * i + 1]) = s.swap_bit(s.min(a, b), s.max(a, b), p);
+            }
+        }
+    }
+
+    /// The `i`-th register index with bit `b` clear.
+    #[inline(always)]
+    fn low_pair(i: usize, b: u32) -> usize {
+        (i >> b << (b + 1)) | (i & ((1 << b) - 1))
+    }
+
+    /// How to turn the column-major network output into rows: up to four (register bit, lane
+    /// bit) exchanges, then the row each register holds. Evaluated at compile time.
+    const fn row_plan(kb: u32, nb: u32) -> ([Option<(u32, u32)>; 4], [usize; 16]) {
+        // Rank bit held by each register bit and each lane bit.
+        let mut reg_bit = [0, 1, 2, 3];
+        let mut lane_bit = [kb, kb + 1, kb + 2, kb + 3];
+        let mut swaps = [None; 4];
+        // Lane bit `p` must end up holding rank bit `p`; fetch it from its register bit.
+        let mut p = 0;
+        while p < nb {
+            let mut q = 0;
+            while q < kb {
+                if reg_bit[q as usize] == p {
+                    swaps[p as usize] = Some((q, p));
+                    reg_bit[q as usize] = lane_bit[p as usize];
+                    lane_bit[p as usize] = p;
+                }
+                q += 1;
+            }
+            p += 1;
+        }
+        let mut rows = [0; 16];
+        let mut i = 0;
+        while i < 16 {
+            let mut q = 0;
+            while q < kb {
+                rows[i] |= (i >> q & 1) << (reg_bit[q as usize] - nb);
+                q += 1;
+            }
+            i += 1;
+        }
+        (swaps, rows)
+    }
+
+    /// Exchanges register bit `q` with lane bit `p` in every register pair.
+    #[inline(always)]
+    fn swap_layer<S: Ops, const K: usize>(s: S, r: &mut [V; K], swap: Option<(u32, u32)>) {
+        if let Some((q, p)) = swap {
+            for i in 0..K / 2 {
+                let a = low_pair(i, q);
+                (r[a], r[a | 1 << q]) = s.swap_bit(r[a], r[a | 1 << q], p);
+            }
+        }
+    }
+
+    /// Test hooks: run the kernels with other parameters than `sort` does.
+    #[cfg(test)]
+    pub mod hooks {
+        use super::*;
+
+        pub fn quicksort_with_budget<S: Ops>(s: S, v: &mut [S::T], budget: u32) -> Result<(), ()> {
+            // SAFETY: `s` exists only if the CPU has every feature `quicksort` enables.
+            unsafe { quicksort(s, v, budget) }
+        }
+
+        pub fn partition<S: Ops>(s: S, v: &mut [S::T], pivot: S::T) -> usize {
+            // SAFETY: as above.
+            unsafe { super::partition(s, v, pivot) }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift64: deterministic test data.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    const PATTERNS: usize = 10;
+
+    /// Test data as u64; u32 tests truncate, which maps MAX to MAX and keeps the shape.
+    fn pattern(kind: usize, n: usize, rng: &mut Rng) -> Vec<u64> {
+        let n = n as u64;
+        (0..n)
+            .map(|i| match kind {
+                0 => rng.next(),
+                1 => 42,
+                2 => [0, u64::MAX][(rng.next() & 1) as usize],
+                3 => i,
+                4 => n - i,
+                5 => i.min(n - i),
+                6 => rng.next() % 16,
+                7 => rng.next() % 8,
+                8 => u64::MAX - rng.next() % 8,
+                _ => u64::MAX,
+            })
+            .collect()
+    }
+
+    fn check(kind: usize, n: usize, rng: &mut Rng) {
+        let data = pattern(kind, n, rng);
+        let mut a = data.clone();
+        let mut b = a.clone();
+        b.sort_unstable();
+        assert_eq!(sort_u64(&mut a), Ok(()), "u64 kind {kind} n {n}");
+        assert!(a == b, "u64 kind {kind} n {n}");
+        let mut a: Vec<u32> = data.iter().map(|&x| x as u32).collect();
+        let mut b = a.clone();
+        b.sort_unstable();
+        assert_eq!(sort_u32(&mut a), Ok(()), "u32 kind {kind} n {n}");
+        assert!(a == b, "u32 kind {kind} n {n}");
+    }
+
+    #[test]
+    fn all_small_sizes() {
+        if !available() {
+            return; // Nothing to test: the caller's fallback sorts.
+        }
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for n in 0..=600 {
+            for kind in 0..PATTERNS {
+                check(kind, n, &mut rng);
+            }
+        }
+    }
+
+    #[test]
+    fn large_sizes() {
+        if !available() {
+            return; // Nothing to test: the caller's fallback sorts.
+        }
+        // Sizes that need several partition levels; kept small enough for a debug build.
+        let mut rng = Rng(12345);
+        for _ in 0..3 {
+            let n = (rng.next() % 300_000) as usize;
+            for kind in 0..PATTERNS {
+                check(kind, n, &mut rng);
+            }
+        }
+        for kind in 0..PATTERNS {
+            check(kind, 262_147, &mut rng);
+        }
+    }
+
+    #[test]
+    fn partition_splits() {
+        let (Some(s), Some(t)) = (kernel::Avx::<u32>::detect(), kernel::Avx::<u64>::detect())
+        else {
+            return;
+        };
+        let mut rng = Rng(99);
+        for n in 0..700 {
+            let a: Vec<u64> = (0..n).map(|_| rng.next() % 64).collect();
+            let pivot = rng.next() % 70;
+            let mut b = a.clone();
+            let k = kernel::hooks::partition(t, &mut b, pivot);
+            assert!(b[..k].iter().all(|&x| x <= pivot) && b[k..].iter().all(|&x| x > pivot));
+            let mut c: Vec<u32> = a.iter().map(|&x| x as u32).collect();
+            let k = kernel::hooks::partition(s, &mut c, pivot as u32);
+            assert!(c[..k].iter().all(|&x| x <= pivot as u32));
+            assert!(c[k..].iter().all(|&x| x > pivot as u32));
+            let (mut a, mut c) = (a, c);
+            a.sort_unstable();
+            b.sort_unstable();
+            c.sort_unstable();
+            assert!(a == b && a.iter().zip(&c).all(|(&x, &y)| x as u32 == y));
+        }
+    }
+
+    #[test]
+    fn give_up_leaves_permutation() {
+        let (Some(s), Some(t)) = (kernel::Avx::<u32>::detect(), kernel::Avx::<u64>::detect())
+        else {
+            return;
+        };
+        let mut rng = Rng(7);
+        let a: Vec<u64> = (0..100_000).map(|_| rng.next()).collect();
+        let mut b = a.clone();
+        let mut c: Vec<u32> = a.iter().map(|&x| x as u32).collect();
+        let mut d = c.clone();
+        assert_eq!(kernel::hooks::quicksort_with_budget(t, &mut b, 2), Err(()));
+        assert_eq!(kernel::hooks::quicksort_with_budget(s, &mut d, 2), Err(()));
+        let mut a = a;
+        a.sort_unstable();
+        b.sort_unstable();
+        c.sort_unstable();
+        d.sort_unstable();
+        assert!(a == b && c == d);
+    }
+}
