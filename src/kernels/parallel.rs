@@ -71,6 +71,15 @@ pub fn for_each_item<S>(
     }
 }
 
+/// Runs `a` and `b`, in parallel when a thread is free; the caller combines the
+/// results in a fixed order.
+pub fn join<A: Send, B: Send>(
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    rayon::join(a, b)
+}
+
 /// An exclusively borrowed slice that parallel tasks write in disjoint parts (such as
 /// the same columns of many rows), each task taking only the parts it owns.
 pub struct Disjoint<'a, T> {

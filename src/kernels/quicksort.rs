@@ -55,6 +55,33 @@ pub fn sort_u64(v: &mut [u64]) -> Result<(), ()> {
     Err(())
 }
 
+/// One partition step of `sort_u32` around a pivot sampled from `v`: moves the keys
+/// `<=` it to the front and returns their count, or `None` (with `v` untouched or only
+/// permuted) when that would not split `v` in two or AVX-512 is missing. Lets a caller
+/// sort the two parts on two threads.
+pub fn split_u32(v: &mut [u32]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(s) = kernel::Avx::<u32>::detect() {
+        // SAFETY: `s` exists only if the CPU has every feature that `kernel::split` enables.
+        return unsafe { kernel::split(s, v) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
+    None
+}
+
+/// One partition step of `sort_u64`; see [`split_u32`].
+pub fn split_u64(v: &mut [u64]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(s) = kernel::Avx::<u64>::detect() {
+        // SAFETY: `s` exists only if the CPU has every feature that `kernel::split` enables.
+        return unsafe { kernel::split(s, v) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
+    None
+}
+
 #[cfg(target_arch = "x86_64")]
 mod kernel {
     use core::arch::x86_64::*;
@@ -454,6 +481,17 @@ mod kernel {
         // Partition levels allowed along any path; bounds the work by O(n log n).
         let budget = 2 * (usize::BITS - v.len().leading_zeros()) + 4;
         quicksort(s, v, budget)
+    }
+
+    /// One partition step of `quicksort`: the count of keys `<=` a sampled pivot, now
+    /// in front, when both parts are non-empty.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
+    pub fn split<S: Ops>(s: S, v: &mut [S::T]) -> Option<usize> {
+        if v.len() <= BASE_REGS * S::N {
+            return None;
+        }
+        let mid = partition(s, v, choose_pivot(s, v));
+        (mid > 0 && mid < v.len()).then_some(mid)
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]

@@ -239,7 +239,7 @@ pub fn sort_long_row<T: RadixKey>(row: &mut [T], descending: bool) {
 
 /// Calls `f(start, len)` for every non-empty bucket of `starts` (bucket `b` is
 /// `starts[b]..starts[b + 1]`), in parallel.
-pub fn for_each_bucket(starts: &[usize], f: impl Fn(usize, usize) + Sync + Send) {
+fn for_each_bucket(starts: &[usize], f: impl Fn(usize, usize) + Sync + Send) {
     for_each_item(
         starts.len() - 1,
         || (),
@@ -256,7 +256,7 @@ pub fn for_each_bucket(starts: &[usize], f: impl Fn(usize, usize) + Sync + Send)
 /// in parallel: each fixed chunk of the row is counted and scattered by its own task.
 /// Returns the row rearranged bucket by bucket, and where each bucket starts (then the
 /// row's length). Needs `T::KEY_BITS > MSD_BITS`.
-pub fn msd_buckets<T: RadixKey>(row: &[T], descending: bool) -> (Vec<T>, Vec<usize>) {
+fn msd_buckets<T: RadixKey>(row: &[T], descending: bool) -> (Vec<T>, Vec<usize>) {
     let Some(&first) = row.first() else {
         return (Vec::new(), vec![0, 0]);
     };

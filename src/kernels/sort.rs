@@ -6,7 +6,7 @@
 
 use std::cmp::Ordering;
 
-use super::key_sort::{self, Keys};
+use super::key_sort;
 use super::math::is_nan;
 use super::parallel::{for_each_chunk_mut, for_each_chunk_mut_with};
 use super::radix::{self, RadixKey, LONG_ROW};
@@ -58,24 +58,18 @@ pub fn sort_rows<T: RadixKey + PartialOrd>(
     }
     if row_len >= LONG_ROW {
         for row in data.chunks_mut(row_len) {
-            if !key_sort::sort_long_row(row, descending) {
+            if !key_sort::sort_row(row, descending) {
                 radix::sort_long_row(row, descending);
             }
         }
     } else if row_len >= RADIX_MIN {
-        let scratch = || (Keys::default(), Vec::new());
-        for_each_chunk_mut_with(
-            data,
-            chunk_len(row_len),
-            scratch,
-            |(keys, values), _, rows| {
-                for row in rows.chunks_mut(row_len) {
-                    if !key_sort::sort_row(row, keys, descending) {
-                        radix::sort_row(row, values, descending);
-                    }
+        for_each_chunk_mut_with(data, chunk_len(row_len), Vec::new, |values, _, rows| {
+            for row in rows.chunks_mut(row_len) {
+                if !key_sort::sort_row(row, descending) {
+                    radix::sort_row(row, values, descending);
                 }
-            },
-        );
+            }
+        });
     } else {
         for_each_chunk_mut(data, chunk_len(row_len), |_, rows| {
             for row in rows.chunks_mut(row_len) {
@@ -103,17 +97,17 @@ pub fn argsort_rows<T: RadixKey + PartialOrd>(
         return;
     }
     let radix = row_len >= RADIX_MIN && u32::try_from(row_len).is_ok();
-    let scratch = || (Keys::default(), Vec::new());
+    let scratch = || (Vec::new(), Vec::new());
     for_each_chunk_mut_with(
         out,
         chunk_len(row_len),
         scratch,
-        |(keys, pairs), start, rows| {
+        |(packed, pairs), start, rows| {
             for (r, idx) in rows.chunks_mut(row_len).enumerate() {
                 let base = start + r * row_len;
                 let xs = &data[base..base + row_len];
                 if radix {
-                    if !key_sort::argsort_row(xs, idx, keys, descending) {
+                    if !key_sort::argsort_row(xs, idx, packed, descending) {
                         radix::argsort_row(xs, idx, pairs, descending);
                     }
                     continue;
