@@ -100,6 +100,19 @@ pub unsafe fn filled<T: Elem>(
     Some(buf)
 }
 
+/// A copy of `src` in a new buffer written once (not zeroed first), or `None` when the
+/// system refuses.
+pub fn copy_of<T: Elem>(src: &[T]) -> Option<Vec<T>> {
+    // SAFETY: the closure writes every element of the `src.len()` it is given.
+    unsafe {
+        filled(src.len(), |dst| {
+            for (d, &s) in dst.iter_mut().zip(src) {
+                d.write(s);
+            }
+        })
+    }
+}
+
 /// The elements of a slice that has been written in full.
 ///
 /// # Safety

@@ -1,46 +1,30 @@
-//! Sorting rows through the vector quicksort (`quicksort`): the elements become their
-//! radix keys (unsigned, in sort order) in place, the keys are sorted, and the
-//! elements come back from them. An unstable sort of the keys gives the stable sort's
-//! bits exactly when no two elements with equal keys differ in their bits, so a row
-//! holding both zeros (-0.0 and 0.0) or two kinds of NaN is left to the radix sort,
-//! as is every row on a CPU without the vector sort: the result never depends on the
-//! ISA.
+//! Sorting rows through the vector quicksort (`quicksort`): ascending rows of the
+//! types it orders itself (32- and 64-bit numbers; floats without NaN) as they are;
+//! other rows' elements become their radix keys (unsigned, in sort order) in place,
+//! the keys are sorted, and the elements come back from them. An unstable sort gives
+//! the stable sort's bits exactly when no two elements with equal keys differ in their
+//! bits, so a row holding both zeros (-0.0 and 0.0) or two kinds of NaN is left to the
+//! radix sort, as is every row on a CPU without the vector sort: the result never
+//! depends on the ISA.
 
 use super::parallel::{for_each_chunk_mut, join, Disjoint};
-use super::quicksort;
+use super::quicksort::{self, Key};
 use super::radix::{directed, RadixKey};
+use std::any::TypeId;
 use std::mem::{align_of, size_of};
 
-/// A key width the vector quicksort sorts.
-pub trait Lane: RadixKey + Default {
-    /// Sorts ascending; false when the quicksort gave up (the keys are then only
-    /// permuted).
-    fn sort(keys: &mut [Self]) -> bool;
-    /// One partition step around a sampled pivot: the count of keys moved to the
-    /// front, or None when that would not split the keys in two.
-    fn split(keys: &mut [Self]) -> Option<usize>;
+/// A key width: the unsigned integer a row's radix keys are sorted as.
+pub trait Lane: RadixKey + Key {
     fn of(key: u64) -> Self;
 }
 
 impl Lane for u32 {
-    fn sort(keys: &mut [u32]) -> bool {
-        quicksort::sort_u32(keys).is_ok()
-    }
-    fn split(keys: &mut [u32]) -> Option<usize> {
-        quicksort::split_u32(keys)
-    }
     fn of(key: u64) -> u32 {
         key as u32
     }
 }
 
 impl Lane for u64 {
-    fn sort(keys: &mut [u64]) -> bool {
-        quicksort::sort_u64(keys).is_ok()
-    }
-    fn split(keys: &mut [u64]) -> Option<usize> {
-        quicksort::split_u64(keys)
-    }
     fn of(key: u64) -> u64 {
         key
     }
@@ -83,9 +67,12 @@ impl<T: RadixKey> Shared<T> {
     /// The key-sharing elements of `xs`.
     fn of(xs: &[T]) -> Shared<T> {
         let mut shared = Shared::new();
-        for &x in xs {
-            if x.shares_key() {
-                shared.note(x);
+        for block in xs.chunks(256) {
+            // A branch-free test first (it vectorizes): most blocks hold none.
+            if block.iter().fold(false, |any, x| any | x.shares_key()) {
+                for &x in block.iter().filter(|x| x.shares_key()) {
+                    shared.note(x);
+                }
             }
         }
         shared
@@ -96,6 +83,12 @@ impl<T: RadixKey> Shared<T> {
         for &(_, x) in other.seen.iter().flatten() {
             self.note(x);
         }
+    }
+
+    /// Whether the row holds a NaN: an element sharing the largest key.
+    fn holds_nan(&self) -> bool {
+        let nan_key = u64::MAX >> (64 - T::KEY_BITS);
+        self.seen.iter().flatten().any(|&(k, _)| k == nan_key)
     }
 
     /// The row's element with this key.
@@ -116,24 +109,32 @@ const KEY_CHUNK: usize = 1 << 16;
 /// Rows at least this long are split into parts sorted in parallel.
 const PARALLEL_MIN: usize = 1 << 17;
 
-/// Sorts `row` (the stable sort's result) through its keys, in parallel for long
-/// rows; false when this row or CPU can't take the vector quicksort, with `row`
-/// untouched or only permuted among elements that no sort tells apart.
+/// Sorts `row` (the stable sort's result) with the vector quicksort, in parallel for
+/// long rows: ascending rows of 32- and 64-bit numbers (floats without NaN) as they
+/// are, others through their keys. False when this row or CPU can't take the vector
+/// quicksort, with `row` untouched or only permuted among elements that no sort tells
+/// apart.
 pub fn sort_row<T: RadixKey>(row: &mut [T], descending: bool) -> bool {
+    if !quicksort::available() {
+        return false;
+    }
+    let Some(shared) = shared_of(row) else {
+        return false;
+    };
+    if !descending && !shared.holds_nan() {
+        if let Some(sorted) = sort_native(row) {
+            return sorted;
+        }
+    }
     match T::KEY_BITS {
-        32 => sort_row_as::<T, u32>(row, descending),
-        64 => sort_row_as::<T, u64>(row, descending),
+        32 => sort_keys::<T, u32>(row, &shared, descending),
+        64 => sort_keys::<T, u64>(row, &shared, descending),
         _ => false,
     }
 }
 
-fn sort_row_as<T: RadixKey, L: Lane>(row: &mut [T], descending: bool) -> bool {
-    if !quicksort::available()
-        || size_of::<T>() != size_of::<L>()
-        || align_of::<T>() != align_of::<L>()
-    {
-        return false;
-    }
+/// The key-sharing elements of `row`, or None when two of them clash.
+fn shared_of<T: RadixKey>(row: &mut [T]) -> Option<Shared<T>> {
     let n = row.len();
     let mut shared = vec![Shared::new(); n.div_ceil(KEY_CHUNK)];
     {
@@ -149,9 +150,38 @@ fn sort_row_as<T: RadixKey, L: Lane>(row: &mut [T], descending: bool) -> bool {
     for s in &shared {
         all.merge(s);
     }
-    if all.clash {
+    (!all.clash).then_some(all)
+}
+
+/// Sorts `row` ascending by the quicksort's own order of its type, or None for a type
+/// it does not take. The caller has checked that a float row holds no NaN and not both
+/// zeros, so that order is the stable sort's, bit for bit.
+fn sort_native<T: RadixKey>(row: &mut [T]) -> Option<bool> {
+    /// `row` as a slice of `K` when `T` is `K`.
+    fn same<T: 'static, K: 'static>(row: &mut [T]) -> Option<&mut [K]> {
+        (TypeId::of::<T>() == TypeId::of::<K>()).then(|| {
+            // SAFETY: `T` and `K` are the same type.
+            unsafe { std::slice::from_raw_parts_mut(row.as_mut_ptr().cast::<K>(), row.len()) }
+        })
+    }
+    macro_rules! native {
+        ($($k:ty),*) => {$(
+            if let Some(r) = same::<T, $k>(row) {
+                return Some(sort_parts(r, 3));
+            }
+        )*};
+    }
+    native!(f32, f64, i32, i64, u32, u64);
+    None
+}
+
+/// Sorts `row` as its radix keys of type `L`, in place; `shared` has its key-sharing
+/// elements (no clash).
+fn sort_keys<T: RadixKey, L: Lane>(row: &mut [T], shared: &Shared<T>, descending: bool) -> bool {
+    if size_of::<T>() != size_of::<L>() || align_of::<T>() != align_of::<L>() {
         return false;
     }
+    let n = row.len();
     // SAFETY: `L` has `T`'s size and alignment (checked above) and every bit pattern
     // is an `L`; `row` is not used while `keys` lives.
     let keys = unsafe { std::slice::from_raw_parts_mut(row.as_mut_ptr().cast::<L>(), n) };
@@ -165,18 +195,18 @@ fn sort_row_as<T: RadixKey, L: Lane>(row: &mut [T], descending: bool) -> bool {
     // Sorted or not (the quicksort gave up), the keys turn back into the row's
     // elements: when not, a permutation of them, which sorts to the same bits.
     let sorted = sort_parts(keys, 3);
-    back_from_keys(keys, &all, descending);
+    back_from_keys(keys, shared, descending);
     sorted
 }
 
 /// Sorts `keys`, splitting long ones in two around a pivot and sorting the parts in
 /// parallel, down to `depth` levels. The split points depend on the keys only.
-fn sort_parts<L: Lane>(keys: &mut [L], depth: u32) -> bool {
+fn sort_parts<L: Key>(keys: &mut [L], depth: u32) -> bool {
     if depth == 0 || keys.len() < PARALLEL_MIN {
-        return L::sort(keys);
+        return L::sort(keys).is_ok();
     }
     match L::split(keys) {
-        None => L::sort(keys),
+        None => L::sort(keys).is_ok(),
         Some(mid) => {
             let (lo, hi) = keys.split_at_mut(mid);
             let (a, b) = join(|| sort_parts(lo, depth - 1), || sort_parts(hi, depth - 1));
@@ -217,7 +247,7 @@ pub fn argsort_row<T: RadixKey>(
             .enumerate()
             .map(|(i, &x)| directed(x, descending) << 32 | i as u64),
     );
-    if !u64::sort(pairs) {
+    if u64::sort(pairs).is_err() {
         return false;
     }
     for (o, &p) in out.iter_mut().zip(pairs.iter()) {
@@ -292,5 +322,55 @@ mod tests {
                 assert_eq!(idx, want_idx);
             }
         }
+    }
+
+    /// Sorts `xs` both ways, as it is and through the radix sort, and compares bits.
+    fn same_as_radix<T: RadixKey>(xs: &[T]) {
+        for descending in [false, true] {
+            let (mut got, mut want) = (xs.to_vec(), xs.to_vec());
+            let taken = sort_row(&mut got, descending);
+            radix::sort_row(&mut want, &mut Vec::new(), descending);
+            assert_eq!(taken, quicksort::available());
+            let bits = |v: &[T]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "descending {descending}");
+        }
+    }
+
+    #[test]
+    fn native_and_key_paths_are_the_radix_sort_bitwise() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // Long enough to be split and sorted in parallel parts.
+        let raw: Vec<u64> = (0..PARALLEL_MIN + 4099).map(|_| next()).collect();
+        let small = |x: u64| (x % 1000) as i64 - 500;
+        same_as_radix(&raw.iter().map(|&x| x as u32).collect::<Vec<_>>());
+        same_as_radix(&raw);
+        same_as_radix(&raw.iter().map(|&x| x as i32).collect::<Vec<_>>());
+        same_as_radix(&raw.iter().map(|&x| small(x)).collect::<Vec<_>>());
+        // Floats with infinities and one kind of zero go as they are; with NaN, through keys.
+        let special = |x: u64, v: f64| match x % 97 {
+            0 => f64::INFINITY,
+            1 => f64::NEG_INFINITY,
+            // The only zero: with both, the row would go to the radix sort.
+            _ if v == 0.0 => -0.0,
+            _ => v,
+        };
+        let f: Vec<f64> = raw
+            .iter()
+            .map(|&x| special(x, small(x) as f64 / 7.0))
+            .collect();
+        same_as_radix(&f);
+        same_as_radix(&f.iter().map(|&x| x as f32).collect::<Vec<_>>());
+        let nan: Vec<f32> = f
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| if i % 1000 == 3 { f32::NAN } else { x as f32 })
+            .collect();
+        same_as_radix(&nan);
     }
 }

@@ -1,4 +1,4 @@
-//! AVX-512 in-place quicksort for `u32` and `u64` slices, in the style of x86-simd-sort and
+//! AVX-512 in-place quicksort for 32- and 64-bit integers and floats, in the style of x86-simd-sort and
 //! vqsort: compress-based partitioning, median-of-sample pivots and bitonic sorting networks in
 //! registers for small ranges. Deterministic; after too many bad pivots it gives up with
 //! `Err(())` (leaving a permutation of the input) instead of going quadratic.
@@ -28,59 +28,55 @@ fn detect() -> bool {
     false
 }
 
-/// Sorts ascending by unsigned value. `Err(())` when AVX-512 is missing (`v` untouched) or when
-/// it gave up on bad pivots (`v` is then a permutation of its input); sort it another way.
-#[allow(clippy::result_unit_err)] // Fixed API: the caller falls back to its own sort on Err.
-pub fn sort_u32(v: &mut [u32]) -> Result<(), ()> {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(s) = kernel::Avx::<u32>::detect() {
-        // SAFETY: `s` exists only if the CPU has every feature that `kernel::sort` enables.
-        return unsafe { kernel::sort(s, v) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
-    Err(())
+/// A key type the vector quicksort sorts in its natural order: the signed and unsigned
+/// integers of 32 and 64 bits, and `f32`/`f64` holding no NaN and not both zeros (there
+/// the IEEE order is total and equal keys have equal bits). With a NaN the floats come
+/// back in an unspecified order, possibly not a permutation: callers check first.
+pub trait Key: Copy + PartialOrd + Default + Send {
+    /// Sorts ascending. `Err(())` when AVX-512 is missing (`v` untouched) or when it gave
+    /// up on bad pivots (`v` is then a permutation of its input); sort it another way.
+    #[allow(clippy::result_unit_err)] // The caller falls back to its own sort on Err.
+    fn sort(v: &mut [Self]) -> Result<(), ()>;
+    /// One partition step of `sort` around a pivot sampled from `v`: moves the keys `<=`
+    /// it to the front and returns their count, or `None` (with `v` untouched or only
+    /// permuted) when that would not split `v` in two or AVX-512 is missing. Lets a
+    /// caller sort the two parts on two threads.
+    fn split(v: &mut [Self]) -> Option<usize>;
 }
 
-/// Sorts ascending by unsigned value; see [`sort_u32`].
-#[allow(clippy::result_unit_err)] // Fixed API: the caller falls back to its own sort on Err.
-pub fn sort_u64(v: &mut [u64]) -> Result<(), ()> {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(s) = kernel::Avx::<u64>::detect() {
-        // SAFETY: `s` exists only if the CPU has every feature that `kernel::sort` enables.
-        return unsafe { kernel::sort(s, v) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
-    Err(())
+/// `Key` for types of one lane width, through the kernel's proof type `$lanes`.
+macro_rules! key {
+    ($lanes:ident: $($t:ty),*) => {$(
+        impl Key for $t {
+            fn sort(v: &mut [$t]) -> Result<(), ()> {
+                #[cfg(target_arch = "x86_64")]
+                if let Some(s) = kernel::$lanes::<$t>::detect() {
+                    // SAFETY: `s` exists only if the CPU has every feature that
+                    // `kernel::sort` enables.
+                    return unsafe { kernel::sort(s, v) };
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                let _ = v;
+                Err(())
+            }
+
+            fn split(v: &mut [$t]) -> Option<usize> {
+                #[cfg(target_arch = "x86_64")]
+                if let Some(s) = kernel::$lanes::<$t>::detect() {
+                    // SAFETY: `s` exists only if the CPU has every feature that
+                    // `kernel::split` enables.
+                    return unsafe { kernel::split(s, v) };
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                let _ = v;
+                None
+            }
+        }
+    )*};
 }
 
-/// One partition step of `sort_u32` around a pivot sampled from `v`: moves the keys
-/// `<=` it to the front and returns their count, or `None` (with `v` untouched or only
-/// permuted) when that would not split `v` in two or AVX-512 is missing. Lets a caller
-/// sort the two parts on two threads.
-pub fn split_u32(v: &mut [u32]) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(s) = kernel::Avx::<u32>::detect() {
-        // SAFETY: `s` exists only if the CPU has every feature that `kernel::split` enables.
-        return unsafe { kernel::split(s, v) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
-    None
-}
-
-/// One partition step of `sort_u64`; see [`split_u32`].
-pub fn split_u64(v: &mut [u64]) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(s) = kernel::Avx::<u64>::detect() {
-        // SAFETY: `s` exists only if the CPU has every feature that `kernel::split` enables.
-        return unsafe { kernel::split(s, v) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
-    None
-}
+key!(Lanes16: u32, i32, f32);
+key!(Lanes8: u64, i64, f64);
 
 #[cfg(target_arch = "x86_64")]
 mod kernel {
@@ -99,20 +95,175 @@ mod kernel {
     /// Up to this length the pivot is the median of 16 samples, above it of 64.
     const SMALL_SAMPLE_LEN: usize = 4096;
 
-    /// Zero-sized proof that the CPU has the features `available` checks; `T` is the key type.
+    /// Zero-sized proofs that the CPU has the features `available` checks: sorting `K`
+    /// sixteen 32-bit lanes or eight 64-bit lanes to a register.
     #[derive(Clone, Copy)]
-    pub struct Avx<T>(PhantomData<T>);
+    pub struct Lanes16<K>(PhantomData<K>);
+    #[derive(Clone, Copy)]
+    pub struct Lanes8<K>(PhantomData<K>);
 
-    impl<T> Avx<T> {
+    impl<K> Lanes16<K> {
         pub fn detect() -> Option<Self> {
-            super::available().then_some(Avx(PhantomData))
+            const { assert!(core::mem::size_of::<K>() == 4) };
+            super::available().then_some(Lanes16(PhantomData))
         }
     }
+
+    impl<K> Lanes8<K> {
+        pub fn detect() -> Option<Self> {
+            const { assert!(core::mem::size_of::<K>() == 8) };
+            super::available().then_some(Lanes8(PhantomData))
+        }
+    }
+
+    /// A key type's order on whole registers: the compare, min and max instructions of
+    /// its lanes, and its largest value (the padding).
+    ///
+    /// # Safety (of the `unsafe fn`s)
+    /// The CPU must have AVX-512F.
+    pub trait Order: Copy + PartialOrd + Default {
+        const MAX: Self;
+        /// The largest key below `self`, or `None` for the smallest.
+        fn pred(self) -> Option<Self>;
+        /// The key's bits, as the lane of a register.
+        fn lane(self) -> i64;
+        unsafe fn gt(a: V, b: V) -> u16;
+        unsafe fn min(a: V, b: V) -> V;
+        unsafe fn max(a: V, b: V) -> V;
+        /// `max(a, b)` in the lanes of `hi`, `src` elsewhere.
+        unsafe fn mask_max(src: V, hi: u16, a: V, b: V) -> V;
+    }
+
+    /// The `Order` of an integer type through its intrinsics.
+    macro_rules! int_order {
+        ($t:ty, $gt:ident, $min:ident, $max:ident, $mask_max:ident) => {
+            impl Order for $t {
+                const MAX: $t = <$t>::MAX;
+                #[inline(always)]
+                fn pred(self) -> Option<$t> {
+                    self.checked_sub(1)
+                }
+                #[inline(always)]
+                fn lane(self) -> i64 {
+                    self as i64
+                }
+                #[inline(always)]
+                unsafe fn gt(a: V, b: V) -> u16 {
+                    // SAFETY: the caller guarantees AVX-512F.
+                    unsafe { $gt(a, b) as u16 }
+                }
+                #[inline(always)]
+                unsafe fn min(a: V, b: V) -> V {
+                    // SAFETY: the caller guarantees AVX-512F.
+                    unsafe { $min(a, b) }
+                }
+                #[inline(always)]
+                unsafe fn max(a: V, b: V) -> V {
+                    // SAFETY: the caller guarantees AVX-512F.
+                    unsafe { $max(a, b) }
+                }
+                #[inline(always)]
+                unsafe fn mask_max(src: V, hi: u16, a: V, b: V) -> V {
+                    // SAFETY: the caller guarantees AVX-512F.
+                    unsafe { $mask_max(src, hi as _, a, b) }
+                }
+            }
+        };
+    }
+
+    int_order!(
+        u32,
+        _mm512_cmpgt_epu32_mask,
+        _mm512_min_epu32,
+        _mm512_max_epu32,
+        _mm512_mask_max_epu32
+    );
+    int_order!(
+        i32,
+        _mm512_cmpgt_epi32_mask,
+        _mm512_min_epi32,
+        _mm512_max_epi32,
+        _mm512_mask_max_epi32
+    );
+    int_order!(
+        u64,
+        _mm512_cmpgt_epu64_mask,
+        _mm512_min_epu64,
+        _mm512_max_epu64,
+        _mm512_mask_max_epu64
+    );
+    int_order!(
+        i64,
+        _mm512_cmpgt_epi64_mask,
+        _mm512_min_epi64,
+        _mm512_max_epi64,
+        _mm512_mask_max_epi64
+    );
+
+    /// The `Order` of a float type, for data without NaN and without both zeros: there
+    /// the IEEE compare is a total order and equal keys have equal bits, so `min`/`max`
+    /// pick the same bits whichever operand they return.
+    macro_rules! float_order {
+        ($t:ty, $bits:ty, $cmp:ident, $min:ident, $max:ident, $mask_max:ident, $cast:ident, $back:ident) => {
+            impl Order for $t {
+                const MAX: $t = <$t>::INFINITY;
+                #[inline(always)]
+                fn pred(self) -> Option<$t> {
+                    (self != <$t>::NEG_INFINITY).then(|| self.next_down())
+                }
+                #[inline(always)]
+                fn lane(self) -> i64 {
+                    self.to_bits() as $bits as i64
+                }
+                #[inline(always)]
+                unsafe fn gt(a: V, b: V) -> u16 {
+                    // SAFETY: the caller guarantees AVX-512F.
+                    unsafe { $cmp::<_CMP_GT_OQ>($cast(a), $cast(b)) as u16 }
+                }
+                #[inline(always)]
+                unsafe fn min(a: V, b: V) -> V {
+                    // SAFETY: the caller guarantees AVX-512F.
+                    unsafe { $back($min($cast(a), $cast(b))) }
+                }
+                #[inline(always)]
+                unsafe fn max(a: V, b: V) -> V {
+                    // SAFETY: the caller guarantees AVX-512F.
+                    unsafe { $back($max($cast(a), $cast(b))) }
+                }
+                #[inline(always)]
+                unsafe fn mask_max(src: V, hi: u16, a: V, b: V) -> V {
+                    // SAFETY: the caller guarantees AVX-512F.
+                    unsafe { $back($mask_max($cast(src), hi as _, $cast(a), $cast(b))) }
+                }
+            }
+        };
+    }
+
+    float_order!(
+        f32,
+        i32,
+        _mm512_cmp_ps_mask,
+        _mm512_min_ps,
+        _mm512_max_ps,
+        _mm512_mask_max_ps,
+        _mm512_castsi512_ps,
+        _mm512_castps_si512
+    );
+    float_order!(
+        f64,
+        i64,
+        _mm512_cmp_pd_mask,
+        _mm512_min_pd,
+        _mm512_max_pd,
+        _mm512_mask_max_pd,
+        _mm512_castsi512_pd,
+        _mm512_castpd_si512
+    );
 
     /// Vector operations for one key width. Holding `self` proves the CPU can run them; they
     /// are `inline(always)` so they fold into the `target_feature` kernels below.
     pub trait Ops: Copy {
-        type T: Copy + Ord + Default;
+        type T: Order;
         type M: Copy + Not<Output = Self::M> + BitAnd<Output = Self::M> + BitXor<Output = Self::M>;
         /// Lanes per register.
         const N: usize;
@@ -207,28 +358,28 @@ mod kernel {
         t
     };
 
-    // SAFETY (every `unsafe` block in the two `Ops` impls): holding `self` proves the CPU has
-    // AVX-512F/BW/VL/DQ. Intrinsics taking pointers touch only the lanes the method's contract
+    // SAFETY (every `unsafe` block in the `Ops` impls of `Lanes16` and `Lanes8`): holding
+    // `self` proves the CPU has AVX-512F/BW/VL/DQ, and `K` has the lane width (`detect`). Intrinsics taking pointers touch only the lanes the method's contract
     // names (upheld by its callers, or by slice bounds); masked-off lanes are never accessed.
-    impl Ops for Avx<u32> {
-        type T = u32;
+    impl<K: Order> Ops for Lanes16<K> {
+        type T = K;
         type M = u16;
         const N: usize = 16;
-        const MAX: u32 = u32::MAX;
+        const MAX: K = K::MAX;
 
         #[inline(always)]
-        fn pred(x: u32) -> Option<u32> {
-            x.checked_sub(1)
+        fn pred(x: K) -> Option<K> {
+            x.pred()
         }
         #[inline(always)]
-        fn splat(self, x: u32) -> V {
+        fn splat(self, x: K) -> V {
             // SAFETY: see the comment above the impl.
-            unsafe { _mm512_set1_epi32(x as i32) }
+            unsafe { _mm512_set1_epi32(x.lane() as i32) }
         }
         #[inline(always)]
         fn gt(self, a: V, b: V) -> u16 {
             // SAFETY: see the comment above the impl.
-            unsafe { _mm512_cmpgt_epu32_mask(a, b) }
+            unsafe { <K as Order>::gt(a, b) }
         }
         #[inline(always)]
         fn count(self, m: u16) -> usize {
@@ -245,17 +396,17 @@ mod kernel {
         #[inline(always)]
         fn min(self, a: V, b: V) -> V {
             // SAFETY: see the comment above the impl.
-            unsafe { _mm512_min_epu32(a, b) }
+            unsafe { K::min(a, b) }
         }
         #[inline(always)]
         fn max(self, a: V, b: V) -> V {
             // SAFETY: see the comment above the impl.
-            unsafe { _mm512_max_epu32(a, b) }
+            unsafe { K::max(a, b) }
         }
         #[inline(always)]
         fn minmax(self, hi: u16, a: V, b: V) -> V {
             // SAFETY: see the comment above the impl.
-            unsafe { _mm512_mask_max_epu32(_mm512_min_epu32(a, b), hi, a, b) }
+            unsafe { K::mask_max(K::min(a, b), hi, a, b) }
         }
         #[inline(always)]
         fn lane_xor(self, x: V, m: usize) -> V {
@@ -282,39 +433,39 @@ mod kernel {
             unsafe { _mm512_maskz_compress_epi32(m, x) }
         }
         #[inline(always)]
-        fn load_n(self, src: &[u32]) -> V {
+        fn load_n(self, src: &[K]) -> V {
             let m = self.first(src.len());
             // SAFETY: see the comment above the impl.
-            unsafe { _mm512_mask_loadu_epi32(self.splat(u32::MAX), m, src.as_ptr().cast()) }
+            unsafe { _mm512_mask_loadu_epi32(self.splat(K::MAX), m, src.as_ptr().cast()) }
         }
         #[inline(always)]
-        fn store_n(self, dst: &mut [u32], x: V) {
+        fn store_n(self, dst: &mut [K], x: V) {
             let m = self.first(dst.len());
             // SAFETY: see the comment above the impl.
             unsafe { _mm512_mask_storeu_epi32(dst.as_mut_ptr().cast(), m, x) }
         }
         #[inline(always)]
-        unsafe fn load(self, p: *const u32) -> V {
+        unsafe fn load(self, p: *const K) -> V {
             // SAFETY: see the comment above the impl.
             unsafe { _mm512_loadu_epi32(p.cast()) }
         }
         #[inline(always)]
-        unsafe fn load_masked(self, p: *const u32, m: u16) -> V {
+        unsafe fn load_masked(self, p: *const K, m: u16) -> V {
             // SAFETY: see the comment above the impl.
             unsafe { _mm512_maskz_loadu_epi32(m, p.cast()) }
         }
         #[inline(always)]
-        unsafe fn store(self, p: *mut u32, x: V) {
+        unsafe fn store(self, p: *mut K, x: V) {
             // SAFETY: see the comment above the impl.
             unsafe { _mm512_storeu_epi32(p.cast(), x) }
         }
         #[inline(always)]
-        unsafe fn store_masked(self, p: *mut u32, m: u16, x: V) {
+        unsafe fn store_masked(self, p: *mut K, m: u16, x: V) {
             // SAFETY: see the comment above the impl.
             unsafe { _mm512_mask_storeu_epi32(p.cast(), m, x) }
         }
         #[inline(always)]
-        unsafe fn split_store(self, o: &mut Out<u32>, x: V, pv: V, ones: u16, _tight: bool) {
+        unsafe fn split_store(self, o: &mut Out<K>, x: V, pv: V, ones: u16, _tight: bool) {
             // Two compresses; the right part is stored masked, so `tight` changes nothing.
             let high = self.gt(x, pv);
             let nh = self.count(high);
@@ -328,7 +479,7 @@ mod kernel {
         }
     }
 
-    impl Avx<u32> {
+    impl<K: Order> Lanes16<K> {
         /// The vector `[f(0), .., f(15)]`; constant-folded, as `f` only sees constants.
         #[inline(always)]
         fn index(self, f: impl Fn(usize) -> usize) -> V {
@@ -338,25 +489,25 @@ mod kernel {
         }
     }
 
-    impl Ops for Avx<u64> {
-        type T = u64;
+    impl<K: Order> Ops for Lanes8<K> {
+        type T = K;
         type M = u8;
         const N: usize = 8;
-        const MAX: u64 = u64::MAX;
+        const MAX: K = K::MAX;
 
         #[inline(always)]
-        fn pred(x: u64) -> Option<u64> {
-            x.checked_sub(1)
+        fn pred(x: K) -> Option<K> {
+            x.pred()
         }
         #[inline(always)]
-        fn splat(self, x: u64) -> V {
-            // SAFETY: see the comment above the `u32` impl.
-            unsafe { _mm512_set1_epi64(x as i64) }
+        fn splat(self, x: K) -> V {
+            // SAFETY: see the comment above the `Lanes16` impl.
+            unsafe { _mm512_set1_epi64(x.lane()) }
         }
         #[inline(always)]
         fn gt(self, a: V, b: V) -> u8 {
-            // SAFETY: see the comment above the `u32` impl.
-            unsafe { _mm512_cmpgt_epu64_mask(a, b) }
+            // SAFETY: see the comment above the `Lanes16` impl.
+            unsafe { <K as Order>::gt(a, b) as u8 }
         }
         #[inline(always)]
         fn count(self, m: u8) -> usize {
@@ -372,22 +523,22 @@ mod kernel {
         }
         #[inline(always)]
         fn min(self, a: V, b: V) -> V {
-            // SAFETY: see the comment above the `u32` impl.
-            unsafe { _mm512_min_epu64(a, b) }
+            // SAFETY: see the comment above the `Lanes16` impl.
+            unsafe { K::min(a, b) }
         }
         #[inline(always)]
         fn max(self, a: V, b: V) -> V {
-            // SAFETY: see the comment above the `u32` impl.
-            unsafe { _mm512_max_epu64(a, b) }
+            // SAFETY: see the comment above the `Lanes16` impl.
+            unsafe { K::max(a, b) }
         }
         #[inline(always)]
         fn minmax(self, hi: u8, a: V, b: V) -> V {
-            // SAFETY: see the comment above the `u32` impl.
-            unsafe { _mm512_mask_max_epu64(_mm512_min_epu64(a, b), hi, a, b) }
+            // SAFETY: see the comment above the `Lanes16` impl.
+            unsafe { K::mask_max(K::min(a, b), u16::from(hi), a, b) }
         }
         #[inline(always)]
         fn lane_xor(self, x: V, m: usize) -> V {
-            // SAFETY: see the comment above the `u32` impl.
+            // SAFETY: see the comment above the `Lanes16` impl.
             unsafe { _mm512_permutexvar_epi64(self.index(|l| l ^ m), x) }
         }
         #[inline(always)]
@@ -396,7 +547,7 @@ mod kernel {
             let bit = 1 << p;
             let lo = self.index(|l| if l & bit == 0 { l } else { 8 + (l ^ bit) });
             let hi = self.index(|l| if l & bit == 0 { l ^ bit } else { 8 + l });
-            // SAFETY: see the comment above the `u32` impl.
+            // SAFETY: see the comment above the `Lanes16` impl.
             unsafe {
                 (
                     _mm512_permutex2var_epi64(a, lo, b),
@@ -406,48 +557,48 @@ mod kernel {
         }
         #[inline(always)]
         fn compress(self, m: u8, x: V) -> V {
-            // SAFETY: see the comment above the `u32` impl.
+            // SAFETY: see the comment above the `Lanes16` impl.
             unsafe { _mm512_maskz_compress_epi64(m, x) }
         }
         #[inline(always)]
-        fn load_n(self, src: &[u64]) -> V {
+        fn load_n(self, src: &[K]) -> V {
             let m = self.first(src.len());
-            // SAFETY: see the comment above the `u32` impl.
-            unsafe { _mm512_mask_loadu_epi64(self.splat(u64::MAX), m, src.as_ptr().cast()) }
+            // SAFETY: see the comment above the `Lanes16` impl.
+            unsafe { _mm512_mask_loadu_epi64(self.splat(K::MAX), m, src.as_ptr().cast()) }
         }
         #[inline(always)]
-        fn store_n(self, dst: &mut [u64], x: V) {
+        fn store_n(self, dst: &mut [K], x: V) {
             let m = self.first(dst.len());
-            // SAFETY: see the comment above the `u32` impl.
+            // SAFETY: see the comment above the `Lanes16` impl.
             unsafe { _mm512_mask_storeu_epi64(dst.as_mut_ptr().cast(), m, x) }
         }
         #[inline(always)]
-        unsafe fn load(self, p: *const u64) -> V {
-            // SAFETY: see the comment above the `u32` impl.
+        unsafe fn load(self, p: *const K) -> V {
+            // SAFETY: see the comment above the `Lanes16` impl.
             unsafe { _mm512_loadu_epi64(p.cast()) }
         }
         #[inline(always)]
-        unsafe fn load_masked(self, p: *const u64, m: u8) -> V {
-            // SAFETY: see the comment above the `u32` impl.
+        unsafe fn load_masked(self, p: *const K, m: u8) -> V {
+            // SAFETY: see the comment above the `Lanes16` impl.
             unsafe { _mm512_maskz_loadu_epi64(m, p.cast()) }
         }
         #[inline(always)]
-        unsafe fn store(self, p: *mut u64, x: V) {
-            // SAFETY: see the comment above the `u32` impl.
+        unsafe fn store(self, p: *mut K, x: V) {
+            // SAFETY: see the comment above the `Lanes16` impl.
             unsafe { _mm512_storeu_epi64(p.cast(), x) }
         }
         #[inline(always)]
-        unsafe fn store_masked(self, p: *mut u64, m: u8, x: V) {
-            // SAFETY: see the comment above the `u32` impl.
+        unsafe fn store_masked(self, p: *mut K, m: u8, x: V) {
+            // SAFETY: see the comment above the `Lanes16` impl.
             unsafe { _mm512_mask_storeu_epi64(p.cast(), m, x) }
         }
         #[inline(always)]
-        unsafe fn split_store(self, o: &mut Out<u64>, x: V, pv: V, _ones: u8, tight: bool) {
+        unsafe fn split_store(self, o: &mut Out<K>, x: V, pv: V, _ones: u8, tight: bool) {
             // One table-driven permutation (low keys first, high keys last) is cheaper than
             // two compresses; the same vector is then stored at both ends.
             let high = self.gt(x, pv);
             let nh = self.count(high);
-            // SAFETY: see the comment above the `u32` impl; the caller guarantees the room.
+            // SAFETY: see the comment above the `Lanes16` impl; the caller guarantees the room.
             unsafe {
                 let order = _mm512_set1_epi64(PARTITION8[high as usize] as i64);
                 let idx = _mm512_srlv_epi64(order, self.index(|l| 8 * l));
@@ -465,12 +616,12 @@ mod kernel {
         }
     }
 
-    impl Avx<u64> {
+    impl<K: Order> Lanes8<K> {
         /// The vector `[f(0), .., f(7)]`; constant-folded, as `f` only sees constants.
         #[inline(always)]
         fn index(self, f: impl Fn(usize) -> usize) -> V {
             let a: [i64; 8] = core::array::from_fn(|l| f(l) as i64);
-            // SAFETY: see the comment above the `u32` `Ops` impl; reads the 8 keys of `a`.
+            // SAFETY: see the comment above the `Lanes16` `Ops` impl; reads the 8 keys of `a`.
             unsafe { _mm512_loadu_epi64(a.as_ptr()) }
         }
     }
@@ -893,13 +1044,51 @@ mod tests {
         let mut a = data.clone();
         let mut b = a.clone();
         b.sort_unstable();
-        assert_eq!(sort_u64(&mut a), Ok(()), "u64 kind {kind} n {n}");
+        assert_eq!(u64::sort(&mut a), Ok(()), "u64 kind {kind} n {n}");
         assert!(a == b, "u64 kind {kind} n {n}");
-        let mut a: Vec<u32> = data.iter().map(|&x| x as u32).collect();
+        check_as(&data, |x| x as u32, |x: u32| x.to_string(), kind);
+        check_as(&data, |x| x as i32, |x: i32| x.to_string(), kind);
+        check_as(&data, |x| x as i64, |x: i64| x.to_string(), kind);
+        // Through the signed integers: negative and positive floats, +0 but not -0.
+        check_as(
+            &data,
+            |x| (x >> 8) as i32 as f32,
+            |x| x.to_bits().to_string(),
+            kind,
+        );
+        check_as(
+            &data,
+            |x| (x >> 8) as i64 as f64,
+            |x| x.to_bits().to_string(),
+            kind,
+        );
+        // Subnormals of both signs and infinities for the zeros: the ends of `pred`.
+        let tiny = |x: u64| match x as u32 & 0x8000_000F {
+            0 => f32::INFINITY,
+            0x8000_0000 => f32::NEG_INFINITY,
+            b => f32::from_bits(b),
+        };
+        check_as(&data, tiny, |x| x.to_bits().to_string(), kind);
+    }
+
+    /// Sorts `data` mapped through `f` and compares, as strings of `show`, with the
+    /// standard library's sort.
+    fn check_as<T: Key + core::fmt::Debug>(
+        data: &[u64],
+        f: impl Fn(u64) -> T,
+        show: impl Fn(T) -> String,
+        kind: usize,
+    ) {
+        let mut a: Vec<T> = data.iter().map(|&x| f(x)).collect();
         let mut b = a.clone();
-        b.sort_unstable();
-        assert_eq!(sort_u32(&mut a), Ok(()), "u32 kind {kind} n {n}");
-        assert!(a == b, "u32 kind {kind} n {n}");
+        b.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        let n = a.len();
+        let name = core::any::type_name::<T>();
+        assert_eq!(T::sort(&mut a), Ok(()), "{name} kind {kind} n {n}");
+        assert!(
+            a.iter().map(|&x| show(x)).eq(b.iter().map(|&x| show(x))),
+            "{name} kind {kind} n {n}"
+        );
     }
 
     #[test]
@@ -935,8 +1124,10 @@ mod tests {
 
     #[test]
     fn partition_splits() {
-        let (Some(s), Some(t)) = (kernel::Avx::<u32>::detect(), kernel::Avx::<u64>::detect())
-        else {
+        let (Some(s), Some(t)) = (
+            kernel::Lanes16::<u32>::detect(),
+            kernel::Lanes8::<u64>::detect(),
+        ) else {
             return;
         };
         let mut rng = Rng(99);
@@ -960,8 +1151,10 @@ mod tests {
 
     #[test]
     fn give_up_leaves_permutation() {
-        let (Some(s), Some(t)) = (kernel::Avx::<u32>::detect(), kernel::Avx::<u64>::detect())
-        else {
+        let (Some(s), Some(t)) = (
+            kernel::Lanes16::<u32>::detect(),
+            kernel::Lanes8::<u64>::detect(),
+        ) else {
             return;
         };
         let mut rng = Rng(7);

@@ -8,7 +8,7 @@ use super::parallel::{for_each_chunk_mut, for_each_item, Disjoint};
 use half::{bf16, f16};
 
 /// An element with a radix key: `key(a) < key(b)` exactly when `a` sorts before `b`.
-pub trait RadixKey: Copy + Send + Sync {
+pub trait RadixKey: Copy + Send + Sync + 'static {
     /// The low bits of the key that can differ (passes above them are never needed).
     const KEY_BITS: u32;
     fn key(self) -> u64;

@@ -94,6 +94,13 @@ fn output_buffer<T: Clone>(op: &str, shape: &[usize], value: T) -> Result<Vec<T>
     Ok(buf)
 }
 
+/// A new buffer holding a copy of `src`, written once (not zeroed first), after checking
+/// its size against the memory limit.
+fn copied_buffer<T: Elem>(op: &str, src: &[T]) -> Result<Vec<T>> {
+    let n = budget::check_bytes(op, &[src.len()], std::mem::size_of::<T>())?;
+    crate::kernels::alloc::copy_of(src).ok_or_else(|| cannot_allocate(op, n))
+}
+
 /// A tensor of `shape` whose buffer `make` allocates and writes (`None` when the system
 /// refuses the allocation), after checking the shape against the memory limit.
 fn new_tensor<T: Elem>(

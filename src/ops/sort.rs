@@ -4,7 +4,7 @@
 //! `kernels::sort`; results are moved back.
 
 use super::stats::rounding;
-use super::{elems, output_buffer};
+use super::{copied_buffer, elems, output_buffer};
 use crate::kernels::sort::{
     argsort_rows, order_stats_rows, search_sorted, select_rows, sort_rows, Selector,
 };
@@ -68,8 +68,7 @@ impl Rows {
 pub fn sort(x: &Tensor, axis: Option<i64>, descending: bool, stable: bool) -> Result<Tensor> {
     let rows = Rows::new("sort", x, axis)?;
     crate::dispatch!(x.dtype(), T => {
-        let mut out = output_buffer("sort", rows.t.shape(), T::default())?;
-        out.copy_from_slice(elems::<T>("sort", &rows.t)?);
+        let mut out = copied_buffer("sort", elems::<T>("sort", &rows.t)?)?;
         sort_rows(&mut out, rows.row_len(), descending, stable);
         rows.restore(Tensor::from_vec(out, rows.t.shape())?)
     })
