@@ -7,23 +7,8 @@ use tsr::ops::conv::{conv, conv_transpose, ConvParams, Padding, TransposeParams}
 use tsr::ops::matmul;
 mod common;
 
-use common::with_threads;
+use common::{tensor, with_threads};
 use tsr::tensor::{DType, SliceSpec, Tensor};
-
-/// Deterministic values in [-0.5, 0.5).
-fn tensor(shape: &[usize], seed: u64, dtype: DType) -> Tensor {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let n: usize = shape.iter().product();
-    let v: Vec<f64> = (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        })
-        .collect();
-    Tensor::from_vec(v, shape).unwrap().to_dtype(dtype)
-}
 
 fn bits(t: &Tensor) -> Vec<u64> {
     match t.dtype() {

@@ -28,6 +28,11 @@ fn least_squares() {
     insta::assert_snapshot!(run_example("least_squares.tsr"));
 }
 
+#[test]
+fn pca() {
+    insta::assert_snapshot!(run_example("pca.tsr"));
+}
+
 // Issue #18, acceptance 5: reads a CSV dataset, fits, writes and reads back JSON;
 // the JSON goes to $TMPDIR, so nothing lands in the repository.
 #[test]

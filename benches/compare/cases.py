@@ -157,6 +157,41 @@ def _sort_cases():
     ]
 
 
+def _linalg_cases():
+    # NumPy's linalg is OpenBLAS's LAPACK, threaded like the peer's BLAS; tsr must be at
+    # most as slow on one thread and ahead on two.
+    targets = {1: ratio(1.0), 2: ratio(0.99)}
+    cases = []
+    for n in (256, 1024):
+        a = [Input("a", (n, n))]
+        ab = [Input("a", (n, n)), Input("b", (n, n))]
+        spd_np = f"s = a @ a.T + {n} * np.eye({n}, dtype=np.float32)"
+        spd_tsr = f"let s = a @ a.mT + {n} * eye({n})"
+        sym_np = "h = (a + a.T) / 2"
+        sym_tsr = "let h = (a + a.mT) / 2"
+        cases += [
+            _numpy(f"solve {n}^2", "linalg", ab, "solve(a, b)", "np.linalg.solve(a, b)", targets),
+            _numpy(f"inv {n}^2", "linalg", a, "inv(a)", "np.linalg.inv(a)", targets),
+            _numpy(f"svd {n}^2", "linalg", a, "svd(a)", "np.linalg.svd(a)", targets),
+            _numpy(f"eigh {n}^2", "linalg", a, "eigh(h)", "np.linalg.eigh(h)", targets,
+                   peer_setup=sym_np, tsr_setup=sym_tsr),
+            _numpy(f"qr {n}^2", "linalg", a, "qr(a)", "np.linalg.qr(a)", targets),
+            _numpy(f"cholesky {n}^2", "linalg", a, "cholesky(s)", "np.linalg.cholesky(s)", targets,
+                   peer_setup=spd_np, tsr_setup=spd_tsr),
+        ]
+    cases.append(
+        _numpy(
+            "einsum bhqd,bhkd->bhqk [8,16,512,64]",
+            "linalg",
+            [Input("q", (8, 16, 512, 64)), Input("k", (8, 16, 512, 64))],
+            'einsum("bhqd,bhkd->bhqk", q, k)',
+            'np.einsum("bhqd,bhkd->bhqk", q, k)',
+            targets,
+        )
+    )
+    return cases
+
+
 NUMPY_SOFTMAX = """
 def softmax(x):
     e = np.exp(x - x.max(axis=-1, keepdims=True))
@@ -347,6 +382,7 @@ CASES = (
     + _elementwise_cases()
     + _reduction_cases()
     + _sort_cases()
+    + _linalg_cases()
     + _conv_cases()
     + _interpreter_cases()
     + _quant_cases()

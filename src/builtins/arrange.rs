@@ -89,18 +89,7 @@ pub const BUILTINS: &[Builtin] = &[
         name: "meshgrid",
         doc: "Coordinate grids of the vectors xs, a tuple of copies of one shape: [len(x1), len(x0), ...] for indexing=\"xy\" (the default), [len(x0), len(x1), ...] for \"ij\" (NumPy).",
         fn(_, a; xs: Rest, indexing: String = "xy") {
-            let xs = xs
-                .0
-                .iter()
-                .map(|arg| {
-                    arg.value.to_tensor().ok_or_else(|| {
-                        Diagnostic::new(
-                            arg.span,
-                            format!("meshgrid needs tensors or numbers, got {}", arg.value.describe()),
-                        )
-                    })
-                })
-                .collect::<Result<Vec<Tensor>, _>>()?;
+            let xs = xs.tensors("meshgrid")?;
             Ok(tuple(or_diag(&a, pieces::meshgrid(&xs, &indexing))?))
         }
     },

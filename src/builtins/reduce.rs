@@ -217,20 +217,6 @@ pub const BUILTINS: &[Builtin] = &[
         "True where every element is nonzero (NaN counts), over all elements or the given axes. Of a tuple or range, whether every item is true."
     ),
     builtin! {
-        name: "norm",
-        doc: "Vector norm over all elements or the given axes, as numpy.linalg.vector_norm: ord none or 2 (Euclidean; Frobenius for a matrix), 1, inf, -inf, 0 (nonzero count) or any p.",
-        fn(_, a;
-            x: Tensor,
-            ord: Option<f64> = none,
-            axis|dim: Option<Axes> = none,
-            keepdim|keepdims: bool = false,
-        ) {
-            let ord = ord.unwrap_or(2.0);
-            let axes = axis.map(|a| a.0);
-            result(&a, ops::reduce::norm(&x, ord, axes.as_deref(), keepdim))
-        }
-    },
-    builtin! {
         name: "normalize",
         doc: "x divided by max(its p-norm along dim, eps), as torch.nn.functional.normalize (dim=1 by default, as torch).",
         fn(_, a; x: Tensor, p: f64 = 2.0, dim|axis: Axes = 1, eps: f64 = 1e-12) {

@@ -9,7 +9,7 @@ pub mod conv;
 pub(crate) mod create;
 pub mod gather;
 pub(crate) mod index;
-pub(crate) mod linalg;
+pub mod linalg;
 pub mod lookup;
 pub(crate) mod matrix;
 pub mod nn;

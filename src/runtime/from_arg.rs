@@ -43,6 +43,27 @@ impl<'a, T: FromArg<'a>> FromArg<'a> for Keep<T> {
 /// The remaining positional arguments (`*values`).
 pub struct Rest<'a>(pub &'a [ArgVal]);
 
+impl Rest<'_> {
+    /// The arguments as tensors (numbers as 0-d ones); an error names `op` and the
+    /// first argument that is neither.
+    pub fn tensors(&self, op: &str) -> Result<Vec<Tensor>, Diagnostic> {
+        self.0
+            .iter()
+            .map(|arg| {
+                arg.value.to_tensor().ok_or_else(|| {
+                    Diagnostic::new(
+                        arg.span,
+                        format!(
+                            "{op} needs tensors or numbers, got {}",
+                            arg.value.describe()
+                        ),
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
 impl<'a> FromArg<'a> for Rest<'a> {
     const VARIADIC: bool = true;
     fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {

@@ -102,6 +102,23 @@ pub fn scratch_dir(suite: &str, test: &str) -> std::path::PathBuf {
     dir
 }
 
+/// Deterministic values in [-0.5, 0.5) (xorshift), as `dtype`.
+pub fn tensor(shape: &[usize], seed: u64, dtype: tsr::tensor::DType) -> tsr::tensor::Tensor {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let n: usize = shape.iter().product();
+    let v: Vec<f64> = (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        })
+        .collect();
+    tsr::tensor::Tensor::from_vec(v, shape)
+        .expect("a tensor of the shape")
+        .to_dtype(dtype)
+}
+
 /// Runs `f` on a fresh pool of `n` threads, to compare results across thread counts.
 pub fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
     rayon::ThreadPoolBuilder::new()
