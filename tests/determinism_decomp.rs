@@ -1,5 +1,6 @@
 //! Every linear-algebra function gives the same bits for 1, 2 and 3 threads: stacks
-//! of matrices large enough to be spread over threads, and single large matrices.
+//! of matrices spread over threads, and single matrices large enough for faer to split
+//! their factorization into parts.
 
 use tsr::ops::linalg as la;
 use tsr::ops::linalg::NormOrd;
@@ -84,6 +85,17 @@ fn linear_algebra_is_the_same_for_any_thread_count() {
                 vec![la::tensordot(&a, &w, &[0, 1], &[0, 1]).unwrap()]
             });
         }
+        // One matrix large enough for faer to split each factorization into parts.
+        let big = tensor(&[520, 520], 9, dtype);
+        let big_spd = spd(&big);
+        let rhs = tensor(&[520, 2], 10, dtype);
+        same_bits("large solve", || vec![la::solve(&big, &rhs).unwrap()]);
+        same_bits("large cholesky", || {
+            vec![la::cholesky(&big_spd, false).unwrap()]
+        });
+        same_bits("large qr", || la::qr(&big, "reduced").unwrap());
+        same_bits("large eigh", || la::eigh(&big_spd, true).unwrap());
+        same_bits("large svd", || la::svd(&big, false, true).unwrap());
         let a = tensor(&[200, 40], 4, dtype);
         let y = tensor(&[200, 3], 5, dtype);
         same_bits("lstsq", || la::lstsq(&a, &y, None).unwrap());

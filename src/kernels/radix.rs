@@ -69,7 +69,10 @@ macro_rules! float_radix_key {
             }
             #[inline]
             fn shares_key(self) -> bool {
-                self.is_nan() || self == <$t>::from(0u8)
+                // On the bits, branch-free, so that scans vectorize: a magnitude of 0
+                // (±0) or above infinity's (NaN).
+                let magnitude = ($to_bits)(self) << 1;
+                (magnitude == 0) | (magnitude > ($inf << 1))
             }
             #[inline]
             fn bits(self) -> u64 {

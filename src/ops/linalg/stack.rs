@@ -1,9 +1,11 @@
 //! A tensor as a stack of matrices for the factorizations and solvers: the last two
-//! axes are the matrices, the leading ones the batch. Each matrix is factored on its own
-//! by sequential code (faer with `Par::Seq`) and the batch is spread over threads one
-//! matrix per task, so the bits never depend on the thread count.
+//! axes are the matrices, the leading ones the batch. The batch is spread over threads
+//! one matrix per task, and faer splits each factorization into `FACTOR_PARTS` parts,
+//! a constant, so the bits never depend on the thread count.
 
-use faer::MatRef;
+use std::sync::Once;
+
+use faer::{MatRef, Par};
 
 use crate::kernels::parallel::for_each_chunk_mut;
 use crate::tensor::shape::shape_str;
@@ -58,6 +60,17 @@ pub fn computes_in_f64(x: DType) -> bool {
     result_dtype(x) == DType::F64
 }
 
+/// The parts faer splits one factorization into (its `Par::Rayon(n)`), run on as many
+/// threads as are free. Its partial results depend on this number, not on the threads
+/// running them.
+const FACTOR_PARTS: usize = 2;
+
+/// Sets faer's parallelism to `FACTOR_PARTS`, once.
+fn split_factorizations() {
+    static SET: Once = Once::new();
+    SET.call_once(|| faer::set_global_parallelism(Par::rayon(FACTOR_PARTS)));
+}
+
 /// Row-major matrices `rows x cols`, `len()` of them, converted to `T`.
 pub struct Stack<T> {
     data: Vec<T>,
@@ -79,6 +92,7 @@ impl<T: Real> Stack<T> {
                 ),
             ));
         }
+        split_factorizations();
         let (batch, mat) = shape.split_at(shape.len() - 2);
         Ok(Stack {
             data: x.to_vec::<T>(),
