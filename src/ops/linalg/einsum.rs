@@ -73,10 +73,11 @@ fn output_labels(out: Option<&str>, inputs: &[Vec<Label>], broadcast: usize) -> 
         letters.sort_unstable();
         return Ok(ellipsis.chain(letters).collect());
     };
-    let labels = term_labels(&out.replace("...", ""), out.replace("...", "").len())?;
     if out.matches("...").count() > 1 {
         return Err(error(format!("\"{out}\" has two ellipses")));
     }
+    let letters = out.replace("...", "");
+    let labels = term_labels(&letters, letters.len())?;
     for (i, &l) in labels.iter().enumerate() {
         if count(l) == 0 {
             return Err(error(format!(

@@ -3,22 +3,8 @@
 
 use faer::{MatRef, Side};
 
-use super::stack::{each_matrix, nans, result_dtype, row_major, stacked, Real, Stack};
+use super::stack::{by_real, each_matrix, nans, result_dtype, row_major, stacked, Real, Stack};
 use crate::tensor::{Elem, Result, Tensor, TensorError};
-
-/// Runs `$body` with `$t` the compute type of dtype `$dtype` (f64 or f32).
-macro_rules! by_real {
-    ($dtype:expr, $t:ident => $body:expr) => {
-        if super::stack::computes_in_f64($dtype) {
-            type $t = f64;
-            $body
-        } else {
-            type $t = f32;
-            $body
-        }
-    };
-}
-pub(super) use by_real;
 
 /// The lower-triangular `L` with `a = L Lᵀ` (only `a`'s lower triangle is read), or
 /// the upper `U = Lᵀ` with `a = Uᵀ U`.

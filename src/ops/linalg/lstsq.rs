@@ -3,8 +3,8 @@
 
 use faer::{Mat, MatRef};
 
-use super::factor::{by_real, singular_values};
-use super::stack::{each_matrix, nans, result_dtype, row_major, stacked, Real, Stack};
+use super::factor::singular_values;
+use super::stack::{by_real, each_matrix, nans, result_dtype, row_major, stacked, Real, Stack};
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
 

@@ -4,8 +4,7 @@
 use faer::linalg::solvers::{DenseSolveCore, Solve};
 use faer::MatRef;
 
-use super::factor::by_real;
-use super::stack::{each_matrix, result_dtype, row_major, stacked, Real, Stack};
+use super::stack::{by_real, each_matrix, result_dtype, row_major, stacked, Real, Stack};
 use crate::ops::matmul;
 use crate::tensor::shape::{broadcast_shapes, shape_str};
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};

@@ -60,6 +60,20 @@ pub fn computes_in_f64(x: DType) -> bool {
     result_dtype(x) == DType::F64
 }
 
+/// Runs `$body` with `$t` the compute type of dtype `$dtype` (f64 or f32).
+macro_rules! by_real {
+    ($dtype:expr, $t:ident => $body:expr) => {
+        if $crate::ops::linalg::stack::computes_in_f64($dtype) {
+            type $t = f64;
+            $body
+        } else {
+            type $t = f32;
+            $body
+        }
+    };
+}
+pub(super) use by_real;
+
 /// The parts faer splits one factorization into (its `Par::Rayon(n)`), run on as many
 /// threads as are free. Its partial results depend on this number, not on the threads
 /// running them.
