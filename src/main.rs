@@ -11,6 +11,7 @@ use std::time::Duration;
 use clap::{CommandFactory, FromArgMatches, Subcommand};
 use tsr::diag::{Diagnostic, SourceMap};
 use tsr::interp::Interp;
+use tsr::kernels::isa::{self, Isa};
 use tsr::runtime::text_size::display_checked;
 use tsr::runtime::Value;
 use tsr::span::Span;
@@ -114,9 +115,11 @@ const INTERPRETER_STACK: usize = 512 * 1024 * 1024;
 /// Parses the command line. An argument before a subcommand's name makes that
 /// name a script argument (`tsr f.tsr test`), except the global options:
 /// `tsr --threads 2 test DIR` runs `tsr test` with two threads.
-fn parse_cli() -> Cli {
+fn parse_cli(isa: Isa) -> Cli {
     let args: Vec<OsString> = std::env::args_os().collect();
-    let cmd = Cli::command();
+    // `--version` names the kernels on a second line (LANGUAGE.md, "Kernels and ISA").
+    let version = format!("{}\nkernels: {}", env!("CARGO_PKG_VERSION"), isa.name());
+    let cmd = Cli::command().version(&*version.leak());
     let first = first_after_global_options(&cmd, &args);
     let names_subcommand = args
         .get(first)
@@ -152,7 +155,13 @@ fn first_after_global_options(cmd: &clap::Command, args: &[OsString]) -> usize {
 }
 
 fn main() -> ExitCode {
-    let cli = parse_cli();
+    // TSR_ISA is checked before anything else so that a bad value is a usage error even
+    // for `--version`, and no kernel ever runs under a cap that was not understood.
+    if let Err(msg) = isa::requested() {
+        eprintln!("tsr: {msg}");
+        return ExitCode::from(2);
+    }
+    let cli = parse_cli(Isa::detect());
     let threads = match thread_count(cli.threads).and_then(|n| {
         configure_memory(cli.max_memory)?;
         Ok(n)

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{eval, tsr};
+use common::{eval, tsr, tsr_env};
 
 #[test]
 fn e_prints_numpy_text() {
@@ -55,6 +55,47 @@ fn version_and_help() {
     assert_eq!(v.code, 0);
     assert!(v.stdout.starts_with("tsr "));
     assert!(tsr(&["--help"], None).stdout.contains("-e <CODE>"));
+}
+
+#[test]
+fn version_names_the_kernels_and_tsr_isa_caps_them() {
+    let supported = tsr::kernels::isa::Isa::supported();
+    let best = supported.last().unwrap().name();
+    let v = tsr_env(&["--version"], None, None, &[("TSR_ISA", None)]);
+    assert!(
+        v.stdout.ends_with(&format!("\nkernels: {best}\n")),
+        "{}",
+        v.stdout
+    );
+    for isa in &supported {
+        let v = tsr_env(&["--version"], None, None, &[("TSR_ISA", Some(isa.name()))]);
+        assert!(
+            v.stdout.ends_with(&format!("kernels: {}\n", isa.name())),
+            "{}",
+            v.stdout
+        );
+        let run = tsr_env(
+            &["-e", "sum(ones([1000]))"],
+            None,
+            None,
+            &[("TSR_ISA", Some(isa.name()))],
+        );
+        assert_eq!(run.stdout.trim(), "1000.0");
+    }
+    let bad = tsr_env(&["--version"], None, None, &[("TSR_ISA", Some("sse9"))]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr
+            .contains("TSR_ISA must be scalar, avx2 or avx512, got \"sse9\""),
+        "{}",
+        bad.stderr
+    );
+    if supported.len() < 3 {
+        let lacking = ["avx2", "avx512"][supported.len() - 1];
+        let v = tsr_env(&["-e", "1"], None, None, &[("TSR_ISA", Some(lacking))]);
+        assert_eq!(v.code, 2);
+        assert!(v.stderr.contains("this CPU does not run"), "{}", v.stderr);
+    }
 }
 
 #[test]

@@ -1,41 +1,56 @@
-//! Same script, same bits, for any thread count: each op is run by the real binary with
-//! `--threads 1`, `2` and `3` on inputs large enough to be split into several parallel
-//! chunks, and the saved results must be byte-identical.
+//! Same script, same bits, for any thread count and any kernel ISA: each op is run by
+//! the real binary with `--threads 1`, `2` and `3`, and under `TSR_ISA` set to each
+//! level this CPU runs, on inputs large enough to be split into several parallel chunks;
+//! the saved results must be byte-identical.
 
 mod common;
 
-use common::{temp_dir, tsr};
+use common::{temp_dir, tsr_env};
+use tsr::kernels::isa::Isa;
 
-/// Runs `body` (which must `save(out, ...)` its results) with each thread count and
-/// asserts the written files are identical.
-fn same_bits_for_any_thread_count(name: &str, body: &str) {
+/// Runs `body` (which must `save(out, ...)` its results) with each thread count at the
+/// best ISA, and at each lower ISA with 2 threads, and asserts the written files are
+/// identical. ISA levels this CPU lacks are skipped, and said so.
+fn same_bits_everywhere(name: &str, body: &str) {
     let dir = temp_dir(&format!("determinism_{name}"));
-    let mut files: Vec<(usize, Vec<u8>)> = Vec::new();
-    for threads in [1, 2, 3] {
-        let out = dir.join(format!("{name}_{threads}.npz"));
+    let supported = Isa::supported();
+    let best = supported.last().copied().unwrap_or(Isa::SCALAR);
+    for level in ["scalar", "avx2", "avx512"] {
+        if !supported.iter().any(|isa| isa.name() == level) {
+            eprintln!("{name}: skipping TSR_ISA={level}: this CPU does not run it");
+        }
+    }
+    let runs = [1, 2, 3].map(|threads| (threads, best)).into_iter().chain(
+        supported
+            .iter()
+            .filter(|&&isa| isa != best)
+            .map(|&isa| (2, isa)),
+    );
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for (threads, isa) in runs {
+        let what = format!("--threads {threads} TSR_ISA={}", isa.name());
+        let out = dir.join(format!("{name}_{threads}_{}.npz", isa.name()));
         let script = format!(
             "seed(7)\nlet out = \"{}\"\n{body}",
             out.display().to_string().replace('\\', "/")
         );
-        let run = tsr(&["--threads", &threads.to_string(), "-e", &script], None);
-        assert!(
-            run.code == 0,
-            "{name} with {threads} threads failed:\n{}",
-            run.stderr
-        );
-        files.push((threads, std::fs::read(&out).unwrap()));
+        let args = ["--threads", &threads.to_string(), "-e", &script];
+        let run = tsr_env(&args, None, None, &[("TSR_ISA", Some(isa.name()))]);
+        assert!(run.code == 0, "{name} with {what} failed:\n{}", run.stderr);
+        files.push((what, std::fs::read(&out).unwrap()));
     }
-    for (threads, bytes) in &files[1..] {
+    for (what, bytes) in &files[1..] {
         assert!(
             *bytes == files[0].1,
-            "{name}: --threads {threads} gives different bits than --threads 1"
+            "{name}: {what} gives different bits than {}",
+            files[0].0
         );
     }
 }
 
 #[test]
 fn reductions() {
-    same_bits_for_any_thread_count(
+    same_bits_everywhere(
         "reductions",
         r#"
 let x = randn([1000, 1531])
@@ -52,7 +67,7 @@ save_npz(out, {
 
 #[test]
 fn elementwise_and_softmax() {
-    same_bits_for_any_thread_count(
+    same_bits_everywhere(
         "softmax",
         r#"
 let x = randn([700, 1000])
@@ -68,7 +83,7 @@ save_npz(out, {
 
 #[test]
 fn matmul() {
-    same_bits_for_any_thread_count(
+    same_bits_everywhere(
         "matmul",
         r#"
 let a = randn([300, 517])
@@ -84,7 +99,7 @@ save_npz(out, {
 
 #[test]
 fn conv_and_pool() {
-    same_bits_for_any_thread_count(
+    same_bits_everywhere(
         "conv",
         r#"
 let x = randn([4, 16, 40, 40])
@@ -105,7 +120,7 @@ save_npz(out, {
 #[test]
 fn scatter_add_and_index_add() {
     // Many duplicate indices on a large f32 tensor: sums accumulate in index order.
-    same_bits_for_any_thread_count(
+    same_bits_everywhere(
         "scatter_add",
         r#"
 let x = randn([64, 3000])
@@ -123,7 +138,7 @@ save_npz(out, {
 
 #[test]
 fn random_distributions_and_sampling() {
-    same_bits_for_any_thread_count(
+    same_bits_everywhere(
         "random_sampling",
         r#"
 let p = rand([300, 700])
@@ -144,7 +159,7 @@ save_npz(out, {
 
 #[test]
 fn sorting_and_statistics() {
-    same_bits_for_any_thread_count(
+    same_bits_everywhere(
         "statistics",
         r#"
 let x = randn([600, 1500])
@@ -168,7 +183,7 @@ save_npz(out, {
 #[test]
 fn rearranging_and_matrix_functions() {
     // None of these runs in parallel today; the test pins that down for when one does.
-    same_bits_for_any_thread_count(
+    same_bits_everywhere(
         "arrange",
         r#"
 let x = randn([64, 300])
@@ -182,6 +197,56 @@ save_npz(out, {
     "diag": diag(v[:500]), "trace": trace(x), "outer": outer(v[:1000], v[:700]),
     "kron": kron(x[:20, :30], x[:10, :20]), "cross": cross(c, c[::-1]), "gx": g[0], "gy": g[1],
     "hstack": hstack((x, x)), "logspace": logspace(-3, 3, 10000),
+})
+"#,
+    );
+}
+
+#[test]
+fn linear_algebra() {
+    // faer picks its own kernels by CPU and ignores TSR_ISA: see lang/SPEC.md, "Kernels
+    // and ISA". This pins the thread-count rule and our parts (GEMM, einsum, norms).
+    same_bits_everywhere(
+        "linalg",
+        r#"
+let a = randn([3, 70, 70])
+let spd = a @ a.mT + 70 * eye(70)
+let b = randn([3, 70, 5])
+let r = randn([90, 40])
+let q = qr(r)
+let e = eigh(spd)
+let s = svd(r, full_matrices=false)
+let l = lstsq(r, randn([90, 3]))
+save_npz(out, {
+    "solve": solve(a, b), "inv": inv(a), "det": det(a), "slogdet": slogdet(a)[1],
+    "tri": solve_triangular(triu(a) + 70 * eye(70), b), "power": matrix_power(a[0], 5),
+    "chol": cholesky(spd), "q": q[0], "r": q[1], "w": e[0], "v": e[1], "eigvalsh": eigvalsh(spd),
+    "u": s[0], "s": s[1], "vh": s[2], "svdvals": svdvals(r), "x": l[0], "res": l[1],
+    "pinv": pinv(r), "rank": matrix_rank(r), "nuc": norm(r, "nuc"), "two": norm(r, 2), "fro": norm(a, axis=(1, 2)),
+    "einsum": einsum("bij,bjk->bik", a, b), "attn": einsum("bhqd,bhkd->bhqk", a.reshape([3, 2, 35, 70]), a.reshape([3, 2, 35, 70])),
+    "tensordot": tensordot(a[0], b[0], 1), "vdot": vdot(r, r), "inner": inner(r, r),
+    "polyfit": polyfit(r[:, 0], r[:, 1], 3), "polyval": polyval(r[0], r[:, 2]), "interp": interp(r[:, 3], sort(r[:, 4]), r[:, 5]),
+})
+"#,
+    );
+}
+
+#[test]
+fn quantized_and_activations() {
+    same_bits_everywhere(
+        "quant",
+        r#"
+let w = randn([96, 512])
+let x = randn([40, 512])
+let q4 = quantize(w, "q4_k")
+let q6 = quantize(w, "q6_k")
+let q8 = quantize(w, "q8_0")
+let y = randn([300001])
+save_npz(out, {
+    "q4": x @ q4.T, "q6": x @ q6.T, "q8": x[:3] @ q8.T, "dq4": dequantize(q4), "dq6": dequantize(q6),
+    "exp": exp(y), "tanh": tanh(y), "sigmoid": sigmoid(y), "gelu": gelu(y), "gelu_tanh": gelu(y, approximate="tanh"),
+    "silu": silu(y), "log": log(abs(y)), "softmax": softmax(x), "layer_norm": layer_norm(x, 512),
+    "argmax": argmax(x, axis=1), "max": max(x, axis=0),
 })
 "#,
     );

@@ -4,28 +4,10 @@
 //! `Err(())` (leaving a permutation of the input) instead of going quadratic.
 #![deny(unsafe_op_in_unsafe_fn)]
 
-use std::sync::OnceLock;
-
-/// True when this CPU runs the AVX-512 sort (avx512f + avx512bw + avx512vl + avx512dq; also
-/// popcnt and bmi2, which every AVX-512 CPU has).
+/// True when the AVX-512 sort may run: `Isa::detect` allows AVX-512 (which includes the
+/// popcnt and bmi2 the partition tables use).
 pub fn available() -> bool {
-    static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(detect)
-}
-
-#[cfg(target_arch = "x86_64")]
-fn detect() -> bool {
-    is_x86_feature_detected!("avx512f")
-        && is_x86_feature_detected!("avx512bw")
-        && is_x86_feature_detected!("avx512vl")
-        && is_x86_feature_detected!("avx512dq")
-        && is_x86_feature_detected!("popcnt")
-        && is_x86_feature_detected!("bmi2")
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn detect() -> bool {
-    false
+    crate::kernels::isa::Isa::detect().avx512()
 }
 
 /// A key type the vector quicksort sorts in its natural order: the signed and unsigned

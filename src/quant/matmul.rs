@@ -1,11 +1,13 @@
 //! `x @ w.T` for f32 activations x [..., K] and a quantized weight w [N, K] (GGML's
 //! layout), without dequantizing the whole weight:
 //!
-//! * few activation rows (< `GEMM_ROWS`) and a weight type with a fused kernel: each
-//!   activation row is quantized once to ggml's `vec_dot_type` (Q8_K or Q8_0) and every
-//!   output is an integer dot product of two quantized rows;
-//! * otherwise: tiles of weight rows are dequantized into a small f32 buffer (K in
-//!   chunks of `KC`) and multiplied with the blocked f32 GEMM.
+//! * a weight type with a fused kernel: each activation row is quantized once to
+//!   ggml's `vec_dot_type` (Q8_K or Q8_0) and every output is an integer dot product of
+//!   two quantized rows — for every batch size, as ggml does, so an output never
+//!   depends on the other rows of the batch;
+//! * other types: tiles of weight rows are dequantized into a small f32 buffer (K in
+//!   chunks of `KC`) and multiplied with the blocked f32 GEMM (each output one dot
+//!   product in a fixed order, again independent of the batch).
 //!
 //! Work is split over output columns (weight rows) in fixed chunks, and each output is
 //! computed by one thread in a fixed order: results do not depend on the thread count.
@@ -21,8 +23,6 @@ use crate::kernels::linalg::gemm_nt::gemm_nt;
 use crate::kernels::parallel::{for_each_chunk_mut, for_each_chunk_mut_with};
 use crate::tensor::{DType, Tensor};
 
-/// From this many activation rows on, the tiled f32 GEMM beats repeated integer dots.
-pub const GEMM_ROWS: usize = 16;
 /// Weight rows per parallel work item in the fused path.
 const DOT_ROWS: usize = 16;
 /// Weight rows per tile in the GEMM path (a multiple of the GEMM's 3-row register tile).
@@ -73,7 +73,7 @@ pub(crate) fn matmul_with(isa: Isa, x: &Tensor, w: &QTensor) -> Result<Tensor, S
     if n > 0 && m > 0 {
         let wdata = w.data.as_slice();
         match vec_dot_type(w.qtype) {
-            Some(at) if m < GEMM_ROWS => fused(isa, w, at, xs, m, k, &mut out_t)?,
+            Some(at) => fused(isa, w, at, xs, m, k, &mut out_t)?,
             _ => tiled(isa, w, (xs, m, k), wdata, &mut out_t)?,
         }
     }

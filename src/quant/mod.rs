@@ -20,8 +20,8 @@
 //! * [`matmul_f32_q`]`(x, w)`: `x @ w.T` for f32 x [..., K] and quantized w [N, K],
 //!   without dequantizing w whole: activation rows are quantized to ggml's
 //!   `vec_dot_type` ([`vec_dot_type`]: Q8_K for Q4_K/Q5_K/Q6_K, Q8_0 for Q8_0) and dotted
-//!   in integers; from [`GEMM_ROWS`] rows on (or for types without a fused kernel),
-//!   weight tiles are dequantized into a small buffer for a blocked f32 GEMM. Against
+//!   in integers, for any number of rows; for types without a fused kernel, weight
+//!   tiles are dequantized into a small buffer for a blocked f32 GEMM. Against
 //!   dequantize-then-matmul, the fused result differs only by the activation rounding:
 //!   per output, at most ½·(max|x_row|/127)·Σ|w_row| plus f32 summation error
 //!   (~1e-5·Σ|x·w|); the tiled path only by the summation error (both are tested).
@@ -75,7 +75,7 @@ mod vec_dot;
 use std::sync::Arc;
 
 pub use dequant::{dequantize, dequantize_into};
-pub use matmul::{matmul_f32_q, GEMM_ROWS};
+pub use matmul::matmul_f32_q;
 pub use qtype::QType;
 pub use quantize::{quantize, QUANTIZABLE};
 pub use vec_dot::vec_dot_type;

@@ -291,6 +291,23 @@ fn simd_dots_equal_scalar_exactly_on_exact_floats() {
     }
 }
 
+#[test]
+fn simd_dots_equal_scalar_bitwise_on_any_data() {
+    for wtype in [QType::Q4K, QType::Q5K, QType::Q6K, QType::Q8_0] {
+        let at = vec_dot_type(wtype).unwrap();
+        // 3 and 7 blocks of 256: Q8_0 then has an odd number of its 32-value blocks.
+        for (k, seed) in [(768, 1), (1792, 2), (256, 3)] {
+            let w = quantize_with(Isa::SCALAR, &normal(k, seed), wtype, &|_, _| ()).unwrap();
+            let a = quantize_with(Isa::SCALAR, &normal(k, seed + 50), at, &|_, _| ()).unwrap();
+            let s = vec_dot(Isa::SCALAR, wtype, &w, &a);
+            for isa in Isa::supported() {
+                let v = vec_dot(isa, wtype, &w, &a);
+                assert_eq!(s.to_bits(), v.to_bits(), "{wtype:?} k={k} {isa:?}");
+            }
+        }
+    }
+}
+
 /// x @ w.T computed from the dequantized weight in f64.
 fn reference(x: &[f32], m: usize, k: usize, w: &QTensor) -> Vec<f64> {
     let wd = w.dequantize().unwrap().to_vec::<f32>();
@@ -315,7 +332,7 @@ fn check_matmul(isa: Isa, qtype: QType, m: usize, n: usize, k: usize) {
     let got = got.to_vec::<f32>();
     let want = reference(&x, m, k, &w);
     let wd = w.dequantize().unwrap().to_vec::<f32>();
-    let fused = vec_dot_type(qtype).is_some() && m < GEMM_ROWS;
+    let fused = vec_dot_type(qtype).is_some();
     for i in 0..m {
         let row = &x[i * k..(i + 1) * k];
         let amax = row.iter().fold(0f32, |a, v| a.max(v.abs())) as f64;
@@ -349,6 +366,38 @@ fn fused_matmul_matches_dequantize_then_matmul() {
         for isa in [Isa::SCALAR, Isa::detect()] {
             check_matmul(isa, qtype, 1, 37, 512);
             check_matmul(isa, qtype, 5, 20, 256);
+        }
+    }
+}
+
+#[test]
+fn a_row_gives_the_same_bits_in_any_batch() {
+    let (m, n, k) = (40, 24, 512);
+    let x = Tensor::from_vec(normal(m * k, 5), &[m, k]).unwrap();
+    for qtype in [QType::Q4K, QType::Q5K, QType::Q6K, QType::Q8_0, QType::Q4_0] {
+        let w = QTensor::quantize(&Tensor::from_vec(normal(n * k, 6), &[n, k]).unwrap(), qtype)
+            .unwrap();
+        for isa in Isa::supported() {
+            let whole = matmul_with(isa, &x, &w).unwrap().to_vec::<f32>();
+            // Batches of 1, 7, 15, 16 and 17 rows, cut from the same rows.
+            for batch in [1, 7, 15, 16, 17] {
+                for start in (0..m).step_by(batch) {
+                    let rows = batch.min(m - start);
+                    let part = Tensor::from_vec(
+                        x.to_vec::<f32>()[start * k..(start + rows) * k].to_vec(),
+                        &[rows, k],
+                    )
+                    .unwrap();
+                    let got = matmul_with(isa, &part, &w).unwrap().to_vec::<f32>();
+                    let want = &whole[start * n..(start + rows) * n];
+                    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(
+                        bits(&got),
+                        bits(want),
+                        "{qtype:?} {isa:?} rows {start}..+{rows}"
+                    );
+                }
+            }
         }
     }
 }

@@ -1,59 +1,53 @@
-//! f32/f64 matrix products: the `gemm` crate's packed, runtime-dispatched micro-kernels
-//! (AVX2+FMA on x86-64, NEON on aarch64 — the latter untested here), called single-
-//! threaded on fixed tiles of the output that we run in parallel ourselves, plus our own
-//! matrix-vector kernel.
+//! f32/f64 matrix products: our packed GEMM on the register micro-kernels of
+//! `gemm_kernel` (AVX-512, AVX2+FMA or scalar, as `Isa::detect` allows), run on tiles of
+//! the output in parallel, plus a matrix-vector kernel.
 //!
-//! Why the crate: measured on this (loaded, 2-core Xeon) machine, 1 thread, min of
-//! runs, through the interpreter: 1024³ f32 in 50–60 ms (~40 GFLOP/s), 2048³ in
-//! ~350 ms, 64³ in 8.4 µs; NumPy's OpenBLAS, run alongside, took 19–35 ms, 160–310 ms
-//! and 4.2 µs (its AVX-512 kernels; 8.6 µs for 64³ when forced to its AVX2 kernels).
-//! The old plain i-k-j kernel was not timed side by side; a packed kernel of our own
-//! was not attempted, so whether one would beat the crate is open.
+//! Every output element is one chain of fused multiply-adds over the inner index in
+//! order (see `gemm_kernel`), so neither the tiling, the cache blocking nor the ISA
+//! changes a bit: any thread count and any x86 CPU give the same product.
 //!
-//! Why our own tiling: the crate's rayon mode splits work by the pool size; here the
-//! tiles depend only on (m, n, k), the inner dimension is never split, and each tile is
-//! one single-threaded call, so every output element sees the same operations in the
-//! same order for any number of threads.
+//! Blocking, inside each tile: B in blocks of `KC × NC` packed into panels of the
+//! kernel's width (kept in L2/L3), A in blocks of `MC × KC` packed into panels of its
+//! height (kept in L2); the kernel runs one A panel against one B panel (in L1).
 
-use std::ops::{Add, Mul};
-
-use gemm::Parallelism;
-
+use super::dot::dot;
+use super::gemm_kernel::{GemmFloat, MicroKernel, CACHE_LINE};
+use super::gemm_pack::{pack_a, pack_b, packed_len};
 use super::mat::Mat;
-use crate::kernels::parallel::{for_each_chunk_mut, for_each_item, Disjoint};
+use crate::kernels::interrupt;
+use crate::kernels::isa::Isa;
+use crate::kernels::parallel::{for_each_chunk_mut, for_each_item, threads, Disjoint};
 
-/// The element types the `gemm` crate multiplies.
-pub trait GemmFloat:
-    Copy + Default + Send + Sync + 'static + Add<Output = Self> + Mul<Output = Self>
-{
-    const ONE: Self;
-}
-
-impl GemmFloat for f32 {
-    const ONE: f32 = 1.0;
-}
-
-impl GemmFloat for f64 {
-    const ONE: f64 = 1.0;
-}
-
+/// Inner-dimension block: one B panel of `KC × nr` stays in L1 while A panels stream.
+const KC: usize = 256;
+/// Rows of A packed at once (a multiple of every kernel's `mr`).
+const MC: usize = 192;
+/// Columns of B packed at once.
+const NC: usize = 1024;
 /// Products below this many multiply-adds run as one call on the calling thread.
 const PARALLEL_MACS: usize = 1 << 19;
-/// Tiles are split further while there are fewer than this many...
-const MIN_TILES: usize = 8;
+/// Tiles are split further while there are fewer than this many per thread...
+const TILES_PER_THREAD: usize = 4;
 /// ...and each still has more than this much work...
 const TILE_MACS: usize = 1 << 20;
 /// ...and the longer edge is at least twice this (smaller tiles pack too often).
 const MIN_TILE_EDGE: usize = 64;
-/// No tile edge is longer than this (keeps several tiles per large product).
-const MAX_TILE_EDGE: usize = 512;
-/// Tile edges are multiples of this (a multiple of the crate's micro-tile sizes).
-const TILE_ALIGN: usize = 16;
+/// No tile edge is longer than this.
+const MAX_TILE_EDGE: usize = 2048;
+/// Tile heights are multiples of every kernel's `mr` (6, 12; 4 for scalar)...
+const ROW_ALIGN: usize = 48;
+/// ...and tile widths of every kernel's `nr` (8, 16, 32; 4 for scalar).
+const COL_ALIGN: usize = 32;
 /// Rows of a matrix-vector product per parallel chunk.
 const MATVEC_ROWS: usize = 256;
 
 /// `out = a · b`, `out` row-major (a.rows × b.cols). An inner size of 0 gives zeros.
 pub fn gemm<T: GemmFloat>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
+    gemm_on(Isa::detect(), out, a, b);
+}
+
+/// `gemm` on the kernels of `isa` (the same bits on each).
+fn gemm_on<T: GemmFloat>(isa: Isa, out: &mut [T], a: Mat<T>, b: Mat<T>) {
     let (m, k, n) = (a.rows(), a.cols(), b.cols());
     let out = &mut out[..m * n];
     if k == 0 {
@@ -64,18 +58,20 @@ pub fn gemm<T: GemmFloat>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
         return;
     }
     if n == 1 && a.col_stride() == 1 {
-        return matvec(out, a, b);
+        return matvec(isa, out, a, b);
     }
-    let (tm, tn) = tile_shape(m, n, k);
+    let (tm, tn) = tile_shape(m, n, k, threads());
     let (row_tiles, col_tiles) = (m.div_ceil(tm), n.div_ceil(tn));
     let dst = Disjoint::new(out);
+    let kernel = T::kernel(isa);
     let tile = |t: usize| {
         let (r, c) = (t / col_tiles * tm, t % col_tiles * tn);
         let (r_end, c_end) = ((r + tm).min(m), (c + tn).min(n));
         // SAFETY: tile t covers rows r..r_end and columns c..c_end of the m × n output,
-        // which lie inside `out`, and no two tiles overlap, so the writes are disjoint.
+        // which lie inside `out`, and no two tiles overlap, so the accesses are disjoint.
         unsafe {
-            call(
+            tile_product(
+                kernel,
                 dst.at(r * n + c),
                 n,
                 a.block(r..r_end, 0..k),
@@ -87,52 +83,139 @@ pub fn gemm<T: GemmFloat>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
     for_each_item(row_tiles * col_tiles, || (), |_, t| tile(t));
 }
 
-/// One single-threaded crate call: the (a.rows × b.cols) block at `dst` (row stride
-/// `dst_row_stride`, unit column stride) becomes a · b.
+/// The (a.rows × b.cols) block at `dst` (row stride `ldc`, unit column stride) becomes
+/// a · b, on the calling thread.
 ///
 /// # Safety
-/// `dst` must be valid for writes over the whole block, and not aliased meanwhile.
-unsafe fn call<T: GemmFloat>(dst: *mut T, dst_row_stride: usize, a: Mat<T>, b: Mat<T>) {
-    // SAFETY: `Mat::new` proved every element of `a` and `b` (and so of their blocks)
-    // lies inside their slices; the caller vouches for `dst`.
-    unsafe {
-        gemm::gemm(
-            a.rows(),
-            b.cols(),
-            a.cols(),
-            dst,
-            1,
-            dst_row_stride as isize,
-            false,
-            a.as_ptr(),
-            a.col_stride(),
-            a.row_stride(),
-            b.as_ptr(),
-            b.col_stride(),
-            b.row_stride(),
-            T::default(),
-            T::ONE,
-            false,
-            false,
-            false,
-            Parallelism::None,
-        );
+/// `dst` must be valid for reads and writes over the whole block, and not aliased
+/// meanwhile.
+unsafe fn tile_product<T: GemmFloat>(
+    kernel: MicroKernel<T>,
+    dst: *mut T,
+    ldc: usize,
+    a: Mat<T>,
+    b: Mat<T>,
+) {
+    let (m, k, n) = (a.rows(), a.cols(), b.cols());
+    let (mr, nr) = (kernel.mr, kernel.nr);
+    let (kc_max, mc_max, nc_max) = (KC.min(k), MC.min(m), NC.min(n));
+    // B's panels start on a cache line too.
+    let line = CACHE_LINE / std::mem::size_of::<T>();
+    let a_len = packed_len(mc_max, kc_max, mr).next_multiple_of(line);
+    let b_len = packed_len(nc_max, kc_max, nr);
+    T::with_scratch(a_len + b_len, |scratch| {
+        let (a_packed, b_packed) = scratch.split_at_mut(a_len);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { blocked(kernel, dst, ldc, (a, b), (a_packed, b_packed)) }
+    });
+}
+
+/// `tile_product` with its packing buffers (for `packed_len` of the largest blocks).
+///
+/// # Safety
+/// As `tile_product`.
+unsafe fn blocked<T: GemmFloat>(
+    kernel: MicroKernel<T>,
+    dst: *mut T,
+    ldc: usize,
+    (a, b): (Mat<T>, Mat<T>),
+    (a_packed, b_packed): (&mut [T], &mut [T]),
+) {
+    let (m, k, n) = (a.rows(), a.cols(), b.cols());
+    let (mr, nr) = (kernel.mr, kernel.nr);
+    let (kc_max, mc_max, nc_max) = (KC.min(k), MC.min(m), NC.min(n));
+    for jc in (0..n).step_by(NC) {
+        let nc = nc_max.min(n - jc);
+        for pc in (0..k).step_by(KC) {
+            let kc = kc_max.min(k - pc);
+            pack_b(b_packed, b.block(pc..pc + kc, jc..jc + nc), nr);
+            let b_panels = b_packed.chunks_exact(kc * nr).take(nc.div_ceil(nr));
+            for ic in (0..m).step_by(MC) {
+                // Ctrl-C: the interpreter discards this product, so stop mid-tile
+                // (a large tile takes a while, far longer in a debug build).
+                if interrupt::requested() {
+                    return;
+                }
+                let mc = mc_max.min(m - ic);
+                pack_a(a_packed, a.block(ic..ic + mc, pc..pc + kc), mr);
+                for (jq, b_panel) in b_panels.clone().enumerate() {
+                    let a_panels = a_packed.chunks_exact(kc * mr).take(mc.div_ceil(mr));
+                    for (iq, a_panel) in a_panels.enumerate() {
+                        let (i, j) = (ic + iq * mr, jc + jq * nr);
+                        let clip = (mr.min(m - i), nr.min(n - j));
+                        // SAFETY: (i, j) and the clipped tile from it lie inside the
+                        // block the caller vouches for; the panels hold kc·mr and kc·nr.
+                        unsafe {
+                            let c = dst.add(i * ldc + j);
+                            run_clipped(kernel, kc, (a_panel, b_panel), c, ldc, clip, pc > 0)
+                        };
+                    }
+                }
+            }
+        }
     }
 }
 
-/// Tile edges for an m × n output with inner size k: a function of the shape only.
-/// Starting from tiles of at most `MAX_TILE_EDGE`, the longer edge is halved while
-/// there are too few tiles to share among threads and they are still large.
-fn tile_shape(m: usize, n: usize, k: usize) -> (usize, usize) {
+/// Values in the largest register tile (12 × 32 for f32 on AVX-512).
+const MAX_TILE: usize = 12 * 32;
+
+/// One kernel call on a tile of which only `rows × cols` lie inside the output: a
+/// partial tile goes through a full-size scratch tile.
+///
+/// # Safety
+/// As `MicroKernel::run` for the `rows × cols` part of the tile at `c`; the panels hold
+/// `kc · mr` and `kc · nr` values.
+unsafe fn run_clipped<T: GemmFloat>(
+    kernel: MicroKernel<T>,
+    kc: usize,
+    (a_panel, b_panel): (&[T], &[T]),
+    c: *mut T,
+    ldc: usize,
+    (rows, cols): (usize, usize),
+    accumulate: bool,
+) {
+    let (a, b, nr) = (a_panel.as_ptr(), b_panel.as_ptr(), kernel.nr);
+    if (rows, cols) == (kernel.mr, nr) {
+        // SAFETY: the whole tile is inside the output (the caller's contract).
+        return unsafe { kernel.run(kc, (a, b), (c, ldc), accumulate) };
+    }
+    let mut scratch = [T::default(); MAX_TILE];
+    for i in 0..rows {
+        for j in 0..cols {
+            // SAFETY: (i, j) is inside the part of the tile in the output.
+            scratch[i * nr + j] = unsafe { *c.add(i * ldc + j) };
+        }
+    }
+    // SAFETY: the scratch tile holds mr × nr ≤ MAX_TILE values at row stride nr.
+    unsafe { kernel.run(kc, (a, b), (scratch.as_mut_ptr(), nr), accumulate) };
+    for i in 0..rows {
+        for j in 0..cols {
+            // SAFETY: as for the reads.
+            unsafe { *c.add(i * ldc + j) = scratch[i * nr + j] };
+        }
+    }
+}
+
+/// Tile edges for an m × n output with inner size k on `threads` threads (the bits do
+/// not depend on the tiling). Starting from tiles of at most `MAX_TILE_EDGE`, the
+/// longer edge is halved while there are too few tiles to share among the threads and
+/// they are still large. One thread gets few, large tiles: each tile packs its own
+/// blocks of A and B.
+fn tile_shape(m: usize, n: usize, k: usize, threads: usize) -> (usize, usize) {
     if m * n * k < PARALLEL_MACS {
         return (m, n);
     }
-    let edge = |len: usize, parts: usize| len.div_ceil(parts).next_multiple_of(TILE_ALIGN);
+    let min_tiles = if threads > 1 {
+        TILES_PER_THREAD * threads
+    } else {
+        1
+    };
+    let edge = |len: usize, parts: usize, align: usize| len.div_ceil(parts).next_multiple_of(align);
     let (mut rt, mut ct) = (m.div_ceil(MAX_TILE_EDGE), n.div_ceil(MAX_TILE_EDGE));
     loop {
-        let (tm, tn) = (edge(m, rt), edge(n, ct));
+        let (tm, tn) = (edge(m, rt, ROW_ALIGN), edge(n, ct, COL_ALIGN));
         let tiles = m.div_ceil(tm) * n.div_ceil(tn);
-        if tiles >= MIN_TILES || tm * tn * k <= TILE_MACS || tm.max(tn) < 2 * MIN_TILE_EDGE {
+        if tiles >= min_tiles || tm * tn * k <= TILE_MACS || tm.max(tn) < 2 * MIN_TILE_EDGE {
             return (tm.min(m), tn.min(n));
         }
         if tm >= tn {
@@ -145,59 +228,15 @@ fn tile_shape(m: usize, n: usize, k: usize) -> (usize, usize) {
 
 /// `out = a · b` for a single column `b` and rows of `a` contiguous: a dot product per
 /// row, parallel over fixed blocks of rows (memory bound: it streams `a` once).
-fn matvec<T: GemmFloat>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
+fn matvec<T: GemmFloat>(isa: Isa, out: &mut [T], a: Mat<T>, b: Mat<T>) {
     let x: Vec<T> = (0..b.rows()).map(|p| b.at(p, 0)).collect();
     for_each_chunk_mut(out, MATVEC_ROWS, |start, chunk| {
         for (r, o) in chunk.iter_mut().enumerate() {
             // Cannot fire: `matmul` takes this path only for an `a` with unit column stride.
             let row = a.row(start + r).expect("matvec rows are contiguous");
-            *o = dot(row, &x);
+            *o = dot(isa, row, &x);
         }
     });
-}
-
-/// Lanes of the dot product's partial sums (two AVX2 registers of f32).
-const LANES: usize = 16;
-
-/// Σ x·y with `LANES` interleaved partial sums combined in a fixed order; compiled for
-/// AVX2 when present. Multiplies and adds are separate (never fused), so the AVX2 and
-/// the portable build give the same bits.
-fn dot<T: GemmFloat>(x: &[T], y: &[T]) -> T {
-    #[cfg(target_arch = "x86_64")]
-    if crate::kernels::isa::Isa::detect().avx2() {
-        // SAFETY: `Isa::detect` found AVX2 and FMA on this CPU.
-        return unsafe { dot_avx2(x, y) };
-    }
-    dot_lanes(x, y)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn dot_avx2<T: GemmFloat>(x: &[T], y: &[T]) -> T {
-    dot_lanes(x, y)
-}
-
-#[inline(always)]
-fn dot_lanes<T: GemmFloat>(x: &[T], y: &[T]) -> T {
-    let mut acc = [T::default(); LANES];
-    // Fixed-length arrays: no bounds checks, so the lanes vectorize.
-    let ((xc, xr), (yc, yr)) = (x.as_chunks::<LANES>(), y.as_chunks::<LANES>());
-    for (xs, ys) in xc.iter().zip(yc) {
-        for l in 0..LANES {
-            acc[l] = acc[l] + xs[l] * ys[l];
-        }
-    }
-    for (l, (&p, &q)) in xr.iter().zip(yr).enumerate() {
-        acc[l] = acc[l] + p * q;
-    }
-    let mut width = LANES;
-    while width > 1 {
-        width /= 2;
-        for l in 0..width {
-            acc[l] = acc[l] + acc[l + width];
-        }
-    }
-    acc[0]
 }
 
 #[cfg(test)]
@@ -227,8 +266,8 @@ mod tests {
         }
     }
 
-    /// Shapes around the parallel threshold and the crate's blocking, with k larger
-    /// than its k-block and m, n not multiples of the micro-tile.
+    /// Shapes around the parallel threshold and past each block (KC, MC, NC), with m
+    /// and n not multiples of any register tile.
     const SHAPES: [(usize, usize, usize); 7] = [
         (3, 3, 3),
         (64, 64, 64),
@@ -240,7 +279,7 @@ mod tests {
     ];
 
     #[test]
-    fn tiles_match_the_naive_product_for_any_thread_count() {
+    fn tiles_match_the_naive_product_for_any_thread_count_and_isa() {
         for (m, k, n) in SHAPES {
             let (a, b) = (data(m * k, 1), data(k * n, 2));
             // a row-major; b read through its transpose's buffer (column-major).
@@ -248,11 +287,12 @@ mod tests {
             let bm = Mat::row_major(&b, n, k).t();
             let mut want = vec![0.0; m * n];
             naive(&mut want, &am, &bm);
-            let run = || {
+            let on = |isa: Isa| {
                 let mut out = vec![f32::NAN; m * n];
-                gemm(&mut out, am, bm);
+                gemm_on(isa, &mut out, am, bm);
                 out
             };
+            let run = || on(Isa::detect());
             let one = with_threads(1, run);
             for (g, w) in one.iter().zip(&want) {
                 assert!(
@@ -260,37 +300,35 @@ mod tests {
                     "{m}x{k}x{n}"
                 );
             }
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             for threads in [2, 3] {
-                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&with_threads(threads, run)), bits(&one), "{m}x{k}x{n}");
+            }
+            for isa in Isa::supported() {
+                let got = with_threads(2, || on(isa));
+                assert_eq!(bits(&got), bits(&one), "{m}x{k}x{n} on {isa:?}");
             }
         }
     }
 
     #[test]
-    fn tiles_cover_the_output_and_depend_on_the_shape_only() {
+    fn tiles_fit_the_output_and_give_each_thread_several() {
         for (m, n, k) in [
             (1024, 1024, 1024),
             (1, 4096, 4096),
             (4096, 3, 4096),
             (100, 100, 10),
         ] {
-            let (tm, tn) = tile_shape(m, n, k);
-            assert!(tm >= 1 && tn >= 1 && tm <= m && tn <= n);
-            if m * n * k >= PARALLEL_MACS {
-                assert!(tm.max(tn) >= MIN_TILE_EDGE.min(m.max(n)));
+            for threads in [1, 2, 3, 8] {
+                let (tm, tn) = tile_shape(m, n, k, threads);
+                assert!(tm >= 1 && tn >= 1 && tm <= m && tn <= n);
+                if m * n * k >= PARALLEL_MACS {
+                    assert!(tm.max(tn) >= MIN_TILE_EDGE.min(m.max(n)));
+                }
             }
         }
-    }
-
-    #[test]
-    fn dot_is_the_same_with_and_without_avx2() {
-        let (x, y) = (data(1000, 3), data(1000, 4));
-        for len in [0, 1, 15, 16, 17, 1000] {
-            let want: f64 = (0..len).map(|i| x[i] as f64 * y[i] as f64).sum();
-            let got = dot(&x[..len], &y[..len]);
-            assert_eq!(got.to_bits(), dot_lanes(&x[..len], &y[..len]).to_bits());
-            assert!((got as f64 - want).abs() < 1e-4);
-        }
+        assert_eq!(tile_shape(1024, 1024, 1024, 1), (1024, 1024));
+        let (tm, tn) = tile_shape(1024, 1024, 1024, 2);
+        assert!(1024usize.div_ceil(tm) * 1024usize.div_ceil(tn) >= 8);
     }
 }

@@ -1,7 +1,7 @@
 //! AVX2 dot products (the algorithms of ggml's x86 kernels): `maddubs` multiplies the
 //! unsigned weight quants by the signed activation quants into i16 pairs, `madd` applies
 //! the sub-block scales into i32, and each block's integer sums are scaled with one FMA.
-//! The integers equal the scalar twins'; only the f32 accumulation order differs.
+//! The scalar twins keep these lanes and this f32 accumulation order: same bits.
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has AVX2, FMA and F16C.

@@ -1,0 +1,322 @@
+//! The GEMM's register micro-kernels for f32 and f64: AVX-512, AVX2+FMA and the scalar
+//! twin. A kernel multiplies one packed panel of `mr` rows of A by one of `nr` columns
+//! of B and adds the result into an `mr × nr` tile of C held in registers.
+//!
+//! Every output element is one chain of fused multiply-adds in order of the inner
+//! index, continued from the value already in C (or from zero for the first block of
+//! the inner dimension). A fused multiply-add rounds once, the same on every ISA, and
+//! the chain does not depend on the tile sizes, the blocking or the thread that runs
+//! it — so all three kernels, at any blocking, give the same bits.
+
+use super::dot::Fma;
+use crate::kernels::isa::Isa;
+
+/// `c[i·ldc + j] = c·[accumulate] + Σ_p a[p·mr + i] · b[p·nr + j]` for i < mr, j < nr,
+/// p < kc (fused multiply-adds in order of p).
+type KernelFn<T> = unsafe fn(usize, *const T, *const T, *mut T, usize, bool);
+
+/// A micro-kernel and its register tile.
+#[derive(Clone, Copy)]
+pub struct MicroKernel<T> {
+    /// Rows of the tile (of each packed A panel).
+    pub mr: usize,
+    /// Columns of the tile (of each packed B panel).
+    pub nr: usize,
+    run: KernelFn<T>,
+}
+
+impl<T> MicroKernel<T> {
+    /// Runs the kernel over an inner block of `kc`.
+    ///
+    /// # Safety
+    /// `a` holds `kc · mr` values, `b` holds `kc · nr`, and `c` is valid for reads and
+    /// writes of `mr` rows of `nr` values at row stride `ldc`, aliased by nothing else.
+    pub unsafe fn run(
+        &self,
+        kc: usize,
+        (a, b): (*const T, *const T),
+        (c, ldc): (*mut T, usize),
+        accumulate: bool,
+    ) {
+        // SAFETY: the caller's contract is the kernel's; `run` came from
+        // `GemmFloat::kernel`, which picks a SIMD kernel only for an `Isa` whose
+        // features this CPU has.
+        unsafe { (self.run)(kc, a, b, c, ldc, accumulate) }
+    }
+}
+
+/// The element types the GEMM multiplies.
+pub trait GemmFloat: Fma + Send + Sync + 'static {
+    /// The fastest micro-kernel `isa` allows.
+    fn kernel(isa: Isa) -> MicroKernel<Self>;
+    /// Runs `f` on a buffer of `len` values starting on a cache line, kept by this
+    /// thread between calls (the GEMM's packing space: allocating and zeroing it per
+    /// call cost as much as a 256³ product). Its contents on entry are unspecified.
+    fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [Self]) -> R) -> R;
+}
+
+/// Bytes of a cache line: packed panels start on one, so that no vector load splits.
+pub const CACHE_LINE: usize = 64;
+
+/// Implements `GemmFloat::with_scratch` on a thread-local buffer of `$t`.
+macro_rules! scratch_of {
+    ($t:ty) => {
+        fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [$t]) -> R) -> R {
+            thread_local! {
+                static SCRATCH: std::cell::RefCell<Vec<$t>> = const { std::cell::RefCell::new(Vec::new()) };
+            }
+            let aligned = |buf: &mut Vec<$t>| {
+                let slack = CACHE_LINE / std::mem::size_of::<$t>();
+                if buf.len() < len + slack {
+                    buf.resize(len + slack, 0.0);
+                }
+                let start = buf.as_ptr().align_offset(CACHE_LINE).min(slack);
+                f(&mut buf[start..start + len])
+            };
+            SCRATCH.with(|cell| match cell.try_borrow_mut() {
+                Ok(mut buf) => aligned(&mut buf),
+                // Re-entered on this thread (a nested parallel call ran here while
+                // waiting): a buffer of its own.
+                Err(_) => aligned(&mut Vec::new()),
+            })
+        }
+    };
+}
+
+/// Implements `GemmFloat` for `$t` with its AVX-512 and AVX2 kernels and their tiles.
+macro_rules! gemm_float {
+    ($t:ty, ($mr512:literal, $nr512:literal, $avx512:ident), ($mr2:literal, $nr2:literal, $avx2:ident)) => {
+        impl GemmFloat for $t {
+            scratch_of!($t);
+
+            fn kernel(isa: Isa) -> MicroKernel<$t> {
+                #[cfg(target_arch = "x86_64")]
+                if isa.avx512() {
+                    return MicroKernel {
+                        mr: $mr512,
+                        nr: $nr512,
+                        run: x86::$avx512,
+                    };
+                }
+                #[cfg(target_arch = "x86_64")]
+                if isa.avx2() {
+                    return MicroKernel {
+                        mr: $mr2,
+                        nr: $nr2,
+                        run: x86::$avx2,
+                    };
+                }
+                let _ = isa;
+                MicroKernel {
+                    mr: SCALAR_MR,
+                    nr: SCALAR_NR,
+                    run: scalar::<$t>,
+                }
+            }
+        }
+    };
+}
+gemm_float!(f32, (12, 32, f32_avx512), (6, 16, f32_avx2));
+gemm_float!(f64, (12, 16, f64_avx512), (6, 8, f64_avx2));
+
+const SCALAR_MR: usize = 4;
+const SCALAR_NR: usize = 4;
+
+/// The portable kernel (`mul_add` is exact everywhere: a libm call without FMA).
+///
+/// # Safety
+/// As `MicroKernel::run`, with `mr = SCALAR_MR`, `nr = SCALAR_NR`.
+unsafe fn scalar<T: GemmFloat>(
+    kc: usize,
+    a: *const T,
+    b: *const T,
+    c: *mut T,
+    ldc: usize,
+    accumulate: bool,
+) {
+    let mut acc = [[T::default(); SCALAR_NR]; SCALAR_MR];
+    for (i, row) in acc.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            if accumulate {
+                // SAFETY: (i, j) is inside the tile the caller vouches for.
+                *v = unsafe { *c.add(i * ldc + j) };
+            }
+        }
+    }
+    for p in 0..kc {
+        // SAFETY: p < kc, so both panels' row p is inside them.
+        let (ap, bp) = unsafe { (a.add(p * SCALAR_MR), b.add(p * SCALAR_NR)) };
+        for (i, row) in acc.iter_mut().enumerate() {
+            // SAFETY: as above.
+            let x = unsafe { *ap.add(i) };
+            for (j, v) in row.iter_mut().enumerate() {
+                // SAFETY: as above.
+                *v = x.mul_add(unsafe { *bp.add(j) }, *v);
+            }
+        }
+    }
+    for (i, row) in acc.iter().enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            // SAFETY: (i, j) is inside the tile.
+            unsafe { *c.add(i * ldc + j) = v };
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    /// A SIMD kernel: `$mr` rows by `$nv` vectors of `$lanes` columns, the tile in
+    /// registers, one vector load per B vector and one broadcast per A value.
+    macro_rules! simd_kernel {
+        ($name:ident, $features:literal, $t:ty, $mr:literal, $nv:literal, $lanes:literal,
+         $zero:ident, $load:ident, $store:ident, $set1:ident, $fma:ident) => {
+            /// # Safety
+            /// As `MicroKernel::run`, and the CPU has `
+            #[doc = $features]
+            /// `.
+            #[target_feature(enable = $features)]
+            pub(super) unsafe fn $name(
+                kc: usize,
+                a: *const $t,
+                b: *const $t,
+                c: *mut $t,
+                ldc: usize,
+                accumulate: bool,
+            ) {
+                const NR: usize = $nv * $lanes;
+                let mut acc = [[$zero(); $nv]; $mr];
+                if accumulate {
+                    for i in 0..$mr {
+                        for v in 0..$nv {
+                            // SAFETY: row i, columns v·lanes.. of the caller's tile.
+                            acc[i][v] = unsafe { $load(c.add(i * ldc + v * $lanes)) };
+                        }
+                    }
+                }
+                for p in 0..kc {
+                    // SAFETY: p < kc: row p of each packed panel.
+                    let (ap, bp) = unsafe { (a.add(p * $mr), b.add(p * NR)) };
+                    let mut bv = [$zero(); $nv];
+                    for v in 0..$nv {
+                        // SAFETY: as above.
+                        bv[v] = unsafe { $load(bp.add(v * $lanes)) };
+                    }
+                    for i in 0..$mr {
+                        // SAFETY: as above.
+                        let x = $set1(unsafe { *ap.add(i) });
+                        for v in 0..$nv {
+                            acc[i][v] = $fma(x, bv[v], acc[i][v]);
+                        }
+                    }
+                }
+                for i in 0..$mr {
+                    for v in 0..$nv {
+                        // SAFETY: as for the loads.
+                        unsafe { $store(c.add(i * ldc + v * $lanes), acc[i][v]) };
+                    }
+                }
+            }
+        };
+    }
+
+    simd_kernel!(
+        f32_avx512,
+        "avx512f,avx2,fma",
+        f32,
+        12,
+        2,
+        16,
+        _mm512_setzero_ps,
+        _mm512_loadu_ps,
+        _mm512_storeu_ps,
+        _mm512_set1_ps,
+        _mm512_fmadd_ps
+    );
+    simd_kernel!(
+        f64_avx512,
+        "avx512f,avx2,fma",
+        f64,
+        12,
+        2,
+        8,
+        _mm512_setzero_pd,
+        _mm512_loadu_pd,
+        _mm512_storeu_pd,
+        _mm512_set1_pd,
+        _mm512_fmadd_pd
+    );
+    simd_kernel!(
+        f32_avx2,
+        "avx2,fma",
+        f32,
+        6,
+        2,
+        8,
+        _mm256_setzero_ps,
+        _mm256_loadu_ps,
+        _mm256_storeu_ps,
+        _mm256_set1_ps,
+        _mm256_fmadd_ps
+    );
+    simd_kernel!(
+        f64_avx2,
+        "avx2,fma",
+        f64,
+        6,
+        2,
+        4,
+        _mm256_setzero_pd,
+        _mm256_loadu_pd,
+        _mm256_storeu_pd,
+        _mm256_set1_pd,
+        _mm256_fmadd_pd
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kernel against the scalar one on the same data, bit for bit, from zero and
+    /// accumulating into C.
+    fn same_bits<T: GemmFloat + PartialEq + std::fmt::Debug>(value: impl Fn(usize) -> T) {
+        for isa in Isa::supported() {
+            let k = T::kernel(isa);
+            let kc = 37;
+            let a: Vec<T> = (0..kc * k.mr).map(&value).collect();
+            let b: Vec<T> = (0..kc * k.nr).map(|i| value(i * 7 + 3)).collect();
+            let c0: Vec<T> = (0..k.mr * (k.nr + 3)).map(|i| value(i * 5 + 1)).collect();
+            for accumulate in [false, true] {
+                let mut got = c0.clone();
+                // SAFETY: sizes as the kernel's contract, ldc = nr + 3 ≥ nr.
+                unsafe {
+                    let c = (got.as_mut_ptr(), k.nr + 3);
+                    k.run(kc, (a.as_ptr(), b.as_ptr()), c, accumulate)
+                };
+                let mut want = c0.clone();
+                for i in 0..k.mr {
+                    for j in 0..k.nr {
+                        let mut s = if accumulate {
+                            c0[i * (k.nr + 3) + j]
+                        } else {
+                            T::default()
+                        };
+                        for p in 0..kc {
+                            s = a[p * k.mr + i].mul_add(b[p * k.nr + j], s);
+                        }
+                        want[i * (k.nr + 3) + j] = s;
+                    }
+                }
+                assert_eq!(got, want, "{isa:?} accumulate={accumulate}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_isa_kernel_is_the_fused_chain() {
+        same_bits(|i| ((i * 2654435761) % 1000) as f32 / 37.0 - 13.0);
+        same_bits(|i| ((i * 2654435761) % 1000) as f64 / 37.0 - 13.0);
+    }
+}
