@@ -177,8 +177,8 @@ fn ctrl_c_stops_a_dense_and_a_quantized_matmul() {
     let out = interrupt(&mut s, "let y = x @ w.T", Duration::from_millis(500));
     assert_shows(&out, "interrupted");
     enter(&mut s, "let q = quantize(w, \"q8_0\")");
-    // 256 activation rows: the many-row kernel's chunk is 24 weight rows times every
-    // activation row, and this (unoptimized) test build must finish a chunk quickly.
+    // 256 activation rows: a chunk of the integer-dot kernel is 16 weight rows times
+    // every activation row, and this (unoptimized) test build must finish it quickly.
     let out = interrupt(&mut s, "let y = x[:256] @ q.T", Duration::from_millis(500));
     assert_shows(&out, "interrupted");
     assert_shows(&enter(&mut s, "kept"), "5");

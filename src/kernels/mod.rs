@@ -5,7 +5,7 @@
 //! # Rooms
 //!
 //! Plumbing sits at the top: `isa` (which SIMD kernels may run), `twin` (one body built
-//! for AVX2 and as its scalar twin), `parallel` (fixed-chunk parallel loops that stop on
+//! for AVX-512, for AVX2 and as its scalar twin), `parallel` (fixed-chunk parallel loops that stop on
 //! Ctrl-C), `interrupt` (the Ctrl-C flag), `alloc` (output buffers) and `strided` (runs
 //! of a strided layout). The rooms below use the plumbing and each other only downward:
 //!

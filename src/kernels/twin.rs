@@ -33,7 +33,7 @@ macro_rules! twin {
             }
             #[cfg(target_arch = "x86_64")]
             if isa.avx2() {
-                // SAFETY: an `Isa` with AVX2 only comes from `Isa::detect` on a CPU that
+                // SAFETY: an `Isa` with AVX2 only exists on a CPU that
                 // has AVX2, FMA and F16C, the features `avx2` is compiled for.
                 return unsafe { avx2($($arg),*) };
             }

@@ -31,10 +31,10 @@
 //! Work is split in fixed chunks (of blocks, or of weight rows) on the kernels' parallel
 //! loops (`kernels::parallel`), so results are identical for any thread count and
 //! Ctrl-C stops a long quantize, dequantize or matmul between chunks. Kernels are picked once per process
-//! ([`crate::kernels::isa::Isa::detect`]): AVX2 + FMA + F16C on x86-64 (hand-written integer dot kernels
-//! and GEMM tile; quantize/dequantize compiled for AVX2 from the same code, which gives
-//! the same bits because Rust never fuses a multiply and an add), scalar twins
-//! elsewhere (no NEON kernels yet).
+//! ([`crate::kernels::isa::Isa::detect`], capped by `TSR_ISA`): hand-written AVX2 integer
+//! dot kernels whose scalar twins keep their lanes and f32 order, and quantize/dequantize
+//! built for AVX-512, AVX2 and scalar from the same code (Rust never fuses a multiply and
+//! an add) — the same bits on every ISA; scalar twins elsewhere (no NEON kernels yet).
 //!
 //! Where ggml's C relies on behaviour C leaves to the platform (float → small int casts
 //! of NaN or out-of-range values, the sums an all-zero Q8_K block leaves unwritten), this

@@ -403,7 +403,7 @@ fn a_row_gives_the_same_bits_in_any_batch() {
 }
 
 #[test]
-fn tiled_matmul_matches_dequantize_then_matmul() {
+fn many_row_and_tiled_matmul_match_dequantize_then_matmul() {
     for qtype in [
         QType::Q4K,
         QType::Q6K,

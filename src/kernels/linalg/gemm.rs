@@ -96,18 +96,21 @@ unsafe fn tile_product<T: GemmFloat>(
     a: Mat<T>,
     b: Mat<T>,
 ) {
-    let (m, k, n) = (a.rows(), a.cols(), b.cols());
-    let (mr, nr) = (kernel.mr, kernel.nr);
-    let (kc_max, mc_max, nc_max) = (KC.min(k), MC.min(m), NC.min(n));
+    let (kc_max, mc_max, nc_max) = largest_blocks(a, b);
     // B's panels start on a cache line too.
     let line = CACHE_LINE / std::mem::size_of::<T>();
-    let a_len = packed_len(mc_max, kc_max, mr).next_multiple_of(line);
-    let b_len = packed_len(nc_max, kc_max, nr);
+    let a_len = packed_len(mc_max, kc_max, kernel.mr).next_multiple_of(line);
+    let b_len = packed_len(nc_max, kc_max, kernel.nr);
     T::with_scratch(a_len + b_len, |scratch| {
         let (a_packed, b_packed) = scratch.split_at_mut(a_len);
         // SAFETY: the caller's contract, passed on.
         unsafe { blocked(kernel, dst, ldc, (a, b), (a_packed, b_packed)) }
     });
+}
+
+/// The largest (KC, MC, NC) blocks of the product a · b.
+fn largest_blocks<T: Copy>(a: Mat<T>, b: Mat<T>) -> (usize, usize, usize) {
+    (KC.min(a.cols()), MC.min(a.rows()), NC.min(b.cols()))
 }
 
 /// `tile_product` with its packing buffers (for `packed_len` of the largest blocks).
@@ -123,7 +126,7 @@ unsafe fn blocked<T: GemmFloat>(
 ) {
     let (m, k, n) = (a.rows(), a.cols(), b.cols());
     let (mr, nr) = (kernel.mr, kernel.nr);
-    let (kc_max, mc_max, nc_max) = (KC.min(k), MC.min(m), NC.min(n));
+    let (kc_max, mc_max, nc_max) = largest_blocks(a, b);
     for jc in (0..n).step_by(NC) {
         let nc = nc_max.min(n - jc);
         for pc in (0..k).step_by(KC) {
