@@ -51,9 +51,10 @@ class Case:
     peer is "numpy" (peer_code is a Python expression over the inputs and `np`),
     "cpython" (the same, timing plain Python), "ort" (a single ONNX node `ort_op`
     whose first input is fed at run time and the rest are initializers), "ggml"
-    (no peer runs; `ggml_ms` are docs/TARGETS.md's figures) or "process" (startup).
-    tsr is a tsr expression, or statements when tsr_is_stmt. peer_check, when set, is
-    the peer expression --check compares with instead of peer_code (the timed one).
+    (ggml's `ggml_op` on weights quantized to `ggml_type`, see ggml/ggml_peer.c) or
+    "process" (startup). tsr is a tsr expression, or statements when tsr_is_stmt.
+    peer_check and tsr_check, when set, are what --check compares instead of the timed
+    expressions (a quantized result is compared dequantized).
     """
 
     name: str
@@ -69,17 +70,19 @@ class Case:
     tsr_is_stmt: bool = False
     ort_op: str = ""
     ort_attrs: dict = field(default_factory=dict)
-    ggml_ms: dict = field(default_factory=dict)
+    tsr_check: str = ""
+    ggml_op: str = ""
+    ggml_type: str = ""
     threads: tuple = (1, 2)
 
     @property
     def checkable(self):
         """Whether both sides return a tensor that --check can compare."""
-        return self.peer in ("numpy", "ort") and not self.tsr_is_stmt
+        return self.peer in ("numpy", "ort", "ggml") and not self.tsr_is_stmt
 
     @property
     def peer_label(self):
-        return {"cpython": "CPython", "ggml": "ggml (docs/TARGETS.md)"}.get(self.peer, self.peer)
+        return {"cpython": "CPython"}.get(self.peer, self.peer)
 
 
 def both(target):
@@ -96,13 +99,13 @@ def _gemm_cases():
         return _numpy(name, "gemm", [Input("a", a), Input("b", b)], "a @ b", "a @ b", targets)
 
     return [
-        mm("matmul 64^3", (64, 64), (64, 64), 0.8),
-        mm("matmul 256^3", (256, 256), (256, 256)),
+        mm("matmul 64^3", (64, 64), (64, 64), 1.0),
+        mm("matmul 256^3", (256, 256), (256, 256), 1.0),
         mm("matmul 1024^3", (1024, 1024), (1024, 1024), 1.0),
         mm("matmul 2048^3", (2048, 2048), (2048, 2048), 1.0),
-        mm("matvec 4096x4096 . 4096", (4096, 4096), (4096,)),
-        mm("batched [64,64,64]@[64,64,64]", (64, 64, 64), (64, 64, 64), 0.8),
-        mm("batched [8,512,64]@[8,64,512]", (8, 512, 64), (8, 64, 512)),
+        mm("matvec 4096x4096 . 4096", (4096, 4096), (4096,), 1.0),
+        mm("batched [64,64,64]@[64,64,64]", (64, 64, 64), (64, 64, 64), 1.0),
+        mm("batched [8,512,64]@[8,64,512]", (8, 512, 64), (8, 64, 512), 1.0),
     ]
 
 
@@ -116,16 +119,20 @@ def _elementwise_cases():
         inputs = [Input("a", (n,)), Input("b", (n,))]
         return _numpy(name, "elementwise", inputs, f"a {op} b", f"a {op} b", ELEMENTWISE_TARGETS)
 
-    def unary(name, n, tsr, peer):
-        return _numpy(name, "elementwise", [Input("x", (n,))], tsr, peer, ELEMENTWISE_TARGETS)
+    def unary(name, n, tsr, peer, targets=ELEMENTWISE_TARGETS):
+        return _numpy(name, "elementwise", [Input("x", (n,))], tsr, peer, targets)
+
+    # Vector math against NumPy's SVML loops: half their time on one thread.
+    vector_math = {1: ratio(0.5), 2: ratio(0.6, " (NumPy 1T)")}
 
     return [
         binary("add 1M", M1, "+"),
         binary("add 16M", M16, "+"),
         binary("mul 1M", M1, "*"),
-        unary("exp 1M", M1, "exp(x)", "np.exp(x)"),
+        unary("exp 1M", M1, "exp(x)", "np.exp(x)", vector_math),
         unary("exp 16M", M16, "exp(x)", "np.exp(x)"),
-        unary("tanh 1M", M1, "tanh(x)", "np.tanh(x)"),
+        unary("tanh 1M", M1, "tanh(x)", "np.tanh(x)", vector_math),
+        unary("sigmoid 1M", M1, "sigmoid(x)", "1 / (1 + np.exp(-x))", vector_math),
         unary("tanh 16M", M16, "tanh(x)", "np.tanh(x)"),
         unary("maximum(x, 0) 1M", M1, "maximum(x, 0)", "np.maximum(x, 0)"),
         _numpy(
@@ -237,7 +244,7 @@ def _conv_cases():
             "conv2d(x, w, b, padding=1)",
             "Conv",
             {"pads": pads(1)},
-            1.2,
+            1.0,
         ),
         _ort(
             "conv [1,3,224,224]*[64,3,7,7] stride 2 pad 3",
@@ -245,7 +252,7 @@ def _conv_cases():
             "conv2d(x, w, b, stride=2, padding=3)",
             "Conv",
             {"strides": [2, 2], "pads": pads(3)},
-            1.2,
+            1.0,
         ),
         _ort(
             "conv [8,32,32,32]*[64,32,3,3] pad 1",
@@ -253,7 +260,7 @@ def _conv_cases():
             "conv2d(x, w, b, padding=1)",
             "Conv",
             {"pads": pads(1)},
-            1.2,
+            1.0,
         ),
         _ort(
             "depthwise [1,256,28,28] 3x3 pad 1",
@@ -261,7 +268,7 @@ def _conv_cases():
             "conv2d(x, w, b, padding=1, groups=256)",
             "Conv",
             {"pads": pads(1), "group": 256},
-            1.2,
+            1.0,
         ),
         _ort(
             "conv_transpose [1,64,28,28]*[64,32,4,4] stride 2 pad 1",
@@ -269,7 +276,7 @@ def _conv_cases():
             "conv_transpose2d(x, w, b, stride=2, padding=1)",
             "ConvTranspose",
             {"strides": [2, 2], "pads": pads(1)},
-            1.2,
+            1.0,
         ),
         _ort(
             "max_pool 3x3 stride 2 [1,64,112,112]",
@@ -303,8 +310,40 @@ _module_loop = compile("s = 0\\nfor i in range(1000000):\\n    s += i\\n", "<mod
 """
 
 
+NUMPY_ELEMENT_LOOPS = """
+def write_loop(s):
+    for j in range(10000):
+        s[j] = 1.5
+
+def read_loop(s):
+    acc = 0.0
+    for j in range(10000):
+        acc += s[j]
+    return acc
+
+def mask_assign(d, h):
+    d[h <= 0] = 0
+"""
+
+
 def _interpreter_cases():
     loop_target = {1: ratio(0.5)}
+    vector = [Input("s", (10000,))]
+    masked = [Input("d", (6000, 256)), Input("h", (6000, 256))]
+
+    def element_loop(name, inputs, tsr, peer_code, threads=(1,)):
+        return _numpy(
+            name,
+            "interpreter",
+            inputs,
+            tsr,
+            peer_code,
+            {t: ratio(1.0) for t in threads},
+            peer_setup=NUMPY_ELEMENT_LOOPS,
+            tsr_is_stmt=True,
+            threads=threads,
+        )
+
     return [
         Case(
             "startup: tsr -e '1' vs python3 -c pass",
@@ -349,34 +388,57 @@ def _interpreter_cases():
             {1: below_ms(0.001, "tsr < 1 us")},
             threads=(1,),
         ),
+        # Per 10,000 elements; NumPy's loops run in a function, tsr's at the top level.
+        element_loop("element write s[j] = 1.5, 10k", vector, "for j in range(10000) { s[j] = 1.5 }", "write_loop(s)"),
+        element_loop(
+            "element read acc += s[j], 10k",
+            vector,
+            "let acc = 0.0; for j in range(10000) { acc += s[j] }",
+            "read_loop(s)",
+        ),
+        element_loop("mask assignment d[h <= 0] = 0 [6000,256]", masked, "d[h <= 0] = 0", "mask_assign(d, h)", (1, 2)),
+        _numpy("mask read d[h <= 0] [6000,256]", "interpreter", masked, "d[h <= 0]", "d[h <= 0]", both(ratio(1.0))),
     ]
 
 
 def _quant_cases():
-    def q_case(name, qtype, x_rows, tsr, ggml_ms):
-        inputs = [Input("w", (4096, 4096))]
-        if x_rows:
-            inputs.append(Input("x", (x_rows, 4096)))
-        setup = f'let q = quantize(w, "{qtype}")'
-        return Case(name, "quant", tuple(inputs), tsr, "ggml", tsr_setup=setup, ggml_ms=ggml_ms)
+    """ggml built here (ggml_build.py), timed in the same run: one graph op on its CPU backend."""
+    same_as_ggml = both(ratio(1.0))
 
-    def matvec(qtype, ms):
-        return q_case(f"{qtype.upper()} matvec 4096x4096", qtype, 1, "x @ q.T", ms)
+    def q_case(name, qtype, op, w_shape, x_rows, tsr, tsr_check=""):
+        inputs = [Input("w", w_shape)] + ([Input("x", (x_rows, w_shape[1]))] if x_rows else [])
+        setup = "" if op == "quantize" else f'let q = quantize(w, "{qtype}")'
+        return Case(
+            name,
+            "quant",
+            tuple(inputs),
+            tsr,
+            "ggml",
+            same_as_ggml,
+            tsr_setup=setup,
+            tsr_check=tsr_check,
+            ggml_op=op,
+            ggml_type=qtype,
+        )
 
-    def dequant(qtype, ms):
-        return q_case(f"dequantize 16M {qtype.upper()}", qtype, 0, "dequantize(q)", {1: ms})
+    def matmul(qtype, rows):
+        what = "matvec" if rows == 1 else f"x {rows} activation rows"
+        return q_case(f"{qtype.upper()} [4096,4096] {what}", qtype, "matmul", (4096, 4096), rows, "x @ q.T")
 
-    return [
-        matvec("q4_k", {1: 0.80, 2: 0.45}),
-        matvec("q5_k", {1: 1.22}),
-        matvec("q6_k", {1: 0.99}),
-        matvec("q8_0", {1: 1.20}),
-        q_case("Q4_K [4096,4096] x 32 activation rows", "q4_k", 32, "x @ q.T", {1: 25.6, 2: 12.0}),
-        dequant("q4_k", 4.54),
-        dequant("q5_k", 6.38),
-        dequant("q6_k", 28.4),
-        dequant("q8_0", 4.99),
-    ]
+    def dequant(qtype):
+        return q_case(f"dequantize 16M {qtype.upper()}", qtype, "dequantize", (4096, 4096), 0, "dequantize(q)")
+
+    def quant(qtype):
+        expr = f'quantize(w, "{qtype}")'
+        return q_case(f"quantize 1M {qtype.upper()}", qtype, "quantize", (256, 4096), 0, expr, f"dequantize({expr})")
+
+    types = ("q4_k", "q5_k", "q6_k", "q8_0")
+    return (
+        [matmul(t, 1) for t in types]
+        + [matmul(t, 32) for t in types]
+        + [dequant(t) for t in types]
+        + [quant(t) for t in types]
+    )
 
 
 CASES = (

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Side-by-side timing of tsr against NumPy, ONNX Runtime and CPython (see README.md).
+"""Side-by-side timing of tsr against NumPy, ONNX Runtime, ggml and CPython (see README.md).
 
 Run with any python3: on first use it creates benches/compare/.venv with the peers
 (requirements.txt) and re-runs itself there. Then it builds tsr (unless --tsr is
@@ -24,7 +24,7 @@ VENV = HERE / ".venv"
 VENV_PYTHON = VENV / "bin" / "python"
 WORK = HERE / ".work"
 
-PEER_MODULES = "import numpy, onnxruntime, onnx, threadpoolctl"
+PEER_MODULES = "import numpy, onnxruntime, onnx, threadpoolctl, cmake"
 
 
 def ensure_venv():
@@ -35,7 +35,7 @@ def ensure_venv():
         subprocess.run([VENV_PYTHON, "-c", PEER_MODULES], capture_output=True).returncode == 0
     )
     if not ready:
-        print(f"compare: setting up {VENV} (numpy, onnxruntime, onnx, threadpoolctl)", file=sys.stderr)
+        print(f"compare: setting up {VENV} (numpy, onnxruntime, onnx, threadpoolctl, cmake)", file=sys.stderr)
         subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
         pip = [VENV_PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
         subprocess.run(pip + ["-r", HERE / "requirements.txt"], check=True)
@@ -47,6 +47,7 @@ def ensure_venv():
 if __name__ == "__main__":
     ensure_venv()
 from cases import CASES  # noqa: E402
+from ggml_build import ensure_ggml  # noqa: E402
 from table import Row, markdown_table, text_table  # noqa: E402
 from timing_plan import TimingPlan, summarize  # noqa: E402
 from tsr_script import check_script, timing_script  # noqa: E402
@@ -90,8 +91,10 @@ AVX2_PEER_ENV = {
 class PeerWorker:
     """peer_worker.py in its own process, with its thread count fixed by its environment."""
 
-    def __init__(self, threads, peer_isa):
+    def __init__(self, threads, peer_isa, ggml_lib):
         env = dict(os.environ)
+        if ggml_lib:
+            env["GGML_PEER_LIB"] = str(ggml_lib)
         # Set on some machines to steer OpenBLAS; they slow current NumPy, so drop them.
         env.pop("OPENBLAS_CORETYPE", None)
         env.pop("OPENBLAS_L2_SIZE", None)
@@ -213,9 +216,6 @@ def run_case(tsr, worker, case, threads, settings, check):
     try:
         if case.peer == "process":
             peer, ours = time_startup(tsr, settings)
-        elif case.peer == "ggml":
-            ours = summarize(tsr_samples(tsr, case, threads, settings.solo_plan))
-            peer = (case.ggml_ms[threads] / 1e3 if threads in case.ggml_ms else None, 0.0)
         else:
             if check and case.checkable:
                 problem = check_case(tsr, worker, case, threads)
@@ -242,7 +242,8 @@ def machine_header(tsr, hellos, settings, quick, peer_isa):
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-    version = subprocess.run([str(tsr), "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run([str(tsr), "--version"], capture_output=True, text=True).stdout
+    version = "; ".join(version.split("\n")).strip("; ")
     avx2_env = ", ".join(f"{k}={v}" for k, v in AVX2_PEER_ENV.items())
     rev = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
@@ -263,6 +264,7 @@ def machine_header(tsr, hellos, settings, quick, peer_isa):
         lines.append(
             f"peers at {threads} thread(s): Python {hello['python']}, NumPy {hello['numpy']} "
             f"(SIMD {' '.join(hello['numpy_simd'])}) [{blas}], onnxruntime {hello['onnxruntime']}"
+            + (f", {hello['ggml']}" if hello["ggml"] else "")
         )
     return lines
 
@@ -300,6 +302,7 @@ def main():
     if not cases:
         sys.exit(f"compare: no case matches {args.only!r}")
     tsr = Path(args.tsr).resolve() if args.tsr else build_tsr()
+    ggml_lib = ensure_ggml() if any(c.peer == "ggml" for c in cases) else None
     settings = Settings(args.quick, args.rounds, args.budget)
     thread_counts = [int(t) for t in args.threads.split(",")]
 
@@ -307,7 +310,7 @@ def main():
     jobs = [(t, c) for t in thread_counts for c in cases if t in c.threads]
     started = time.perf_counter()
     for threads in thread_counts:
-        worker = PeerWorker(threads, args.peer_isa)
+        worker = PeerWorker(threads, args.peer_isa, ggml_lib)
         hellos[threads] = worker.ask("hello")
         for case in (c for c in cases if threads in c.threads):
             row, note = run_case(tsr, worker, case, threads, settings, not args.no_check)

@@ -8,7 +8,9 @@ Runtime sessions. Inputs and sessions are kept for the current case, so rounds a
 the first pay no setup.
 """
 
+import ctypes
 import json
+import os
 import platform
 import sys
 from importlib.metadata import version
@@ -58,6 +60,53 @@ def ort_session(case, arrays, threads):
     return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
 
+class Ggml:
+    """ggml through our shim (ggml/ggml_peer.c), built by ggml_build.py; its path comes in
+    GGML_PEER_LIB. One graph is prepared at a time, for the current case."""
+
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.lib.gp_result_len.restype = ctypes.c_int64
+
+    def describe(self):
+        text = ctypes.create_string_buffer(512)
+        self.lib.gp_describe(text, len(text))
+        return text.value.decode()
+
+    def prepare(self, case, arrays, threads):
+        w = arrays["w"]
+        x = arrays.get("x")
+        floats = ctypes.POINTER(ctypes.c_float)
+        # ggml spells the k-quant types with a capital K (q4_K); tsr with a small one.
+        ggml_type = case.ggml_type.replace("_k", "_K").encode()
+        status = self.lib.gp_prepare(
+            case.ggml_op.encode(),
+            ggml_type,
+            w.ctypes.data_as(floats),
+            ctypes.c_int64(w.shape[0]),
+            ctypes.c_int64(w.shape[1]),
+            None if x is None else x.ctypes.data_as(floats),
+            ctypes.c_int64(0 if x is None else x.shape[0]),
+            threads,
+        )
+        if status != 0:
+            raise RuntimeError(f"ggml_peer could not prepare {case.name}")
+        # The graph keeps its own copies of the inputs.
+
+        def run(n):
+            if self.lib.gp_run(n) != 0:
+                raise RuntimeError("ggml_graph_compute failed")
+
+        return run, lambda: self.result(case, w, x)
+
+    def result(self, case, w, x):
+        out = np.empty(self.lib.gp_result_len(), dtype=np.float32)
+        self.lib.gp_run(1)
+        self.lib.gp_result(out.ctypes.data_as(ctypes.POINTER(ctypes.c_float)))
+        rows = x.shape[0] if case.ggml_op == "matmul" else w.shape[0]
+        return out.reshape(rows, -1)
+
+
 def numpy_simd():
     """The SIMD targets NumPy's dispatched loops (exp, tanh, ...) may use here."""
     try:
@@ -73,6 +122,8 @@ class Worker:
         self.case_name = None
         self.run = None
         self.once = None
+        lib = os.environ.get("GGML_PEER_LIB")
+        self.ggml = Ggml(lib) if lib else None
 
     def prepare(self, name):
         """Builds `run(n)` (n calls of the case) and `once()` (its result) for case `name`."""
@@ -91,6 +142,8 @@ class Worker:
 
             self.run = run
             self.once = lambda: session.run(["y"], feeds)[0]
+        elif case.peer == "ggml":
+            self.run, self.once = self.ggml_for(case).prepare(case, arrays, self.threads)
         else:
             # The loop is compiled with the inputs as globals, so a call costs what it
             # costs in a user's script: no lambda or indirection per iteration.
@@ -102,12 +155,18 @@ class Worker:
             self.run, self.once = ns["_run"], ns["_once"]
         self.case_name = name
 
+    def ggml_for(self, case):
+        if self.ggml is None:
+            raise RuntimeError(f"{case.name}: ggml was not built (GGML_PEER_LIB unset)")
+        return self.ggml
+
     def hello(self, _req):
         return {
             "python": platform.python_version(),
             "numpy": np.__version__,
             "numpy_simd": numpy_simd(),
             "onnxruntime": version("onnxruntime"),
+            "ggml": self.ggml.describe() if self.ggml else None,
             "blas": [
                 {k: info.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
                 for info in threadpool_info()
@@ -128,6 +187,9 @@ class Worker:
         if case.peer == "ort":
             session = ort_session(case, arrays, self.threads)
             result = session.run(["y"], {case.inputs[0].name: arrays[case.inputs[0].name]})[0]
+        elif case.peer == "ggml":
+            _, once = self.ggml_for(case).prepare(case, arrays, self.threads)
+            result = once()
         else:
             ns = {"np": np, **arrays}
             exec(case.peer_setup, ns)

@@ -58,5 +58,5 @@ def check_script(case, data_dir):
     return "\n".join(
         [f"# benches/compare --check: {case.name}"]
         + _input_lines(case, data_dir)
-        + [f"let _y = {case.tsr}", f'save("{data_dir}/tsr.npy", _y)', ""]
+        + [f"let _y = {case.tsr_check or case.tsr}", f'save("{data_dir}/tsr.npy", _y)', ""]
     )

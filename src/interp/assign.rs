@@ -15,7 +15,7 @@ use super::binary::scalar_operand;
 use super::bind::unpack;
 use super::compound::{compound_dtype_diag, write_diag};
 use super::eval::Flow;
-use super::index::index_diag;
+use super::index::{index_diag, IntIndex};
 use super::Interp;
 
 impl Interp {
@@ -157,6 +157,19 @@ impl Interp {
         let is_dict = matches!(scope.value(name).as_deref(), Some(Value::Dict(_)));
         if is_dict {
             return self.assign_dict(name, base.span, items, op, value, scope);
+        }
+        if op.is_none() {
+            if let (Some(at), Some(v)) = (IntIndex::of(items, scope), scalar_operand(value, scope))
+            {
+                self.changing_in_place(name);
+                let written = match scope.binding(name).as_deref_mut() {
+                    Some(Value::Tensor(t)) => ix::write_element(t, at.ints(), v),
+                    _ => false,
+                };
+                if written {
+                    return Ok(());
+                }
+            }
         }
         let idx = self.eval_index(items, scope)?;
         let rhs = self.eval(value, scope)?;

@@ -34,16 +34,16 @@ impl Interp {
             rhs: value,
             whole: target.to(value),
         };
-        let cur = self.lookup(name, scope)?;
         // `@` has no elementwise op: its product is computed whole and stored below.
         let top = BinaryOp::from_symbol(op.symbol());
-        if let (Value::Tensor(_), Some(top), Some(operand)) = (&cur, top, rhs.as_operand()) {
-            // The copy read by lookup goes first, so the storage is not shared.
-            drop(cur);
+        // Looked at, not cloned: a second reference would make the update copy.
+        let holds_tensor = matches!(scope.value(name).as_deref(), Some(Value::Tensor(_)));
+        if let (true, Some(top), Some(operand)) = (holds_tensor, top, rhs.as_operand()) {
             return self
                 .update_tensor(name, op, top, operand, &rhs, at, scope)
                 .map(|()| None);
         }
+        let cur = self.lookup(name, scope)?;
         let result = arith::binary(op, &cur, &rhs, at)?;
         if !matches!(cur, Value::Tensor(_)) {
             return Ok(Some(result));

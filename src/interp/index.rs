@@ -7,12 +7,49 @@ use crate::ops::index::{self as ix, Index, IndexError};
 use crate::runtime::value::{Dict, Key, Value};
 use crate::runtime::{tensor_diag, Scope};
 use crate::span::Span;
-use crate::syntax::ast::{Expr, IndexItem};
+use crate::syntax::ast::{Expr, ExprKind, IndexItem};
 use crate::tensor::shape::shape_str;
-use crate::tensor::{DType, SliceSpec, Tensor};
+use crate::tensor::{DType, Scalar, SliceSpec, Tensor};
 
+use super::binary::scalar_operand;
 use super::eval::{Eval, Flow};
 use super::Interp;
+
+/// The index of one element written with an int per axis (`s[i]`, `m[i, j]`), each a
+/// literal or a variable: the loop case, read and written without building a selection.
+pub(super) struct IntIndex {
+    ints: [i64; IntIndex::MAX_AXES],
+    len: usize,
+}
+
+impl IntIndex {
+    const MAX_AXES: usize = 8;
+
+    /// The ints of `items`, when every item is an int literal or an int variable.
+    pub(super) fn of(items: &[IndexItem], scope: &Scope) -> Option<IntIndex> {
+        if items.len() > Self::MAX_AXES {
+            return None;
+        }
+        let mut ints = [0; Self::MAX_AXES];
+        for (slot, item) in ints.iter_mut().zip(items) {
+            let IndexItem::Expr(e) = item else {
+                return None;
+            };
+            let Some(Scalar::Int(i)) = scalar_operand(e, scope) else {
+                return None;
+            };
+            *slot = i;
+        }
+        Some(IntIndex {
+            ints,
+            len: items.len(),
+        })
+    }
+
+    pub(super) fn ints(&self) -> &[i64] {
+        &self.ints[..self.len]
+    }
+}
 
 impl Interp {
     /// `target[items]`: a dict lookup or an index into a tensor, tuple or string.
@@ -23,6 +60,13 @@ impl Interp {
         whole: Span,
         scope: &Rc<Scope>,
     ) -> Eval {
+        if let (ExprKind::Ident(var), Some(at)) = (&target.kind, IntIndex::of(items, scope)) {
+            if let Some(Value::Tensor(t)) = scope.value(var).as_deref() {
+                if let Some(element) = ix::read_element(t, at.ints()) {
+                    return Ok(Value::from(element));
+                }
+            }
+        }
         let v = self.eval(target, scope)?;
         if let Value::Dict(d) = &v {
             return self.dict_get(d, items, whole, scope);

@@ -40,7 +40,14 @@ impl Interp {
     /// Notes that `var` is about to change in place (see the module docs).
     pub(super) fn changing_in_place(&mut self, var: &Ident) {
         if let Some(start) = &mut self.line {
-            start.in_place.push(var.name.clone());
+            // Once is enough: a loop writing `x[i] = v` would otherwise grow the list.
+            if !start
+                .in_place
+                .iter()
+                .any(|n| Rc::ptr_eq(n, &var.name) || *n == var.name)
+            {
+                start.in_place.push(var.name.clone());
+            }
         }
     }
 

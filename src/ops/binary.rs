@@ -132,6 +132,10 @@ fn binary_as<T: Arith>(op: BinaryOp, a: Operand, b: Operand, shape: &[usize]) ->
     if shape.iter().all(|&d| d > 0) {
         check_divisor::<T>(op, &b)?;
     }
+    if shape.is_empty() {
+        let (a, b) = (one_element::<T>(op, &a)?, one_element::<T>(op, &b)?);
+        return apply::<T, _>(op, OneElement { a, b });
+    }
     let (a, b) = (&broadcast(a, shape)?, &broadcast(b, shape)?);
     apply::<T, _>(
         op,
@@ -141,6 +145,28 @@ fn binary_as<T: Arith>(op: BinaryOp, a: Operand, b: Operand, shape: &[usize]) ->
             b,
         },
     )
+}
+
+/// The element of a 0-d tensor.
+pub(super) fn one_element<T: Elem>(op: BinaryOp, t: &Tensor) -> Result<T> {
+    elems::<T>(op.name(), t)?
+        .get(t.layout().offset)
+        .copied()
+        .ok_or_else(|| TensorError::value(op.name(), "internal error: no element"))
+}
+
+/// Two 0-d operands, the loop case (`acc + s[i]`): the op's element function on the
+/// two values, without the walk over layouts that a bigger shape needs.
+struct OneElement<T> {
+    a: T,
+    b: T,
+}
+
+impl<T: Arith> Kernel<T> for OneElement<T> {
+    type Out = Result<Tensor>;
+    fn map<O: Elem>(self, f: impl Fn(T, T) -> O + Sync + Send) -> Result<Tensor> {
+        Ok(Tensor::scalar(f(self.a, self.b)))
+    }
 }
 
 /// `f` of the elements of `a` and `b`, converted to `T` and broadcast to `shape`, into

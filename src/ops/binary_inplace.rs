@@ -1,7 +1,7 @@
 //! `target op= rhs`: a binary op written straight into the target's own storage, with
 //! the compound-assignment dtype rule (the target keeps its dtype).
 
-use super::binary::{apply, check_divisor, check_dtype, converted, Kernel};
+use super::binary::{apply, check_divisor, check_dtype, converted, one_element, Kernel};
 use super::{elems, BinaryOp, Operand};
 use crate::kernels::math::Arith;
 use crate::kernels::parallel::{for_each_chunk_mut, ELEMENTWISE_CHUNK};
@@ -45,6 +45,10 @@ fn inplace_as<T: Arith>(
     if shape.iter().all(|&d| d > 0) {
         check_divisor::<T>(op, &b)?;
     }
+    if shape.is_empty() {
+        let rhs = one_element::<T>(op, &b)?;
+        return apply::<T, _>(op, InPlaceOne { op, target, rhs });
+    }
     apply::<T, _>(
         op,
         InPlace {
@@ -54,6 +58,34 @@ fn inplace_as<T: Arith>(
             shape,
         },
     )
+}
+
+/// A 0-d target and rhs, the loop case (`acc += s[i]`): one element updated, without
+/// the broadcast checks and the chunked walk of `InPlace`.
+struct InPlaceOne<'a, T> {
+    op: BinaryOp,
+    target: &'a mut Tensor,
+    rhs: T,
+}
+
+impl<T: Arith> Kernel<T> for InPlaceOne<'_, T> {
+    type Out = Result<()>;
+    fn map<O: Elem>(self, f: impl Fn(T, T) -> O + Sync + Send) -> Result<()> {
+        let (op, t, y) = (self.op, self.target, self.rhs);
+        if O::DTYPE.category() > t.dtype().category() {
+            return Err(compound_dtype_error(op, O::DTYPE, t.dtype()));
+        }
+        t.make_writable();
+        let at = t.layout().offset;
+        crate::dispatch!(t.dtype(), X => {
+            let slot = X::vec_mut(t.storage_mut()).and_then(|d| d.get_mut(at)).ok_or_else(|| {
+                TensorError::dtype(op.name(), X::DTYPE, "internal error: storage of another dtype")
+            })?;
+            // The same casts as computing `x op y` and storing the result in x.
+            *slot = f(slot.cast::<T>(), y).cast::<X>();
+        });
+        Ok(())
+    }
 }
 
 /// Writes `f(target, rhs)` over the elements of the target.
@@ -212,6 +244,43 @@ mod tests {
                     let row = tensor(&vals[..3], &[3], dy);
                     let what = format!("{dx} {op:?}= row {dy}");
                     check(op, &x, Operand::Tensor(&row), &what);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_element_operands_match_the_general_path() {
+        // 0-d operands take the one-element kernels; the same values as [1] tensors
+        // take the general walk. Errors (integer // 0) must agree too.
+        let pairs = [
+            (-7.0, 2.0),
+            (2.5, -1.5),
+            (0.0, 0.0),
+            (-1.0, 3.0),
+            (f64::NAN, 1.0),
+        ];
+        for dx in DType::ALL {
+            for dy in DType::ALL {
+                for op in BinaryOp::ALL {
+                    for (xv, yv) in pairs {
+                        let (x0, y0) = (tensor(&[xv], &[], dx), tensor(&[yv], &[], dy));
+                        let (x1, y1) = (tensor(&[xv], &[1], dx), tensor(&[yv], &[1], dy));
+                        let what = format!("{dx} {xv} {op:?} {dy} {yv}");
+                        let new0 = binary(op, Operand::Tensor(&x0), Operand::Tensor(&y0));
+                        let new1 = binary(op, Operand::Tensor(&x1), Operand::Tensor(&y1));
+                        match (new0, new1) {
+                            (Ok(a), Ok(b)) => {
+                                assert_eq!((a.dtype(), bits(&a)), (b.dtype(), bits(&b)), "{what}")
+                            }
+                            (a, b) => assert_eq!(a.is_err(), b.is_err(), "{what}"),
+                        }
+                        let (mut in0, mut in1) = (x0.clone(), x1.clone());
+                        let done0 = binary_inplace(op, &mut in0, Operand::Tensor(&y0));
+                        let done1 = binary_inplace(op, &mut in1, Operand::Tensor(&y1));
+                        assert_eq!(done0, done1, "{what}=");
+                        assert_eq!(bits(&in0), bits(&in1), "{what}=");
+                    }
                 }
             }
         }

@@ -3,10 +3,10 @@
 //! pick elements by storage offset: reading them gathers a copy, assigning scatters.
 //! Also `nonzero`/`argwhere`, which turn a mask into the indices it selects.
 
-use super::{elems, output_buffer};
+use super::{elems, output_buffer, scalar_as};
 use crate::kernels::strided::for_each_run;
 use crate::tensor::shape::{broadcast_shapes, check_op_rank, shape_str};
-use crate::tensor::{DType, Elem, Layout, Result, SliceSpec, Tensor, TensorError};
+use crate::tensor::{DType, Elem, Layout, Result, Scalar, SliceSpec, Tensor, TensorError};
 
 /// One item of `x[...]`.
 #[derive(Clone, Debug)]
@@ -95,11 +95,70 @@ pub fn index_get(t: &Tensor, items: &[Index]) -> std::result::Result<Tensor, Ind
     Ok(read(t, &sel)?)
 }
 
+/// The storage offset of the element at `index` (one int per axis, negative from
+/// the end), or None when the index does not name one element.
+fn element_offset(layout: &Layout, index: &[i64]) -> Option<usize> {
+    if index.len() != layout.ndim() {
+        return None;
+    }
+    let mut offset = layout.offset as isize;
+    for ((&i, &size), &stride) in index.iter().zip(&layout.shape).zip(&layout.strides) {
+        let n = size as i64;
+        let i = if i < 0 { i + n } else { i };
+        if !(0..n).contains(&i) {
+            return None;
+        }
+        offset += i as isize * stride;
+    }
+    usize::try_from(offset).ok()
+}
+
+/// `t[i, j, ...]` with an int per axis, the loop case: the 0-d view `index_get` gives,
+/// without resolving a selection. None when the index does not name one element (the
+/// general path then reports why).
+pub fn read_element(t: &Tensor, index: &[i64]) -> Option<Tensor> {
+    let offset = element_offset(t.layout(), index)?;
+    Some(t.with_layout(Layout {
+        shape: Vec::new(),
+        strides: Vec::new(),
+        offset,
+    }))
+}
+
+/// `t[i, j, ...] = value` with an int per axis and a number, the loop case: what
+/// `select` and `write` do, converted as they convert. False, with `t` unchanged, when
+/// the index does not name one element.
+pub fn write_element(t: &mut Tensor, index: &[i64], value: Scalar) -> bool {
+    if element_offset(t.layout(), index).is_none() {
+        return false;
+    }
+    // make_writable may move the elements to a fresh buffer, so the offset is taken
+    // after it.
+    t.make_writable();
+    let Some(offset) = element_offset(t.layout(), index) else {
+        return false;
+    };
+    crate::dispatch!(t.dtype(), T => {
+        match T::vec_mut(t.storage_mut()).and_then(|d| d.get_mut(offset)) {
+            Some(slot) => {
+                *slot = scalar_as::<T>(value);
+                true
+            }
+            None => false,
+        }
+    })
+}
+
 /// Resolves `items` against `layout` following NumPy: a bool mask of k dims stands for
 /// the k index arrays of its nonzero positions; ints next to a tensor index count as
 /// 0-d index arrays; index arrays broadcast together, and their result dims replace the
 /// indexed dims in place when they are adjacent, else go first.
 pub fn select(layout: &Layout, items: &[Index]) -> std::result::Result<Selection, IndexError> {
+    if let [Index::Tensor(mask)] = items {
+        if mask.dtype() == DType::Bool && layout.ndim() > 0 && mask.shape() == layout.shape {
+            return Ok(whole_mask(layout, mask)?);
+        }
+    }
     let consumed = consumed_dims(layout.ndim(), items)?;
     let fill = layout.ndim() - consumed;
     let mut walk = Walk {
@@ -420,6 +479,36 @@ fn internal() -> TensorError {
     TensorError::value("index", "internal error: offset outside the storage")
 }
 
+/// `x[mask]` with a mask of x's whole shape, the common case: the offsets of x's
+/// elements where the mask is true, in one walk (the same result `gather` gives
+/// through `nonzero`'s index arrays, without them).
+fn whole_mask(layout: &Layout, mask: &Tensor) -> Result<Selection> {
+    let flags = elems::<bool>("index", mask)?;
+    let mut count = 0;
+    for_each_run([mask.layout()], |run| {
+        let ([m], [ms]) = (run.offsets, run.strides);
+        count += (0..run.len as isize)
+            .filter(|j| flags[(m + j * ms) as usize])
+            .count();
+    });
+    // One spare slot: every element is written, and the cursor moves only past the
+    // picked ones (no branch on random masks).
+    let mut offsets = output_buffer("index", &[count + 1], 0usize)?;
+    let mut n = 0;
+    for_each_run([layout, mask.layout()], |run| {
+        let ([o, m], [s, ms]) = (run.offsets, run.strides);
+        for j in 0..run.len as isize {
+            offsets[n] = (o + j * s) as usize;
+            n += usize::from(flags[(m + j * ms) as usize]);
+        }
+    });
+    offsets.truncate(count);
+    Ok(Selection::Gather {
+        shape: vec![count],
+        offsets,
+    })
+}
+
 /// Offsets of the elements of a (shape, strides) walk from 0, in row-major order.
 fn relative_offsets(shape: &[usize], strides: &[isize]) -> Vec<isize> {
     let layout = Layout {
@@ -478,10 +567,24 @@ pub fn write(t: &mut Tensor, sel: &Selection, value: &Tensor) -> Result<()> {
     match sel {
         Selection::View(region) => t.assign(region, &src),
         Selection::Gather { offsets, .. } => crate::dispatch!(t.dtype(), T => {
-            let values = src.to_vec::<T>();
+            // One value for every element (`x[m] = 0`) is not spread into a buffer first.
+            let one = match squeezed.numel() {
+                1 => squeezed.to_vec::<T>().first().copied(),
+                _ => None,
+            };
+            let values = if one.is_some() { Vec::new() } else { src.to_vec::<T>() };
             let dst = T::vec_mut(t.storage_mut()).ok_or_else(internal)?;
-            for (&o, v) in offsets.iter().zip(values) {
-                *dst.get_mut(o).ok_or_else(internal)? = v;
+            match one {
+                Some(v) => {
+                    for &o in offsets {
+                        *dst.get_mut(o).ok_or_else(internal)? = v;
+                    }
+                }
+                None => {
+                    for (&o, v) in offsets.iter().zip(values) {
+                        *dst.get_mut(o).ok_or_else(internal)? = v;
+                    }
+                }
             }
             Ok(())
         }),
@@ -774,6 +877,83 @@ mod tests {
         let y = arange(&[2, 3]);
         let unused = index_get(&y, &[ints(&[], &[0]), ints(&[7], &[1])]).unwrap();
         assert_eq!(unused.shape(), &[0]);
+    }
+
+    #[test]
+    fn a_whole_mask_picks_what_its_index_arrays_pick() {
+        let base = Tensor::from_vec((0..12).map(f64::from).collect::<Vec<_>>(), &[3, 4]).unwrap();
+        let flags: Vec<bool> = (0..12).map(|i| i % 3 != 1).collect();
+        for v in views(&base) {
+            let shape = v.shape().to_vec();
+            let n: usize = shape.iter().product();
+            let m = Tensor::from_vec(flags[..n].to_vec(), &shape).unwrap();
+            // The mask itself through a view too: reversed along its first axis.
+            let reversed = SliceSpec {
+                start: None,
+                stop: None,
+                step: -1,
+            };
+            for m in [m.clone(), m.slice(0, reversed).unwrap()] {
+                let arrays: Vec<Index> = nonzero(&m)
+                    .unwrap()
+                    .into_iter()
+                    .map(Index::Tensor)
+                    .collect();
+                let via_arrays = select(v.layout(), &arrays).unwrap();
+                let whole = select(v.layout(), &[Index::Tensor(m.clone())]).unwrap();
+                assert_eq!(whole, via_arrays, "{:?}", v.layout());
+            }
+        }
+    }
+
+    #[test]
+    fn one_element_reads_and_writes_match_the_general_path() {
+        let base =
+            Tensor::from_vec((0..12).map(|i| i as f32).collect::<Vec<_>>(), &[3, 4]).unwrap();
+        for v in views(&base) {
+            if v.ndim() != 2 {
+                continue;
+            }
+            let (rows, cols) = (v.shape()[0] as i64, v.shape()[1] as i64);
+            for (i, j) in [
+                (0, 0),
+                (rows - 1, cols - 1),
+                (-1, -cols),
+                (rows, 0),
+                (0, -cols - 1),
+            ] {
+                let items = [Index::Int(i), Index::Int(j)];
+                let general = index_get(&v, &items).ok();
+                let fast = read_element(&v, &[i, j]);
+                assert_eq!(
+                    fast.is_some(),
+                    general.is_some(),
+                    "[{i}, {j}] of {:?}",
+                    v.layout()
+                );
+                if let (Some(a), Some(b)) = (fast, general) {
+                    assert_eq!(a.to_vec::<f32>(), b.to_vec::<f32>());
+                    assert_eq!(a.shape(), b.shape());
+                }
+                for value in [Scalar::Float(2.75), Scalar::Int(-3), Scalar::Bool(true)] {
+                    let (mut a, mut b) = (v.clone(), v.clone());
+                    let wrote = write_element(&mut a, &[i, j], value);
+                    b.make_writable();
+                    let sel = select(b.layout(), &items);
+                    assert_eq!(wrote, sel.is_ok());
+                    if let Ok(sel) = sel {
+                        write(&mut b, &sel, &value.to_tensor()).unwrap();
+                    }
+                    assert_eq!(a.to_vec::<f32>(), b.to_vec::<f32>());
+                }
+            }
+        }
+        // Into an int tensor a float truncates, as the general path casts.
+        let mut x = arange(&[3]);
+        assert!(write_element(&mut x, &[1], Scalar::Float(-2.9)));
+        assert_eq!(x.to_vec::<i64>(), vec![0, -2, 2]);
+        assert!(!write_element(&mut x, &[0, 0], Scalar::Int(1)));
+        assert!(read_element(&x, &[]).is_none());
     }
 
     #[test]
