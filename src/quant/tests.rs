@@ -296,9 +296,22 @@ fn simd_dots_equal_scalar_bitwise_on_any_data() {
     for wtype in [QType::Q4K, QType::Q5K, QType::Q6K, QType::Q8_0] {
         let at = vec_dot_type(wtype).unwrap();
         // 3 and 7 blocks of 256: Q8_0 then has an odd number of its 32-value blocks.
-        for (k, seed) in [(768, 1), (1792, 2), (256, 3)] {
-            let w = quantize_with(Isa::SCALAR, &normal(k, seed), wtype, &|_, _| ()).unwrap();
-            let a = quantize_with(Isa::SCALAR, &normal(k, seed + 50), at, &|_, _| ()).unwrap();
+        for (k, seed) in [(768, 1), (1792, 2), (256, 3), (1024, 4)] {
+            // The last case has spikes, so quants reach the ends of their ranges
+            // (nibbles 0 and 15, activations ±127) where saturating steps would show.
+            let wild = |v: Vec<f32>| -> Vec<f32> {
+                v.into_iter()
+                    .enumerate()
+                    .map(|(i, x)| match (seed, i % 7) {
+                        (4, 0) => x * 1e3,
+                        (4, 3) => -5e2,
+                        _ => x,
+                    })
+                    .collect()
+            };
+            let w = quantize_with(Isa::SCALAR, &wild(normal(k, seed)), wtype, &|_, _| ()).unwrap();
+            let a =
+                quantize_with(Isa::SCALAR, &wild(normal(k, seed + 50)), at, &|_, _| ()).unwrap();
             let s = vec_dot(Isa::SCALAR, wtype, &w, &a);
             for isa in Isa::supported() {
                 let v = vec_dot(isa, wtype, &w, &a);
