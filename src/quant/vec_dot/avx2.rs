@@ -16,7 +16,7 @@ use crate::quant::rounding::f16_to_f32;
 /// 32 bytes of `b` from `off` (bounds-checked; the offsets used are constant per block).
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) fn load(b: &[u8], off: usize) -> __m256i {
+fn load(b: &[u8], off: usize) -> __m256i {
     let s = &b[off..off + 32];
     // SAFETY: `s` is exactly 32 readable bytes and the load has no alignment requirement.
     unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
@@ -33,7 +33,7 @@ fn load128(b: &[u8], off: usize) -> __m128i {
 
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) fn hsum(v: __m256) -> f32 {
+fn hsum(v: __m256) -> f32 {
     let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
     hsum128(s)
 }
@@ -45,11 +45,11 @@ fn hsum128(s: __m128) -> f32 {
     _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
 }
 
-pub(super) fn f16_at(b: &[u8], off: usize) -> f32 {
+fn f16_at(b: &[u8], off: usize) -> f32 {
     f16_to_f32(f16::from_le_bytes([b[off], b[off + 1]]))
 }
 
-pub(super) fn f32_at(b: &[u8], off: usize) -> f32 {
+fn f32_at(b: &[u8], off: usize) -> f32 {
     f32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
 }
 
@@ -103,39 +103,19 @@ fn scales_and_min_sums(scales: &[u8], y: &[u8]) -> (__m256i, __m128i) {
     (_mm256_set_m128i(sc, sc), mins)
 }
 
-/// A Q4_K/Q5_K block `x` (with activations `y`): its 8 scales as i16 in both halves,
-/// and `acc_m` with the block's min term, −d_y·dmin·Σ m·bsum, added in 4 lanes.
-#[target_feature(enable = "avx2,fma")]
-#[inline]
-pub(super) fn with_min_term(x: &[u8], y: &[u8], acc_m: __m128) -> (__m256i, __m128) {
-    let (scales, mins) = scales_and_min_sums(&x[4..16], y);
-    let dmin = _mm_set1_ps(-f32_at(y, 0) * f16_at(x, 2));
-    (scales, _mm_fmadd_ps(dmin, _mm_cvtepi32_ps(mins), acc_m))
-}
-
-/// `acc` plus a Q4_K/Q5_K block's 8 integer lanes times d_y·d.
-#[target_feature(enable = "avx2,fma")]
-#[inline]
-pub(super) fn scaled_sum(x: &[u8], y: &[u8], sumi: __m256i, acc: __m256) -> __m256 {
-    let d = _mm256_set1_ps(f32_at(y, 0) * f16_at(x, 0));
-    _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(sumi), acc)
-}
-
-/// The dot product from a Q4_K/Q5_K kernel's accumulators.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(super) fn total(acc: __m256, acc_m: __m128) -> f32 {
-    hsum(acc) + hsum128(acc_m)
-}
-
 #[target_feature(enable = "avx2,fma")]
 pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
     let m4 = _mm256_set1_epi8(0x0f);
     let mut acc = _mm256_setzero_ps();
     let mut acc_m = _mm_setzero_ps();
     for (x, y) in w.iter().zip(a) {
-        let scales;
-        (scales, acc_m) = with_min_term(x, y, acc_m);
+        let yd = f32_at(y, 0);
+        let (scales, mins) = scales_and_min_sums(&x[4..16], y);
+        acc_m = _mm_fmadd_ps(
+            _mm_set1_ps(-yd * f16_at(x, 2)),
+            _mm_cvtepi32_ps(mins),
+            acc_m,
+        );
         let mut sumi = _mm256_setzero_si256();
         for j in 0..4 {
             let q4 = load(x, 16 + 32 * j);
@@ -148,9 +128,10 @@ pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
             let s = _mm256_add_epi32(_mm256_madd_epi16(sl, pl), _mm256_madd_epi16(sh, ph));
             sumi = _mm256_add_epi32(sumi, s);
         }
-        acc = scaled_sum(x, y, sumi, acc);
+        let d = _mm256_set1_ps(yd * f16_at(x, 0));
+        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(sumi), acc);
     }
-    total(acc, acc_m)
+    hsum(acc) + hsum128(acc_m)
 }
 
 #[target_feature(enable = "avx2,fma")]
@@ -160,8 +141,13 @@ pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
     let mut acc = _mm256_setzero_ps();
     let mut acc_m = _mm_setzero_ps();
     for (x, y) in w.iter().zip(a) {
-        let scales;
-        (scales, acc_m) = with_min_term(x, y, acc_m);
+        let yd = f32_at(y, 0);
+        let (scales, mins) = scales_and_min_sums(&x[4..16], y);
+        acc_m = _mm_fmadd_ps(
+            _mm_set1_ps(-yd * f16_at(x, 2)),
+            _mm_cvtepi32_ps(mins),
+            acc_m,
+        );
         let qh = load(x, 16);
         // 16 where bit `b` of the qh byte is set, else 0.
         let high = |b: i32| {
@@ -183,9 +169,10 @@ pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
             let s = _mm256_add_epi32(_mm256_madd_epi16(sl, pl), _mm256_madd_epi16(sh, ph));
             sumi = _mm256_add_epi32(sumi, s);
         }
-        acc = scaled_sum(x, y, sumi, acc);
+        let d = _mm256_set1_ps(yd * f16_at(x, 0));
+        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(sumi), acc);
     }
-    total(acc, acc_m)
+    hsum(acc) + hsum128(acc_m)
 }
 
 #[target_feature(enable = "avx2,fma")]

@@ -1,13 +1,9 @@
 //! Dot products of quantized weight rows with quantized activation rows, the inner loop
 //! of the fused matmul. Each weight type is paired with the activation type ggml's CPU
-//! backend uses (`vec_dot_type`); every kernel has a portable scalar twin, and Q4_K
-//! and Q5_K an AVX-512 one that computes the AVX2 kernel's integer lanes 64 bytes at a
-//! time (the same bits: integer sums are exact).
+//! backend uses (`vec_dot_type`); every kernel has a portable scalar twin.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
-#[cfg(target_arch = "x86_64")]
-mod avx512;
 mod scalar;
 
 use super::QType;
@@ -23,19 +19,8 @@ pub fn vec_dot_type(weights: QType) -> Option<QType> {
     }
 }
 
-/// Runs the best kernel `isa` allows (AVX-512 where the type has one, then AVX2), else
-/// the scalar one, on whole blocks.
+/// Runs the AVX2 kernel when `isa` allows it, else the scalar one, on whole blocks.
 macro_rules! pick {
-    ($isa:expr, $w:expr, $a:expr, $wb:literal, $ab:literal, $kernel:ident, avx512) => {{
-        #[cfg(target_arch = "x86_64")]
-        if $isa.avx512() {
-            let (w, a) = ($w.as_chunks::<$wb>().0, $a.as_chunks::<$ab>().0);
-            // SAFETY: `Isa::avx512()` is true only when AVX-512 F/BW/VL/DQ and the AVX2
-            // set (AVX2, FMA, F16C) were detected.
-            return unsafe { avx512::$kernel(w, a) };
-        }
-        pick!($isa, $w, $a, $wb, $ab, $kernel)
-    }};
     ($isa:expr, $w:expr, $a:expr, $wb:literal, $ab:literal, $kernel:ident) => {{
         let (w, a) = ($w.as_chunks::<$wb>().0, $a.as_chunks::<$ab>().0);
         #[cfg(target_arch = "x86_64")]
@@ -54,8 +39,8 @@ pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = isa;
     match wtype {
-        QType::Q4K => pick!(isa, w, a, 144, 292, q4k_q8k, avx512),
-        QType::Q5K => pick!(isa, w, a, 176, 292, q5k_q8k, avx512),
+        QType::Q4K => pick!(isa, w, a, 144, 292, q4k_q8k),
+        QType::Q5K => pick!(isa, w, a, 176, 292, q5k_q8k),
         QType::Q6K => pick!(isa, w, a, 210, 292, q6k_q8k),
         QType::Q8_0 => pick!(isa, w, a, 34, 34, q8_0_q8_0),
         _ => 0.0,
