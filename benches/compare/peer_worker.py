@@ -89,9 +89,9 @@ class Ggml:
             ctypes.c_int64(0 if x is None else x.shape[0]),
             threads,
         )
+        # The graph keeps its own copies of the inputs; the arrays may go.
         if status != 0:
             raise RuntimeError(f"ggml_peer could not prepare {case.name}")
-        # The graph keeps its own copies of the inputs.
 
         def run(n):
             if self.lib.gp_run(n) != 0:

@@ -4,7 +4,7 @@
 //! Also `nonzero`/`argwhere`, which turn a mask into the indices it selects.
 
 use super::{elems, output_buffer, scalar_as};
-use crate::kernels::strided::for_each_run;
+use crate::kernels::strided::{at, for_each_run};
 use crate::tensor::shape::{broadcast_shapes, check_op_rank, shape_str};
 use crate::tensor::{DType, Elem, Layout, Result, Scalar, SliceSpec, Tensor, TensorError};
 
@@ -487,9 +487,7 @@ fn whole_mask(layout: &Layout, mask: &Tensor) -> Result<Selection> {
     let mut count = 0;
     for_each_run([mask.layout()], |run| {
         let ([m], [ms]) = (run.offsets, run.strides);
-        count += (0..run.len as isize)
-            .filter(|j| flags[(m + j * ms) as usize])
-            .count();
+        count += (0..run.len).filter(|&j| flags[at(m, ms, j)]).count();
     });
     // One spare slot: every element is written, and the cursor moves only past the
     // picked ones (no branch on random masks).
@@ -497,9 +495,9 @@ fn whole_mask(layout: &Layout, mask: &Tensor) -> Result<Selection> {
     let mut n = 0;
     for_each_run([layout, mask.layout()], |run| {
         let ([o, m], [s, ms]) = (run.offsets, run.strides);
-        for j in 0..run.len as isize {
-            offsets[n] = (o + j * s) as usize;
-            n += usize::from(flags[(m + j * ms) as usize]);
+        for j in 0..run.len {
+            offsets[n] = at(o, s, j);
+            n += usize::from(flags[at(m, ms, j)]);
         }
     });
     offsets.truncate(count);
@@ -567,21 +565,20 @@ pub fn write(t: &mut Tensor, sel: &Selection, value: &Tensor) -> Result<()> {
     match sel {
         Selection::View(region) => t.assign(region, &src),
         Selection::Gather { offsets, .. } => crate::dispatch!(t.dtype(), T => {
-            // One value for every element (`x[m] = 0`) is not spread into a buffer first.
             let one = match squeezed.numel() {
                 1 => squeezed.to_vec::<T>().first().copied(),
                 _ => None,
             };
-            let values = if one.is_some() { Vec::new() } else { src.to_vec::<T>() };
             let dst = T::vec_mut(t.storage_mut()).ok_or_else(internal)?;
             match one {
+                // One value for all: written as it is, not spread into a buffer first.
                 Some(v) => {
                     for &o in offsets {
                         *dst.get_mut(o).ok_or_else(internal)? = v;
                     }
                 }
                 None => {
-                    for (&o, v) in offsets.iter().zip(values) {
+                    for (&o, v) in offsets.iter().zip(src.to_vec::<T>()) {
                         *dst.get_mut(o).ok_or_else(internal)? = v;
                     }
                 }
