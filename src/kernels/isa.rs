@@ -63,6 +63,13 @@ impl Isa {
         self.level >= Level::Avx512
     }
 
+    /// True when the AVX-512 kernels may run and the CPU has AVX-512 VNNI too (its
+    /// kernels give the same bits as the plain AVX-512 ones, so `TSR_ISA` has no
+    /// separate level for it).
+    pub fn avx512_vnni(self) -> bool {
+        self.avx512() && has_avx512_vnni()
+    }
+
     /// The name `tsr --version` prints and `TSR_ISA` takes.
     pub fn name(self) -> &'static str {
         match self.level {
@@ -137,6 +144,16 @@ fn has_avx512() -> bool {
         && is_x86_feature_detected!("avx512dq")
         && is_x86_feature_detected!("popcnt")
         && is_x86_feature_detected!("bmi2")
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx512_vnni() -> bool {
+    is_x86_feature_detected!("avx512vnni")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx512_vnni() -> bool {
+    false
 }
 
 #[cfg(not(target_arch = "x86_64"))]

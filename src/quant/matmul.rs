@@ -4,7 +4,8 @@
 //! * a weight type with a fused kernel: each activation row is quantized once to
 //!   ggml's `vec_dot_type` (Q8_K or Q8_0) and every output is an integer dot product of
 //!   two quantized rows — for every batch size, as ggml does, so an output never
-//!   depends on the other rows of the batch;
+//!   depends on the other rows of the batch (the SIMD kernels work in tiles of weight
+//!   rows by activation rows, each output with the bits of its own dot product);
 //! * other types: tiles of weight rows are dequantized into a small f32 buffer (K in
 //!   chunks of `KC`) and multiplied with the blocked f32 GEMM (each output one dot
 //!   product in a fixed order, again independent of the batch).
@@ -16,7 +17,7 @@ use std::sync::OnceLock;
 
 use super::dequant::dequantize_blocks;
 use super::quantize::quantize_blocks;
-use super::vec_dot::{vec_dot, vec_dot_type};
+use super::vec_dot::{vec_dot_rows, vec_dot_type};
 use super::QTensor;
 use crate::kernels::isa::Isa;
 use crate::kernels::linalg::gemm_nt::gemm_nt;
@@ -118,12 +119,8 @@ fn fused(
     });
     let (aq, wdata) = (&aq, w.data.as_slice());
     for_each_chunk_mut(out_t, DOT_ROWS * m, |start, oc| {
-        let wc = &wdata[start / m * wbytes..];
-        for (orow, wrow) in oc.chunks_exact_mut(m).zip(wc.chunks_exact(wbytes.max(1))) {
-            for (o, arow) in orow.iter_mut().zip(aq.chunks_exact(abytes.max(1))) {
-                *o = vec_dot(isa, w.qtype, wrow, arow);
-            }
-        }
+        let wc = &wdata[start / m * wbytes..][..oc.len() / m * wbytes];
+        vec_dot_rows(isa, w.qtype, (wc, wbytes), (aq, abytes), oc);
     });
     Ok(())
 }

@@ -5,7 +5,7 @@
 use super::dequant::dequantize_blocks;
 use super::matmul::matmul_with;
 use super::quantize::quantize_with;
-use super::vec_dot::{vec_dot, vec_dot_type};
+use super::vec_dot::{vec_dot, vec_dot_rows, vec_dot_rows_on, vec_dot_type, RowsKernel};
 use super::*;
 use crate::kernels::isa::Isa;
 use crate::tensor::Tensor;
@@ -316,6 +316,63 @@ fn simd_dots_equal_scalar_bitwise_on_any_data() {
             for isa in Isa::supported() {
                 let v = vec_dot(isa, wtype, &w, &a);
                 assert_eq!(s.to_bits(), v.to_bits(), "{wtype:?} k={k} {isa:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn many_row_dots_equal_scalar_dots_bitwise() {
+    for wtype in [QType::Q4K, QType::Q5K, QType::Q6K, QType::Q8_0] {
+        // Q8_0 rows of 25 blocks: pairs and a last odd block.
+        let k = if wtype == QType::Q8_0 { 800 } else { 768 };
+        let at = vec_dot_type(wtype).unwrap();
+        let (wbytes, abytes) = (wtype.bytes_for(k).unwrap(), at.bytes_for(k).unwrap());
+        // Spikes in every fifth row reach the ends of the quant ranges.
+        let spiky = |v: Vec<f32>, row: usize| -> Vec<f32> {
+            v.into_iter()
+                .enumerate()
+                .map(|(i, x)| match (row % 5, i % 7) {
+                    (0, 0) => x * 1e3,
+                    (0, 3) => -5e2,
+                    _ => x,
+                })
+                .collect()
+        };
+        let rows = |t: QType, n: usize, seed: u64| -> Vec<u8> {
+            (0..n)
+                .flat_map(|i| {
+                    let v = spiky(normal(k, seed + i as u64), i);
+                    quantize_with(Isa::SCALAR, &v, t, &|_, _| ()).unwrap()
+                })
+                .collect()
+        };
+        // Tiles of 4 weight rows by 32 activation rows, whole and cut short.
+        for (n, m) in [(5, 1), (1, 2), (3, 3), (4, 31), (5, 32), (9, 33), (6, 70)] {
+            let (w, a) = (rows(wtype, n, 40), rows(at, m, 900));
+            let want: Vec<u32> = w
+                .chunks_exact(wbytes)
+                .flat_map(|wrow| {
+                    a.chunks_exact(abytes)
+                        .map(|arow| vec_dot(Isa::SCALAR, wtype, wrow, arow).to_bits())
+                })
+                .collect();
+            let bits = |out: &[f32]| out.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            for isa in Isa::supported() {
+                let mut out = vec![0f32; n * m];
+                vec_dot_rows(isa, wtype, (&w, wbytes), (&a, abytes), &mut out);
+                assert_eq!(bits(&out), want, "{wtype:?} {n}x{m} {isa:?}");
+            }
+            // Every many-row kernel the CPU runs, not only the widest.
+            let best = *Isa::supported().last().unwrap();
+            for kernel in RowsKernel::all() {
+                if !kernel.runs_on(best) {
+                    eprintln!("skipped the {kernel:?} many-row kernel: this CPU lacks it");
+                    continue;
+                }
+                let mut out = vec![0f32; n * m];
+                vec_dot_rows_on(kernel, best, wtype, (&w, wbytes), (&a, abytes), &mut out);
+                assert_eq!(bits(&out), want, "{wtype:?} {n}x{m} {kernel:?}");
             }
         }
     }

@@ -16,7 +16,7 @@ use crate::quant::rounding::f16_to_f32;
 /// 32 bytes of `b` from `off` (bounds-checked; the offsets used are constant per block).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn load(b: &[u8], off: usize) -> __m256i {
+pub(super) fn load(b: &[u8], off: usize) -> __m256i {
     let s = &b[off..off + 32];
     // SAFETY: `s` is exactly 32 readable bytes and the load has no alignment requirement.
     unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
@@ -25,7 +25,7 @@ fn load(b: &[u8], off: usize) -> __m256i {
 /// 16 bytes of `b` from `off`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn load128(b: &[u8], off: usize) -> __m128i {
+pub(super) fn load128(b: &[u8], off: usize) -> __m128i {
     let s = &b[off..off + 16];
     // SAFETY: `s` is exactly 16 readable bytes and the load has no alignment requirement.
     unsafe { _mm_loadu_si128(s.as_ptr().cast()) }
@@ -33,23 +33,23 @@ fn load128(b: &[u8], off: usize) -> __m128i {
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn hsum(v: __m256) -> f32 {
+pub(super) fn hsum(v: __m256) -> f32 {
     let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
     hsum128(s)
 }
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn hsum128(s: __m128) -> f32 {
+pub(super) fn hsum128(s: __m128) -> f32 {
     let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
 }
 
-fn f16_at(b: &[u8], off: usize) -> f32 {
+pub(super) fn f16_at(b: &[u8], off: usize) -> f32 {
     f16_to_f32(f16::from_le_bytes([b[off], b[off + 1]]))
 }
 
-fn f32_at(b: &[u8], off: usize) -> f32 {
+pub(super) fn f32_at(b: &[u8], off: usize) -> f32 {
     f32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
 }
 
@@ -220,7 +220,7 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
 /// One Q8_0·Q8_0 block product as 8 f32 partial sums (not yet scaled).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn q8_0_block(x: &[u8], y: &[u8]) -> __m256 {
+pub(super) fn q8_0_block(x: &[u8], y: &[u8]) -> __m256 {
     let (qx, qy) = (load(x, 2), load(y, 2));
     // |x|·(sign(x)·y): maddubs needs one unsigned operand. Activations are never −128.
     let p = _mm256_maddubs_epi16(_mm256_sign_epi8(qx, qx), _mm256_sign_epi8(qy, qx));

@@ -4,6 +4,10 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod rows;
+#[cfg(target_arch = "x86_64")]
+mod rows_q8_0;
 mod scalar;
 
 use super::QType;
@@ -44,5 +48,140 @@ pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
         QType::Q6K => pick!(isa, w, a, 210, 292, q6k_q8k),
         QType::Q8_0 => pick!(isa, w, a, 34, 34, q8_0_q8_0),
         _ => 0.0,
+    }
+}
+
+/// `out[j·m + i] = vec_dot(isa, wtype, w_j, a_i)` for the weight rows `w_j` of `w` (each
+/// `wbytes` long) and the m activation rows `a_i` of `a` (each `abytes` long), bit for
+/// bit. With a SIMD `isa`, the work goes in tiles of weight rows by activation rows
+/// (`rows`, `rows_q8_0`) so loads and unpacking are shared.
+pub fn vec_dot_rows(isa: Isa, wtype: QType, w: (&[u8], usize), a: (&[u8], usize), out: &mut [f32]) {
+    let widest = RowsKernel::all().into_iter().rev().find(|k| k.runs_on(isa));
+    let rows = a.0.len() / a.1.max(1);
+    match widest {
+        // One K-quant row has nothing to share the unpacking with; Q8_0 has nothing
+        // to unpack and gains the wider registers.
+        Some(kernel) if rows > 1 || wtype == QType::Q8_0 => {
+            vec_dot_rows_on(kernel, isa, wtype, w, a, out)
+        }
+        _ => each_pair(isa, wtype, w, a, out),
+    }
+}
+
+/// The many-row kernels, narrowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RowsKernel {
+    Avx2,
+    Avx512,
+    Avx512Vnni,
+}
+
+impl RowsKernel {
+    pub(crate) fn all() -> [RowsKernel; 3] {
+        [RowsKernel::Avx2, RowsKernel::Avx512, RowsKernel::Avx512Vnni]
+    }
+
+    pub(crate) fn runs_on(self, isa: Isa) -> bool {
+        cfg!(target_arch = "x86_64")
+            && match self {
+                RowsKernel::Avx2 => isa.avx2(),
+                RowsKernel::Avx512 => isa.avx512(),
+                RowsKernel::Avx512Vnni => isa.avx512_vnni(),
+            }
+    }
+}
+
+/// `vec_dot_rows` with the given kernel for the K-quants (the single-row dots for the
+/// other types, or when `kernel` does not run on `isa`).
+pub(crate) fn vec_dot_rows_on(
+    kernel: RowsKernel,
+    isa: Isa,
+    wtype: QType,
+    w: (&[u8], usize),
+    a: (&[u8], usize),
+    out: &mut [f32],
+) {
+    // The drivers take whole rows and a non-empty output of their shape.
+    let shaped = w.1 > 0 && a.1 > 0 && out.len() == w.0.len() / w.1 * (a.0.len() / a.1);
+    // SAFETY: `runs_on` checked that `isa` allows the kernel, and an `Isa` allows only
+    // kernels whose features were detected.
+    let done = kernel.runs_on(isa)
+        && shaped
+        && !out.is_empty()
+        && unsafe { tile(kernel, wtype, w, a, out) };
+    if !done {
+        each_pair(isa, wtype, w, a, out)
+    }
+}
+
+/// Runs `kernel` on a whole tile when it has a driver for `wtype`: false when not.
+///
+/// # Safety
+/// The CPU must have the kernel's features: AVX2+FMA+F16C for all, AVX-512 F/BW/DQ on
+/// top for the 512-bit ones, and AVX-512 VNNI on top of those for the VNNI one.
+#[cfg(target_arch = "x86_64")]
+unsafe fn tile(
+    kernel: RowsKernel,
+    wtype: QType,
+    w: (&[u8], usize),
+    a: (&[u8], usize),
+    out: &mut [f32],
+) -> bool {
+    use rows::KQuant;
+    let kquant = match wtype {
+        QType::Q4K => KQuant::Q4K,
+        QType::Q5K => KQuant::Q5K,
+        QType::Q6K => KQuant::Q6K,
+        QType::Q8_0 if w.1 == a.1 => {
+            // SAFETY: the caller guarantees the kernel's features.
+            unsafe {
+                match kernel {
+                    RowsKernel::Avx2 => return false,
+                    RowsKernel::Avx512 => rows_q8_0::rows_avx512(w.0, a.0, w.1, out),
+                    RowsKernel::Avx512Vnni => rows_q8_0::rows_vnni(w.0, a.0, w.1, out),
+                }
+            }
+            return true;
+        }
+        _ => return false,
+    };
+    // SAFETY: the caller guarantees the kernel's features.
+    unsafe {
+        match kernel {
+            RowsKernel::Avx2 => rows::rows_avx2(kquant, w, a, out),
+            RowsKernel::Avx512 => rows::rows_avx512(kquant, w, a, out),
+            RowsKernel::Avx512Vnni => rows::rows_vnni(kquant, w, a, out),
+        }
+    }
+    true
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn tile(
+    _: RowsKernel,
+    _: QType,
+    _: (&[u8], usize),
+    _: (&[u8], usize),
+    _: &mut [f32],
+) -> bool {
+    false
+}
+
+/// `vec_dot_rows` one pair at a time.
+fn each_pair(
+    isa: Isa,
+    wtype: QType,
+    (w, wbytes): (&[u8], usize),
+    (a, abytes): (&[u8], usize),
+    out: &mut [f32],
+) {
+    let m = a.len() / abytes.max(1);
+    for (orow, wrow) in out
+        .chunks_exact_mut(m.max(1))
+        .zip(w.chunks_exact(wbytes.max(1)))
+    {
+        for (o, arow) in orow.iter_mut().zip(a.chunks_exact(abytes.max(1))) {
+            *o = vec_dot(isa, wtype, wrow, arow);
+        }
     }
 }

@@ -1,0 +1,152 @@
+//! Q8_0 weight rows against Q8_0 activation rows with 512-bit registers, in tiles of a
+//! few weight rows by a group of activation rows (each block loaded once per tile).
+//!
+//! The AVX2 kernel takes blocks in pairs into two accumulators, even blocks and odd
+//! ones; here a pair sits side by side in one register, so the two accumulators are
+//! the halves of one, each lane getting the same FMA with the same operands. A last odd
+//! block goes into the first half alone, and the total adds the halves and takes the
+//! AVX2 kernel's horizontal sum: the same bits. Integer sums are exact, so computing
+//! |x|·(sign(x)·y) with a mask, or with one VNNI instruction, changes nothing.
+//!
+//! These are `#[target_feature]` functions: callers must have checked (via
+//! `Isa::detect`) that the CPU has AVX-512 F/BW and the AVX2 set (and AVX-512 VNNI for
+//! the `_vnni` driver).
+
+use std::arch::x86_64::*;
+
+use super::avx2::{f16_at, hsum, load, q8_0_block};
+
+/// Weight rows of a tile: each activation pair loaded is used this many times.
+const WROWS: usize = 4;
+/// Activation rows of a tile: each weight pair loaded is used this many times.
+const GROUP: usize = 32;
+/// Bytes of a Q8_0 block: an f16 scale and 32 quants.
+const BLOCK: usize = 34;
+
+/// Two blocks side by side: quants 0-31 of the first, then of the second.
+#[target_feature(enable = "avx512f,avx2")]
+#[inline]
+fn quants(x: &[u8]) -> __m512i {
+    _mm512_inserti64x4::<1>(_mm512_castsi256_si512(load(x, 2)), load(x, 2 + BLOCK))
+}
+
+/// The two blocks' scales in lanes 0 and 1.
+#[target_feature(enable = "avx2,f16c")]
+#[inline]
+fn scales(x: &[u8]) -> __m128 {
+    _mm_setr_ps(f16_at(x, 0), f16_at(x, BLOCK), 0.0, 0.0)
+}
+
+/// A pair of weight blocks: |x|, the lanes where x < 0, and the scales.
+struct WeightPair {
+    abs: __m512i,
+    negative: __mmask64,
+    d: __m128,
+}
+
+/// A pair of activation blocks.
+struct ActPair {
+    q: __m512i,
+    d: __m128,
+}
+
+/// 16 i32 lanes of Σ x·y over groups of 4 bytes (maddubs then madd, or one VNNI op).
+macro_rules! pair_sums {
+    ($name:ident, $features:literal, $sum4:expr) => {
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn $name(w: &WeightPair, y: &ActPair) -> __m512i {
+            // sign(x)·y: maddubs and VNNI need one unsigned operand, here |x|.
+            let signed = _mm512_mask_sub_epi8(y.q, w.negative, _mm512_setzero_si512(), y.q);
+            $sum4(w.abs, signed)
+        }
+    };
+}
+
+pair_sums!(sums_avx512, "avx512f,avx512bw", |abs, y| {
+    _mm512_madd_epi16(_mm512_maddubs_epi16(abs, y), _mm512_set1_epi16(1))
+});
+pair_sums!(sums_vnni, "avx512f,avx512bw,avx512vnni", |abs, y| {
+    _mm512_dpbusd_epi32(_mm512_setzero_si512(), abs, y)
+});
+
+/// The drivers: each weight pair and activation pair is loaded once per tile; every
+/// pair of rows in the tile adds `d_x·d_y · Σ` into its accumulator, a last odd block
+/// into the first half only.
+macro_rules! driver {
+    ($name:ident, $features:literal, $sums:ident) => {
+        /// `out[j·m + i]` = the dot product of weight row `j` of `w` with activation row
+        /// `i` of `a` (m rows), both Q8_0 rows of `bytes` bytes.
+        #[target_feature(enable = $features)]
+        pub fn $name(w: &[u8], a: &[u8], bytes: usize, out: &mut [f32]) {
+            let m = a.len() / bytes;
+            let (blocks, pairs) = (bytes / BLOCK, bytes / BLOCK / 2);
+            let spread = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+            for (ws, outs) in w.chunks(WROWS * bytes).zip(out.chunks_mut(WROWS * m)) {
+                let nr = outs.len() / m;
+                // A tile with fewer weight rows repeats its last one (its sums are not
+                // stored), keeping the inner loop free of branches.
+                let wrow = |r: usize| &ws[r.min(nr - 1) * bytes..][..bytes];
+                for g0 in (0..m).step_by(GROUP) {
+                    let rows = GROUP.min(m - g0);
+                    let arow = |i: usize| &a[(g0 + i) * bytes..][..bytes];
+                    let mut acc = [[_mm512_setzero_ps(); GROUP]; WROWS];
+                    let mut wp: [WeightPair; WROWS] = std::array::from_fn(|_| WeightPair {
+                        abs: _mm512_setzero_si512(),
+                        negative: 0,
+                        d: _mm_setzero_ps(),
+                    });
+                    for p in 0..pairs {
+                        let at = 2 * BLOCK * p;
+                        for (r, wp) in wp.iter_mut().enumerate() {
+                            let q = quants(&wrow(r)[at..]);
+                            wp.abs = _mm512_abs_epi8(q);
+                            wp.negative = _mm512_movepi8_mask(q);
+                            wp.d = scales(&wrow(r)[at..]);
+                        }
+                        for i in 0..rows {
+                            let y = &arow(i)[at..];
+                            let y = ActPair {
+                                q: quants(y),
+                                d: scales(y),
+                            };
+                            for r in 0..WROWS {
+                                let d = _mm512_castps128_ps512(_mm_mul_ps(wp[r].d, y.d));
+                                let d = _mm512_permutexvar_ps(spread, d);
+                                let s = _mm512_cvtepi32_ps($sums(&wp[r], &y));
+                                acc[r][i] = _mm512_fmadd_ps(d, s, acc[r][i]);
+                            }
+                        }
+                    }
+                    for (r, orow) in outs.chunks_mut(m).enumerate() {
+                        for (i, o) in orow[g0..g0 + rows].iter_mut().enumerate() {
+                            let acc = acc[r][i];
+                            let (mut even, odd) = (
+                                _mm512_castps512_ps256(acc),
+                                _mm512_extractf32x8_ps::<1>(acc),
+                            );
+                            if blocks % 2 == 1 {
+                                let at = 2 * BLOCK * pairs;
+                                let (x, y) = (&wrow(r)[at..], &arow(i)[at..]);
+                                let d = _mm256_set1_ps(f16_at(x, 0) * f16_at(y, 0));
+                                even = _mm256_fmadd_ps(d, q8_0_block(x, y), even);
+                            }
+                            *o = hsum(_mm256_add_ps(even, odd));
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
+driver!(
+    rows_avx512,
+    "avx512f,avx512bw,avx512dq,avx2,fma,f16c",
+    sums_avx512
+);
+driver!(
+    rows_vnni,
+    "avx512f,avx512bw,avx512dq,avx512vnni,avx2,fma,f16c",
+    sums_vnni
+);
