@@ -3,8 +3,9 @@
 //! packed as panels of `MR` rows ([k][MR], weights packed once per call) and `b` read
 //! as rows of contiguous values at any row stride (an im2col block, a Winograd
 //! transform). The tile stays in registers for the whole sum: 12 of AVX2's 16 (a 4 × 24
-//! tile, the same 12, made LLVM spill one for the broadcasts), or 6 of AVX-512's 32
-//! (16 columns per register).
+//! tile, the same 12, made LLVM spill one for the broadcasts). With AVX-512 a row of 16
+//! columns is one register, and two panels go together as a 12-row tile: 12
+//! accumulators, enough to hide the FMA latency, and one load of `b` for both.
 //!
 //! Each sum is one chain of fused multiply-adds in order of p, from zero; the AVX-512
 //! and AVX2 kernels and their scalar twin (`f32::mul_add`, also exact) give the same
@@ -96,40 +97,84 @@ pub fn product<D: Slot>(
     dst: &mut [&mut [D]],
     plus: Option<&[f32]>,
 ) {
+    // Panels past row m (a caller's spare ones) are skipped.
+    let used = m.div_ceil(MR);
+    let panel = |p: usize| &panels[p * MR * k..][..MR * k];
+    let plus_of = |p: usize| -> [f32; MR] {
+        std::array::from_fn(|r| {
+            plus.and_then(|v| v.get(p * MR + r))
+                .copied()
+                .unwrap_or(-0.0)
+        })
+    };
     for c in (0..cols).step_by(NR) {
         let nv = (cols - c).min(NR).div_ceil(LANES);
-        // Panels past row m (a caller's spare ones) are skipped.
-        for (p, panel) in panels.chunks_exact(MR * k).take(m.div_ceil(MR)).enumerate() {
+        let b = &b[c..];
+        let mut p = 0;
+        while p < used {
+            // With AVX-512, two whole panels over a whole strip go as one 12-row tile.
+            if isa.avx512() && nv == 2 && (p + 2) * MR <= m {
+                let rows = &mut dst[p * MR..(p + 2) * MR];
+                if rows.iter().all(|row| row.len() >= c + NR) {
+                    let plus = (&plus_of(p), &plus_of(p + 1));
+                    tile_pair(isa, (panel(p), panel(p + 1)), b, ldb, (rows, c), plus);
+                    p += 2;
+                    continue;
+                }
+            }
             let rows = &mut dst[p * MR..m.min(p * MR + MR)];
-            let plus: [f32; MR] = std::array::from_fn(|r| {
-                plus.and_then(|v| v.get(p * MR + r))
-                    .copied()
-                    .unwrap_or(-0.0)
-            });
-            let b = &b[c..];
+            let plus = plus_of(p);
             if rows.iter().all(|row| row.len() >= c + nv * LANES) {
-                tile(isa, panel, b, ldb, (rows, c), nv, &plus);
+                tile(isa, panel(p), b, ldb, (rows, c), nv, &plus);
             } else {
                 // A row ends inside the tile's last vector: through a whole tile.
                 let mut whole = [[0.0; NR]; MR];
                 let mut scratch = whole.each_mut().map(|r| &mut r[..]);
-                tile(
-                    isa,
-                    panel,
-                    b,
-                    ldb,
-                    (&mut scratch[..rows.len()], 0),
-                    nv,
-                    &plus,
-                );
+                let n = rows.len();
+                tile(isa, panel(p), b, ldb, (&mut scratch[..n], 0), nv, &plus);
                 for (row, w) in rows.iter_mut().zip(&whole) {
                     for (d, &v) in row[c..].iter_mut().zip(w) {
                         d.set(v);
                     }
                 }
             }
+            p += 1;
         }
     }
+}
+
+/// Two whole panels by 16 columns: `tile_of::<MR, 2, D>` on each, as one tile of
+/// 2·MR rows with the AVX-512 kernel (which loads each row of `b` once for both).
+///
+/// # Panics
+/// As `tile_of`, and when `rows` is not 2·MR rows (the callers size them so that it
+/// cannot fire).
+fn tile_pair<D: Slot>(
+    isa: Isa,
+    (first, second): (&[f32], &[f32]),
+    b: &[f32],
+    ldb: usize,
+    (rows, c): (&mut [&mut [D]], usize),
+    (plus0, plus1): (&[f32; MR], &[f32; MR]),
+) {
+    let k = first.len() / MR;
+    // Cannot fire: see "Panics".
+    assert!(
+        second.len() == first.len()
+            && (k == 0 || b.len() >= (k - 1) * ldb + NR)
+            && rows.len() == 2 * MR
+            && rows.iter().all(|row| row.len() >= c + NR),
+        "micro-kernel operand too short"
+    );
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx512() {
+        // SAFETY: an `Isa` with AVX-512 comes from `Isa::detect` on a CPU that has
+        // AVX-512 F; both panels hold k·MR values and `b` and `rows` were just checked.
+        return unsafe { tile_pair_avx512((first, second), b, ldb, (rows, c), (plus0, plus1)) };
+    }
+    let (top, bottom) = rows.split_at_mut(MR);
+    tile_of::<MR, 2, D>(isa, first, b, ldb, (top, c), plus0);
+    tile_of::<MR, 2, D>(isa, second, b, ldb, (bottom, c), plus1);
 }
 
 /// `tile_of::<R, NV, D>` for R = rows.len() and NV = `nv`.
@@ -318,6 +363,52 @@ unsafe fn tile_avx512<const R: usize, D: Slot>(
     }
 }
 
+/// `tile_avx512` for two panels at once: 2·MR accumulators, enough to hide the FMA
+/// latency, and one load of each row of `b` for both panels.
+///
+/// # Safety
+/// The CPU has AVX-512 F; both panels hold k·MR values, `b` at least (k - 1)·ldb + 16
+/// (unless k = 0) where k = first.len() / MR, and `rows` 2·MR rows of at least c + 16
+/// values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn tile_pair_avx512<D: Slot>(
+    (first, second): (&[f32], &[f32]),
+    b: &[f32],
+    ldb: usize,
+    (rows, c): (&mut [&mut [D]], usize),
+    (plus0, plus1): (&[f32; MR], &[f32; MR]),
+) {
+    use std::arch::x86_64::*;
+    let k = first.len() / MR;
+    // SAFETY: the caller guarantees AVX-512 F and the operand lengths of the contract
+    // above; each pointer step below stays inside those lengths.
+    unsafe {
+        let mut acc = [_mm512_setzero_ps(); 2 * MR];
+        let (mut pa0, mut pa1, mut pb) = (first.as_ptr(), second.as_ptr(), b.as_ptr());
+        for _ in 0..k {
+            // In bounds by the contract: row p of `b` starts at p·ldb and is 16 long.
+            let bv = _mm512_loadu_ps(pb);
+            let (top, bottom) = acc.split_at_mut(MR);
+            for r in 0..MR {
+                top[r] = _mm512_fmadd_ps(_mm512_set1_ps(*pa0.add(r)), bv, top[r]);
+                bottom[r] = _mm512_fmadd_ps(_mm512_set1_ps(*pa1.add(r)), bv, bottom[r]);
+            }
+            pa0 = pa0.add(MR);
+            pa1 = pa1.add(MR);
+            // Past the last row this points beyond `b` and is never read.
+            pb = pb.wrapping_add(ldb);
+        }
+        let plus = plus0.iter().chain(plus1);
+        for ((dst, &acc), &plus) in rows.iter_mut().zip(&acc).zip(plus) {
+            // In bounds by the contract: the row holds c + 16 values, each with f32's
+            // layout (`Slot`).
+            let at = dst.as_mut_ptr().cast::<f32>().add(c);
+            _mm512_storeu_ps(at, _mm512_add_ps(acc, _mm512_set1_ps(plus)));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,6 +500,37 @@ mod tests {
                         "{m}x{k}x{cols} at {r}, {c}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn products_have_the_same_bits_on_every_isa() {
+        // Whole panel pairs, a pair and a short panel, odd panels, short strips.
+        for (m, k, cols) in [
+            (12, 9, 16),
+            (13, 5, 40),
+            (24, 17, 33),
+            (18, 3, 8),
+            (7, 4, 16),
+        ] {
+            let a = data(m * k, 5);
+            let ldb = row_stride(cols);
+            let b = data(k * ldb, 6);
+            let bias: Vec<f32> = (0..m).map(|r| r as f32 * 0.5).collect();
+            let mut panels = vec![f32::NAN; panels_len(m, k)];
+            pack_panels(&mut panels, &a, (m, k), (k, 1));
+            let run = |isa| {
+                let room = cols.next_multiple_of(LANES);
+                let mut out = vec![f32::NAN; m * room];
+                let mut rows: Vec<&mut [f32]> = out.chunks_mut(room).collect();
+                let sizes = (ldb, cols);
+                product(isa, (&panels, m, k), &b, sizes, &mut rows, Some(&bias));
+                out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            };
+            let scalar = run(Isa::SCALAR);
+            for isa in Isa::supported() {
+                assert!(run(isa) == scalar, "{m}x{k}x{cols} {isa:?}");
             }
         }
     }
