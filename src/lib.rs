@@ -23,6 +23,7 @@ pub mod diag;
 pub mod interp;
 pub mod io;
 pub mod kernels;
+pub(crate) mod markup;
 pub mod ops;
 pub(crate) mod plot;
 pub(crate) mod progress;

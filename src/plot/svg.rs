@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use super::colormap::Rgb;
 use super::scene::{Anchor, Shape, SIZE};
+use crate::markup::escape;
 
 /// A coordinate with at most two decimals ("12.5", "3").
 fn num(v: f64) -> String {
@@ -14,13 +15,6 @@ fn num(v: f64) -> String {
 
 fn colour(c: Rgb) -> String {
     format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
-}
-
-/// `text` with XML's special characters escaped.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// The SVG document for `shapes`.

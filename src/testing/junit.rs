@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use crate::markup::escape;
+
 pub enum CaseOutcome {
     Passed,
     Failed { message: String, detail: String },
@@ -12,24 +14,6 @@ pub struct Case {
     pub name: String,
     pub seconds: f64,
     pub outcome: CaseOutcome,
-}
-
-/// Escapes text for XML attributes and content; drops characters XML 1.0 forbids.
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 pub fn render(cases: &[Case], seconds: f64) -> String {
