@@ -4,14 +4,12 @@
 
 use std::rc::Rc;
 
-use comfy_table::presets::ASCII_FULL_CONDENSED;
-use comfy_table::{CellAlignment, Table};
-
 use super::gguf_meta::shortest_f64;
+use super::grid::Grid;
 use super::Builtin;
 use crate::io::display_safe;
-use crate::runtime::builtin;
 use crate::runtime::value::{Dict, Key, Value};
+use crate::runtime::{builtin, Display};
 use crate::tensor::format::PrintOptions;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, SliceSpec, Tensor};
@@ -20,10 +18,14 @@ pub const BUILTINS: &[Builtin] = &[builtin! {
     name: "info",
     doc: "Prints a table of a tensor (dtype, shape, strides, bytes, view or owner), a quantized tensor, a dict of tensors or a model (tensors: name, type, shape, bytes; metadata: key, value).",
     fn(ctx, a; x: &Value) {
-        let text = describe(x).map_err(|e| a.arg_err("x", e))?;
-        ctx.out()
-            .write_all(text.as_bytes())
-            .map_err(|e| a.err(format!("info: cannot write output: {e}")))?;
+        let grids = tables(x).map_err(|e| a.arg_err("x", e))?;
+        let text = as_text(&grids);
+        let html: String = grids.iter().map(Grid::html).collect();
+        if !ctx.display(Display::Table { text: &text, html: &html }) {
+            ctx.out()
+                .write_all(text.as_bytes())
+                .map_err(|e| a.err(format!("info: cannot write output: {e}")))?;
+        }
         Ok(Value::None)
     }
 }];
@@ -36,43 +38,49 @@ const SHOWN_CHARS: usize = 60;
 /// The tables `info(v)` prints, each ending in a newline; an error for values
 /// that are none of the kinds it describes.
 pub fn describe(v: &Value) -> Result<String, String> {
+    tables(v).map(|grids| as_text(&grids))
+}
+
+/// The text of tables, a blank line between them.
+fn as_text(grids: &[Grid]) -> String {
+    let texts: Vec<String> = grids.iter().map(Grid::text).collect();
+    texts.join("\n")
+}
+
+/// The tables describing `v` (a model has two: metadata, then tensors).
+fn tables(v: &Value) -> Result<Vec<Grid>, String> {
     match v {
         Value::Dict(d) => match (field(d, "metadata"), field(d, "tensors"), d.entries.len()) {
-            (Some(Value::Dict(meta)), Some(Value::Dict(tensors)), 2) => Ok(format!(
-                "{}\n{}",
-                metadata_table(meta),
-                tensors_table(tensors)?
-            )),
-            _ => tensors_table(d),
+            (Some(Value::Dict(meta)), Some(Value::Dict(tensors)), 2) => {
+                Ok(vec![metadata_table(meta), tensors_table(tensors)?])
+            }
+            _ => Ok(vec![tensors_table(d)?]),
         },
         Value::Quant(_) | Value::Lazy(_) => {
             let (type_name, shape, bytes) = entry(v).unwrap_or_default();
-            let mut table = table(&["type", "shape", "bytes"]);
-            table.add_row(vec![type_name, shape_str(&shape), bytes.to_string()]);
-            Ok(format!("{table}\n"))
+            let mut grid = Grid::new(&["type", "shape", "bytes"]);
+            grid.rows
+                .push(vec![type_name, shape_str(&shape), bytes.to_string()]);
+            Ok(vec![grid])
         }
-        other => other.to_tensor().map(|t| tensor_table(&t)).ok_or_else(|| {
-            format!(
-                "info() describes a tensor, a quantized tensor, a dict of tensors or a model \
-                 (load_gguf), not {}",
-                other.describe()
-            )
-        }),
+        other => other
+            .to_tensor()
+            .map(|t| vec![tensor_table(&t)])
+            .ok_or_else(|| {
+                format!(
+                    "info() describes a tensor, a quantized tensor, a dict of tensors or a model \
+                     (load_gguf), not {}",
+                    other.describe()
+                )
+            }),
     }
-}
-
-/// An ASCII table with `header`, no lines between rows.
-fn table(header: &[&str]) -> Table {
-    let mut table = Table::new();
-    table.load_style(ASCII_FULL_CONDENSED).set_header(header);
-    table
 }
 
 fn field<'d>(d: &'d Dict, name: &str) -> Option<&'d Value> {
     d.get(&Key::Str(Rc::from(name)))
 }
 
-fn tensor_table(t: &Tensor) -> String {
+fn tensor_table(t: &Tensor) -> Grid {
     array_table(t.dtype(), t.shape(), t.strides(), t.nbytes(), t.owns_data())
 }
 
@@ -83,17 +91,17 @@ pub fn array_table(
     strides: &[isize],
     bytes: usize,
     owner: bool,
-) -> String {
+) -> Grid {
     let strides: Vec<String> = strides.iter().map(|s| s.to_string()).collect();
-    let mut table = table(&["dtype", "shape", "strides", "bytes", "data"]);
-    table.add_row(vec![
+    let mut grid = Grid::new(&["dtype", "shape", "strides", "bytes", "data"]);
+    grid.rows.push(vec![
         dtype.to_string(),
         shape_str(shape),
         format!("[{}]", strides.join(", ")),
         bytes.to_string(),
         if owner { "owner" } else { "view" }.to_string(),
     ]);
-    format!("{table}\n")
+    grid
 }
 
 /// Type name, shape and bytes of a tensor, quantized tensor or mapped tensor.
@@ -106,7 +114,7 @@ fn entry(v: &Value) -> Option<(String, Vec<usize>, usize)> {
     }
 }
 
-fn tensors_table(d: &Dict) -> Result<String, String> {
+fn tensors_table(d: &Dict) -> Result<Grid, String> {
     let opts = PrintOptions::default();
     let rows = d
         .entries
@@ -127,27 +135,26 @@ fn tensors_table(d: &Dict) -> Result<String, String> {
 
 /// One row per tensor (name, type, shape, bytes) and a total line. Names come
 /// from files, so they are shown with their control characters escaped.
-pub fn listing_table(rows: &[(String, String, Vec<usize>, usize)]) -> String {
-    let mut table = table(&["name", "type", "shape", "bytes"]);
+pub fn listing_table(rows: &[(String, String, Vec<usize>, usize)]) -> Grid {
+    let mut grid = Grid::new(&["name", "type", "shape", "bytes"]);
     let mut total = 0usize;
     for (name, type_name, shape, bytes) in rows {
         total = total.saturating_add(*bytes);
-        table.add_row(vec![
+        grid.rows.push(vec![
             display_safe(name).into_owned(),
             type_name.clone(),
             shape_str(shape),
             bytes.to_string(),
         ]);
     }
-    if let Some(bytes) = table.column_mut(3) {
-        bytes.set_cell_alignment(CellAlignment::Right);
-    }
+    grid.right = Some(3);
     let n = rows.len();
     let plural = if n == 1 { "" } else { "s" };
-    format!(
-        "{table}\n{n} tensor{plural}, {total} bytes{}\n",
+    grid.footer = Some(format!(
+        "{n} tensor{plural}, {total} bytes{}",
         human_size(total)
-    )
+    ));
+    grid
 }
 
 /// ` (3.5 MiB)` for sizes of a KiB and more.
@@ -158,15 +165,18 @@ fn human_size(bytes: usize) -> String {
     format!(" ({})", crate::tensor::budget::human_bytes(bytes as u128))
 }
 
-fn metadata_table(meta: &Dict) -> String {
+fn metadata_table(meta: &Dict) -> Grid {
     let opts = PrintOptions::default();
-    let mut table = table(&["key", "value"]);
+    let mut grid = Grid::new(&["key", "value"]);
     for (k, v) in &meta.entries {
         let key = k.to_value().display(&opts);
         let value = short_value(v, &opts);
-        table.add_row(vec![display_safe(&key), display_safe(&value)]);
+        grid.rows.push(vec![
+            display_safe(&key).into_owned(),
+            display_safe(&value).into_owned(),
+        ]);
     }
-    format!("{table}\n")
+    grid
 }
 
 /// A metadata value on one line: long strings cut, long arrays as their first items

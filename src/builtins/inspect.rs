@@ -32,7 +32,7 @@ pub fn inspect(path: &Path) -> Result<String, InspectError> {
         "npz" => npz::npz_headers(path).map(|h| listing(&h)),
         "npy" => npy::npy_header(path).map(|(dtype, shape)| {
             let bytes = nbytes(dtype, &shape);
-            array_table(dtype, &shape, &contiguous_strides(&shape), bytes, true)
+            array_table(dtype, &shape, &contiguous_strides(&shape), bytes, true).text()
         }),
         _ => {
             return Err(InspectError::Unsupported(format!(
@@ -53,7 +53,7 @@ fn listing(headers: &[(String, DType, Vec<usize>)]) -> String {
             (name.clone(), dtype.to_string(), shape.clone(), bytes)
         })
         .collect();
-    listing_table(&rows)
+    listing_table(&rows).text()
 }
 
 /// Bytes an array of `dtype` and `shape` holds (saturating: inspect loads nothing).

@@ -11,6 +11,7 @@ mod create;
 mod dicts;
 mod files;
 pub mod gguf_meta;
+mod grid;
 mod indexing;
 mod info;
 pub(crate) mod inplace;

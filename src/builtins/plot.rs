@@ -8,7 +8,7 @@ use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
 use crate::plot::{self, ColorMode, Figure, ImageFormat, MAX_BINS};
 use crate::runtime::value::Value;
-use crate::runtime::{builtin, Arg, FromArg};
+use crate::runtime::{builtin, Arg, Display, FromArg};
 use crate::tensor::shape::shape_str;
 use crate::tensor::Tensor;
 
@@ -80,11 +80,14 @@ fn color_mode() -> ColorMode {
 }
 
 /// Draws `fig` in the output and keeps it as the last figure.
+/// A notebook shows the figure as an image instead.
 fn show(ctx: &mut dyn Ctx, a: &Bound, fig: Figure) -> Result<Value, Diagnostic> {
-    let text = plot::render(&fig, color_mode());
-    ctx.out()
-        .write_all(text.as_bytes())
-        .map_err(|e| a.err(format!("{}: cannot write the drawing: {e}", a.builtin.name)))?;
+    if !ctx.display(Display::Figure(&fig)) {
+        let text = plot::render(&fig, color_mode());
+        ctx.out()
+            .write_all(text.as_bytes())
+            .map_err(|e| a.err(format!("{}: cannot write the drawing: {e}", a.builtin.name)))?;
+    }
     *ctx.figure() = Some(fig);
     Ok(Value::None)
 }

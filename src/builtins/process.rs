@@ -1,7 +1,5 @@
 //! The program and its surroundings: `exit`, `env`, `eprint`.
 
-use std::io::Write;
-
 use super::core::print_line;
 use super::Builtin;
 use crate::runtime::value::Value;
@@ -42,7 +40,7 @@ pub const BUILTINS: &[Builtin] = &[
         fn(ctx, a; values: Rest, sep: String = " ", end: String = "\n") {
             let line = print_line(&a, &values, ctx.print_options(), &sep, &end)?;
             let _ = ctx.out().flush();
-            let mut err = std::io::stderr().lock();
+            let err = ctx.err();
             err.write_all(line.as_bytes())
                 .and_then(|()| err.flush())
                 .map_err(|e| a.err(format!("eprint: cannot write to stderr: {e}")))?;

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use crate::diag::Diagnostic;
 use crate::runtime::value::Value;
-use crate::runtime::{ArgVal, CallArgs, Ctx};
+use crate::runtime::{ArgVal, CallArgs, Ctx, Display};
 use crate::span::Span;
 use crate::tensor::format::PrintOptions;
 use crate::tensor::random::RandomState;
@@ -16,6 +16,20 @@ use super::Interp;
 impl Ctx for Interp {
     fn out(&mut self) -> &mut dyn Write {
         &mut *self.out
+    }
+
+    fn err(&mut self) -> &mut dyn Write {
+        &mut *self.err
+    }
+
+    fn display(&mut self, item: Display<'_>) -> bool {
+        match &mut self.display {
+            Some(show) => {
+                show(item);
+                true
+            }
+            None => false,
+        }
     }
 
     fn print_options(&mut self) -> &mut PrintOptions {

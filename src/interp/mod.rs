@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use crate::diag::{self, Diagnostic, ErrorKind, SourceMap};
 use crate::kernels::interrupt;
-use crate::runtime::{Scope, Value};
+use crate::runtime::{Display, Scope, Value};
 use crate::span::{Span, SrcId};
 use crate::syntax::ast::Program;
 use crate::syntax::parser;
@@ -46,6 +46,9 @@ pub use nesting::MAX_NESTING;
 /// Ctrl-C (a few microseconds of work): the check per expression is one countdown.
 const CHECK_EVERY: u64 = 64;
 
+/// A front end's handler of rich output.
+pub type DisplayHook = Box<dyn FnMut(Display<'_>)>;
+
 /// One interpreter session: its sources, global scope, print options and output.
 pub struct Interp {
     pub sources: SourceMap,
@@ -57,6 +60,10 @@ pub struct Interp {
     /// The last figure drawn by plot, hist or imshow (what savefig writes).
     pub figure: Option<crate::plot::Figure>,
     out: Box<dyn Write>,
+    /// Where `eprint` writes (stderr unless a front end says otherwise).
+    err: Box<dyn Write>,
+    /// Shows figures and tables itself (a notebook front end), if set.
+    display: Option<DisplayHook>,
     depth: usize,
     /// Evaluation levels in progress (see `nesting`).
     nesting: usize,
@@ -90,6 +97,8 @@ impl Interp {
             rng: RandomState::default(),
             figure: None,
             out,
+            err: Box::new(std::io::stderr()),
+            display: None,
             depth: 0,
             nesting: 0,
             line: None,
@@ -102,6 +111,16 @@ impl Interp {
             exit_request: None,
             exit_code: None,
         }
+    }
+
+    /// Sends `eprint` output to `err` instead of stderr.
+    pub fn set_err(&mut self, err: Box<dyn Write>) {
+        self.err = err;
+    }
+
+    /// Lets a front end show figures and tables itself (see [`Display`]).
+    pub fn set_display(&mut self, hook: DisplayHook) {
+        self.display = Some(hook);
     }
 
     /// The code of the `exit(code)` that ended the last run, if one did. A run

@@ -39,9 +39,19 @@ impl ImageFormat {
 
 /// Writes `fig` to `path` as an image, atomically (a temp file renamed into place).
 pub fn save(fig: &Figure, path: &Path, format: ImageFormat) -> io::Result<()> {
+    let bytes = encode(fig, format)?;
+    crate::io::write_atomically(path, |w| w.write_all(&bytes))
+}
+
+/// The bytes of `fig` as an image file (what `save` writes; a notebook shows them).
+pub fn encode(fig: &Figure, format: ImageFormat) -> io::Result<Vec<u8>> {
     let shapes = scene::scene(fig);
-    crate::io::write_atomically(path, |w| match format {
-        ImageFormat::Png => png::write(&shapes, w),
-        ImageFormat::Svg => w.write_all(svg::document(&shapes).as_bytes()),
-    })
+    match format {
+        ImageFormat::Png => {
+            let mut bytes = Vec::new();
+            png::write(&shapes, &mut bytes)?;
+            Ok(bytes)
+        }
+        ImageFormat::Svg => Ok(svg::document(&shapes).into_bytes()),
+    }
 }

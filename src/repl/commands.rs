@@ -69,14 +69,8 @@ pub fn run(line: &str, interp: &mut Interp, color: bool) -> Outcome {
 /// `:help NAME`: a builtin's signature and doc (with the example its doc gives), a
 /// keyword's forms, or what a variable is.
 fn help(name: &str, interp: &Interp) -> Outcome {
-    if let Some(b) = builtins::lookup(name) {
-        return Outcome::Show(format!("{}\n\n{}\n", b.signature(), b.doc));
-    }
-    if let Some(text) = keyword_help(name) {
-        return Outcome::Show(format!("{text}\n"));
-    }
-    if let Some(v) = interp.globals.lookup(name) {
-        return Outcome::Show(format!("{name}: {}\n", v.describe()));
+    if let Some(text) = help_text(name, interp) {
+        return Outcome::Show(text);
     }
     let close: Vec<&str> = builtins::all()
         .iter()
@@ -88,6 +82,19 @@ fn help(name: &str, interp: &Interp) -> Outcome {
         msg += &format!("; related: {}", close.join(", "));
     }
     Outcome::Error(msg + "\n")
+}
+
+/// The help of a builtin, a keyword or a variable named `name` (a notebook's
+/// inspection shows it too); none for other names.
+pub fn help_text(name: &str, interp: &Interp) -> Option<String> {
+    if let Some(b) = builtins::lookup(name) {
+        return Some(format!("{}\n\n{}\n", b.signature(), b.doc));
+    }
+    if let Some(text) = keyword_help(name) {
+        return Some(format!("{text}\n"));
+    }
+    let v = interp.globals.lookup(name)?;
+    Some(format!("{name}: {}\n", v.describe()))
 }
 
 /// `:vars`: one row per variable of the session, in definition order. The last column

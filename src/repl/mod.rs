@@ -2,8 +2,8 @@
 //! brackets are open, an echo of each value with its dtype and shape, `:` commands,
 //! and Ctrl-C that stops the running line but keeps the session.
 
-mod commands;
-mod complete;
+pub(crate) mod commands;
+pub mod complete;
 mod helper;
 pub mod highlight;
 mod history;

@@ -25,7 +25,7 @@ pub use args::{ArgVal, CallArgs, Callee, Slots};
 pub use bound::{Arg, Bound};
 pub(crate) use declare::builtin;
 pub use from_arg::{Axes, FromArg, Keep, Rest, Shape, Sizes, Spanned, TensorLike};
-pub use native::{Builtin, BuiltinFn, Ctx, Param};
+pub use native::{Builtin, BuiltinFn, Ctx, Display, Param};
 pub use scope::Scope;
 pub use tensor_diag::tensor_diag;
 pub use value::Value;

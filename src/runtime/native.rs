@@ -17,6 +17,11 @@ use super::value::Value;
 /// was given (`map`, `sorted(key=...)`). The interpreter implements it.
 pub trait Ctx {
     fn out(&mut self) -> &mut dyn Write;
+    /// Where `eprint` writes: stderr, or a notebook's stderr stream.
+    fn err(&mut self) -> &mut dyn Write;
+    /// Hands rich output to a front end that shows it itself (a notebook); false
+    /// when there is none, and the caller writes the text to `out` as usual.
+    fn display(&mut self, item: Display<'_>) -> bool;
     fn print_options(&mut self) -> &mut PrintOptions;
     fn script_args(&self) -> &[String];
     fn rng(&mut self) -> &mut RandomState;
@@ -27,6 +32,14 @@ pub trait Ctx {
     /// Calls a function value (a user function, a builtin, a dtype) with positional
     /// arguments, for an error at `span`.
     fn call(&mut self, f: &Value, args: Vec<Value>, span: Span) -> Result<Value, Diagnostic>;
+}
+
+/// Output a notebook shows richer than text.
+pub enum Display<'a> {
+    /// A figure of plot, hist or imshow (a notebook shows it as an image).
+    Figure(&'a crate::plot::Figure),
+    /// Tables, as the text `out` would get and as HTML.
+    Table { text: &'a str, html: &'a str },
 }
 
 pub type BuiltinFn = fn(&mut dyn Ctx, Bound) -> Result<Value, Diagnostic>;

@@ -50,30 +50,92 @@ pub fn format_tensor(t: &Tensor, opts: &PrintOptions) -> String {
     if t.numel() == 0 {
         return "[]".to_string();
     }
+    let (positions, axes) = shown(t, opts);
+    let words = words(t, &positions, opts);
+    array::render(&axes, &words, opts.linewidth)
+}
+
+/// A 1-D or 2-D tensor as the cells of a table (a notebook shows it so): the
+/// elements NumPy's text shows, as it formats them.
+pub struct Cells {
+    /// Per table row, the tensor's row index, or `None` for the `...` of a summary.
+    /// A 1-D tensor is one row.
+    pub rows: Vec<Option<usize>>,
+    /// Per table column, the column index, or `None` for `...`.
+    pub cols: Vec<Option<usize>>,
+    /// `text[r][c]`, without NumPy's padding; `...` where either index is `None`.
+    pub text: Vec<Vec<String>>,
+}
+
+/// The cells of a 1-D or 2-D tensor with at least one element; `None` otherwise.
+pub fn format_cells(t: &Tensor, opts: &PrintOptions) -> Option<Cells> {
+    if !matches!(t.ndim(), 1 | 2) || t.numel() == 0 {
+        return None;
+    }
+    let (positions, axes) = shown(t, opts);
+    let words = words(t, &positions, opts);
+    let labels = |axis: &Axis, positions: &[usize]| -> Vec<Option<usize>> {
+        axis.shown
+            .iter()
+            .map(|at| at.and_then(|i| positions.get(i).copied()))
+            .collect()
+    };
+    let (row_axis, col_axis) = match axes.as_slice() {
+        [cols] => (None, cols),
+        [rows, cols] => (Some(rows), cols),
+        _ => return None,
+    };
+    let rows = match row_axis {
+        Some(axis) => labels(axis, &positions[0]),
+        None => vec![Some(0)],
+    };
+    let cols = labels(col_axis, positions.last()?);
+    let grid_row = |r: usize| row_axis.map_or(Some(0), |axis| axis.shown[r]);
+    let text = (0..rows.len())
+        .map(|r| {
+            col_axis
+                .shown
+                .iter()
+                .map(|&c| match (grid_row(r), c) {
+                    (Some(gr), Some(gc)) => words
+                        .get(gr * col_axis.len + gc)
+                        .map_or(String::new(), |w| w.trim().to_string()),
+                    _ => "...".to_string(),
+                })
+                .collect()
+        })
+        .collect();
+    Some(Cells { rows, cols, text })
+}
+
+/// Per axis, the positions the text shows (all, or both ends when summarizing).
+fn shown(t: &Tensor, opts: &PrintOptions) -> (Vec<Vec<usize>>, Vec<Axis>) {
     let summarize = t.numel() > opts.threshold;
-    let (positions, axes): (Vec<Vec<usize>>, Vec<Axis>) = t
-        .shape()
+    t.shape()
         .iter()
         .map(|&n| Axis::new(n, summarize, opts.edgeitems))
-        .unzip();
-    let words = match t.dtype() {
-        DType::Bool => gather::<bool>(t, &positions)
+        .unzip()
+}
+
+/// The formatted elements at the cartesian product of `positions`, row-major.
+fn words(t: &Tensor, positions: &[Vec<usize>], opts: &PrintOptions) -> Vec<String> {
+    match t.dtype() {
+        DType::Bool => gather::<bool>(t, positions)
             .into_iter()
             .map(|b| if b { " True" } else { "False" }.to_string())
             .collect(),
-        DType::F16 => format_floats(&gather::<f16>(t, &positions), opts),
+        DType::F16 => format_floats(&gather::<f16>(t, positions), opts),
         DType::BF16 => {
-            let values: Vec<f32> = gather::<bf16>(t, &positions)
+            let values: Vec<f32> = gather::<bf16>(t, positions)
                 .into_iter()
                 .map(f32::from)
                 .collect();
             format_floats(&values, opts)
         }
-        DType::F32 => format_floats(&gather::<f32>(t, &positions), opts),
-        DType::F64 => format_floats(&gather::<f64>(t, &positions), opts),
-        ints => crate::dispatch!(ints, T => format_ints(&gather::<T>(t, &positions))),
-    };
-    array::render(&axes, &words, opts.linewidth)
+        DType::F32 => format_floats(&gather::<f32>(t, positions), opts),
+        DType::F64 => format_floats(&gather::<f64>(t, positions), opts),
+        ints => crate::dispatch!(ints, T => format_ints(&gather::<T>(t, positions))),
+    }
 }
 
 /// A 0-d tensor prints as NumPy's scalar `str` (print options do not apply).
@@ -168,6 +230,28 @@ mod tests {
         assert_eq!(format_tensor(&t64(vec![], &[2, 0]), &o), "[]");
         let ints = Tensor::from_vec(vec![-5i32, 10, 100], &[3]).unwrap();
         assert_eq!(format_tensor(&ints, &o), "[ -5  10 100]");
+    }
+
+    #[test]
+    fn cells_are_the_shown_elements_with_their_indices() {
+        let o = PrintOptions {
+            threshold: 10,
+            edgeitems: 1,
+            ..PrintOptions::default()
+        };
+        let m = Tensor::from_vec((0..12i32).collect(), &[3, 4]).unwrap();
+        let c = format_cells(&m, &o).unwrap();
+        assert_eq!(c.rows, vec![Some(0), None, Some(2)]);
+        assert_eq!(c.cols, vec![Some(0), None, Some(3)]);
+        assert_eq!(c.text[0], vec!["0", "...", "3"]);
+        assert_eq!(c.text[1], vec!["...", "...", "..."]);
+        assert_eq!(c.text[2], vec!["8", "...", "11"]);
+        let v = format_cells(&t64(vec![0.5, 10.0], &[2]), &PrintOptions::default()).unwrap();
+        assert_eq!(v.rows, vec![Some(0)]);
+        assert_eq!(v.text, vec![vec!["0.5", "10."]]);
+        assert!(format_cells(&Tensor::scalar(1.0f64), &o).is_none());
+        assert!(format_cells(&t64(vec![], &[2, 0]), &o).is_none());
+        assert!(format_cells(&t64(vec![0.0; 8], &[2, 2, 2]), &o).is_none());
     }
 
     #[test]
