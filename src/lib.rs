@@ -22,6 +22,7 @@ pub mod builtins;
 pub mod diag;
 pub mod interp;
 pub mod io;
+pub mod jupyter;
 pub mod kernels;
 pub(crate) mod markup;
 pub mod ops;

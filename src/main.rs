@@ -1,5 +1,5 @@
-//! The `tsr` command line: picks the REPL, a script, `-e` code, `tsr test` or
-//! `tsr inspect`.
+//! The `tsr` command line: picks the REPL, a script, `-e` code, `tsr test`,
+//! `tsr inspect`, or the Jupyter kernel and its installer.
 //! No language or tensor logic lives here.
 
 use std::ffi::OsString;
@@ -80,6 +80,30 @@ enum Command {
     /// Print the tensors (name, type, shape, bytes) and metadata of a .gguf,
     /// .safetensors, .npz or .npy file
     Inspect { file: PathBuf },
+    /// Run as a Jupyter kernel (Jupyter starts this; see `tsr jupyter install`)
+    Kernel {
+        /// The connection file Jupyter wrote
+        #[arg(short = 'f', value_name = "CONNECTION_FILE")]
+        connection_file: PathBuf,
+    },
+    /// Jupyter integration
+    Jupyter {
+        #[command(subcommand)]
+        action: JupyterAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum JupyterAction {
+    /// Write the tsr kernelspec, so that Jupyter lists a "tsr" kernel
+    Install {
+        /// Into the user's Jupyter data directory (the default)
+        #[arg(long, conflicts_with = "prefix")]
+        user: bool,
+        /// Into PREFIX/share/jupyter (e.g. a virtual environment's prefix)
+        #[arg(long, value_name = "PREFIX")]
+        prefix: Option<PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -255,6 +279,31 @@ fn flag_or_env<T>(
     }
 }
 
+/// `tsr jupyter install`: the user's data directory unless a prefix is given.
+fn jupyter_install(prefix: Option<PathBuf>) -> u8 {
+    let target = match prefix {
+        Some(prefix) => tsr::jupyter::Target::Prefix(prefix),
+        None => tsr::jupyter::Target::User,
+    };
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            eprintln!("tsr jupyter install: cannot find this executable: {e}");
+            return 2;
+        }
+    };
+    match tsr::jupyter::install(&target, &exe) {
+        Ok(dir) => {
+            println!("installed the tsr kernelspec in {}", dir.display());
+            0
+        }
+        Err(e) => {
+            eprintln!("tsr jupyter install: {e}");
+            1
+        }
+    }
+}
+
 fn stderr_color() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
@@ -300,6 +349,10 @@ fn run(cli: Cli) -> u8 {
             }
         }
         Some(Command::Inspect { file }) => inspect(&file),
+        Some(Command::Kernel { connection_file }) => tsr::jupyter::run_kernel(&connection_file),
+        Some(Command::Jupyter {
+            action: JupyterAction::Install { user: _, prefix },
+        }) => jupyter_install(prefix),
         None => match (cli.code, cli.file) {
             (Some(code), file) => {
                 // After `-e CODE` the first argument is taken for the script file:

@@ -12,8 +12,11 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "main",
-        &["repl", "testing", "interp", "runtime", "syntax", "diag"],
+        &[
+            "jupyter", "repl", "testing", "interp", "runtime", "syntax", "diag",
+        ],
     ),
+    ("jupyter", &["repl", "markup"]),
     ("repl", &["interp"]),
     ("testing", &["interp", "markup"]),
     ("interp", &["builtins"]),
