@@ -204,19 +204,19 @@ save_npz(out, {
 
 #[test]
 fn linear_algebra() {
-    // faer picks its own kernels by CPU and ignores TSR_ISA: see lang/SPEC.md, "Kernels
-    // and ISA". This pins the thread-count rule and our parts (GEMM, einsum, norms).
+    // Sizes past the factorizations' block of 64, so their GEMM updates run (on each
+    // ISA's micro-kernels) beside the plain loops.
     same_bits_everywhere(
         "linalg",
         r#"
 let a = randn([3, 70, 70])
 let spd = a @ a.mT + 70 * eye(70)
 let b = randn([3, 70, 5])
-let r = randn([90, 40])
+let r = randn([150, 70])
 let q = qr(r)
 let e = eigh(spd)
 let s = svd(r, full_matrices=false)
-let l = lstsq(r, randn([90, 3]))
+let l = lstsq(r, randn([150, 3]))
 save_npz(out, {
     "solve": solve(a, b), "inv": inv(a), "det": det(a), "slogdet": slogdet(a)[1],
     "tri": solve_triangular(triu(a) + 70 * eye(70), b), "power": matrix_power(a[0], 5),

@@ -1,6 +1,6 @@
 //! Every linear-algebra function gives the same bits for 1, 2 and 3 threads: stacks
-//! of matrices spread over threads, and single matrices large enough for faer to split
-//! their factorization into parts.
+//! of matrices spread over threads, and single matrices large enough for the blocked
+//! factorizations' GEMM updates to split over threads.
 
 use tsr::ops::linalg as la;
 use tsr::ops::linalg::NormOrd;
@@ -85,7 +85,7 @@ fn linear_algebra_is_the_same_for_any_thread_count() {
                 vec![la::tensordot(&a, &w, &[0, 1], &[0, 1]).unwrap()]
             });
         }
-        // One matrix large enough for faer to split each factorization into parts.
+        // One matrix large enough for the factorizations' GEMM updates to run in parallel.
         let big = tensor(&[520, 520], 9, dtype);
         let big_spd = spd(&big);
         let rhs = tensor(&[520, 2], 10, dtype);

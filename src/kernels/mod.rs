@@ -19,6 +19,8 @@
 //! * `elementwise/`: unary and binary maps over layouts, and softmax / norms per lane;
 //! * `linalg/`: matrix views, the GEMM and its micro-kernels, matmul for every type,
 //!   and the tile GEMM of quantized matmul;
+//! * `factor/`: LU, triangular solves, Cholesky and Householder QR on that GEMM,
+//!   blocked by constants so their bits depend on no CPU;
 //! * `conv/`: convolution windows, im2col / col2im, the blocked f32 and Winograd
 //!   convolutions and depthwise convolution;
 //! * `pool/`: pooling windows and kernels.
@@ -29,6 +31,7 @@
 pub mod alloc;
 pub(crate) mod conv;
 pub(crate) mod elementwise;
+pub(crate) mod factor;
 pub(crate) mod histogram;
 pub(crate) mod interrupt;
 pub mod isa;

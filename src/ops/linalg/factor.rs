@@ -1,10 +1,10 @@
 //! The factorizations: `cholesky`, `qr`, `eigh`/`eigvalsh` and `svd`/`svdvals`, with
 //! `numpy.linalg`'s shapes and conventions, over stacks of matrices.
 
-use faer::{MatRef, Side};
+use crate::kernels::factor::{cholesky, householder, svd, symmetric_eigen, transpose};
 
-use super::stack::{by_real, each_matrix, nans, result_dtype, row_major, stacked, Real, Stack};
-use crate::tensor::{Elem, Result, Tensor, TensorError};
+use super::stack::{by_real, each_matrix, nans, result_dtype, stacked, Real, Stack};
+use crate::tensor::{Result, Tensor, TensorError};
 
 /// The lower-triangular `L` with `a = L Lᵀ` (only `a`'s lower triangle is read), or
 /// the upper `U = Lᵀ` with `a = Uᵀ U`.
@@ -16,12 +16,9 @@ pub fn cholesky(a: &Tensor, upper: bool) -> Result<Tensor> {
             if !s.finite(i) {
                 return Ok(nans(n * n));
             }
-            let llt = s
-                .matrix(i)
-                .llt(Side::Lower)
-                .map_err(|_| TensorError::value("cholesky", "not positive definite"))?;
-            let l = llt.L();
-            Ok(row_major(if upper { l.transpose() } else { l }))
+            let l = cholesky::factor(s.slice(i), n)
+                .ok_or_else(|| TensorError::value("cholesky", "not positive definite"))?;
+            Ok(if upper { transpose(&l, n, n) } else { l })
         })?;
         stacked(parts, &s.shape_with(&[n, n]), result_dtype(a.dtype()))
     })
@@ -44,17 +41,15 @@ pub fn qr(a: &Tensor, mode: &str) -> Result<Vec<Tensor>> {
             if !s.finite(i) {
                 return Ok((nans(m * k), nans(k * n)));
             }
-            let f = s.matrix(i).qr();
-            Ok(if mode == "r" {
-                (Vec::new(), row_major(f.thin_R()))
-            } else if mode == "complete" {
-                // r is m x n: the thin r (k rows) over zero rows.
-                let mut r = row_major(f.thin_R());
-                r.resize(m * n, T::from_f64(0.0));
-                (row_major(f.compute_Q().as_ref()), r)
+            let mut f = s.slice(i).to_vec();
+            let taus = householder::factor(&mut f, m, n);
+            let r = householder::r_factor(&f, (m, n), k);
+            let q = if mode == "r" {
+                Vec::new()
             } else {
-                (row_major(f.compute_thin_Q().as_ref()), row_major(f.thin_R()))
-            })
+                householder::q_factor(&f, (m, n), &taus, k)
+            };
+            Ok((q, r))
         })?;
         let (q, r): (Vec<_>, Vec<_>) = parts.into_iter().unzip();
         let dtype = result_dtype(a.dtype());
@@ -80,14 +75,12 @@ pub fn eigh(a: &Tensor, vectors: bool) -> Result<Vec<Tensor>> {
             if n == 0 {
                 return Ok((Vec::new(), Vec::new()));
             }
-            let fail = |_| TensorError::value(op, "eigenvalues did not converge");
-            let m = s.matrix(i);
+            let fail = || TensorError::value(op, "eigenvalues did not converge");
             if vectors {
-                let e = m.self_adjoint_eigen(Side::Lower).map_err(fail)?;
-                let w = e.S().column_vector().iter().copied().collect();
-                Ok((w, row_major(e.U())))
+                symmetric_eigen::eigen(s.slice(i), n).ok_or_else(fail)
             } else {
-                Ok((m.self_adjoint_eigenvalues(Side::Lower).map_err(fail)?, Vec::new()))
+                let w = symmetric_eigen::eigenvalues(s.slice(i), n).ok_or_else(fail)?;
+                Ok((w, Vec::new()))
             }
         })?;
         let (w, v): (Vec<_>, Vec<_>) = parts.into_iter().unzip();
@@ -114,14 +107,11 @@ pub fn svd(a: &Tensor, full: bool, uv: bool) -> Result<Vec<Tensor>> {
                 let (u, vh) = if uv { (m * ur, vr * n) } else { (0, 0) };
                 return Ok((nans(u), nans(k), nans(vh)));
             }
-            let mat = s.matrix(i);
             if !uv {
-                return Ok((Vec::new(), singular_values(mat)?, Vec::new()));
+                return Ok((Vec::new(), singular_values(op, s.slice(i), (m, n))?, Vec::new()));
             }
-            let fail = |_| TensorError::value(op, "SVD did not converge");
-            let f = if full { mat.svd() } else { mat.thin_svd() }.map_err(fail)?;
-            let sv = f.S().column_vector().iter().copied().collect();
-            Ok((row_major(f.U()), sv, row_major(f.V().transpose())))
+            let f = svd::decompose(s.slice(i), m, n, full).ok_or_else(|| not_converged(op))?;
+            Ok((f.u, f.s, f.vh))
         })?;
         let dtype = result_dtype(a.dtype());
         let mut u = Vec::new();
@@ -144,8 +134,17 @@ pub fn svd(a: &Tensor, full: bool, uv: bool) -> Result<Vec<Tensor>> {
     })
 }
 
-/// The singular values of `m`, descending.
-pub fn singular_values<T: Real>(m: MatRef<'_, T>) -> Result<Vec<T>> {
-    m.singular_values()
-        .map_err(|_| TensorError::value("svd", "SVD did not converge"))
+/// The error of an SVD whose iterations did not converge.
+fn not_converged(op: &str) -> TensorError {
+    TensorError::value(op, "SVD did not converge")
+}
+
+/// The singular values of the `m × n` row-major `a`, descending.
+pub fn singular_values<T: Real>(op: &str, a: &[T], (m, n): (usize, usize)) -> Result<Vec<T>> {
+    svd::singular_values(a, m, n).ok_or_else(|| not_converged(op))
+}
+
+/// The thin SVD `(u, s, vh)` of the `m × n` row-major `a` (`u` `m × k`, `vh` `k × n`).
+pub fn thin_svd<T: Real>(op: &str, a: &[T], (m, n): (usize, usize)) -> Result<svd::Svd<T>> {
+    svd::decompose(a, m, n, false).ok_or_else(|| not_converged(op))
 }

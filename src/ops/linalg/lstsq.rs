@@ -1,21 +1,13 @@
 //! What the SVD gives beyond itself: `lstsq`, `pinv` and `matrix_rank`, with NumPy's
 //! cutoffs for small singular values.
 
-use faer::{Mat, MatRef};
-
-use super::factor::singular_values;
-use super::stack::{by_real, each_matrix, nans, result_dtype, row_major, stacked, Real, Stack};
+use super::factor::{singular_values, thin_svd};
+use super::stack::{by_real, each_matrix, nans, result_dtype, stacked, Real, Stack};
+use crate::kernels::factor::identity;
+use crate::kernels::factor::svd::Svd;
+use crate::kernels::linalg::{Mat, MatMul};
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
-
-/// The thin SVD of `m` as `(u, s, v)`, or an error naming `op`.
-fn thin_svd<T: Real>(op: &str, m: MatRef<'_, T>) -> Result<(Mat<T>, Vec<T>, Mat<T>)> {
-    let f = m
-        .thin_svd()
-        .map_err(|_| TensorError::value(op, "SVD did not converge"))?;
-    let s = f.S().column_vector().iter().copied().collect();
-    Ok((f.U().to_owned(), s, f.V().to_owned()))
-}
 
 /// The count of singular values above `rcond` times the largest (`s` descending).
 fn rank_of<T: Real>(s: &[T], rcond: T) -> usize {
@@ -28,17 +20,47 @@ fn cutoff<T: Real>(rcond: Option<f64>, m: usize, n: usize) -> T {
     rcond.map_or(T::EPSILON * T::from_f64(m.max(n) as f64), T::from_f64)
 }
 
-/// `v[:, :r] diag(1 / s[:r]) u[:, :r]ᵀ b`: the minimum-norm least-squares solution
-/// through the first `r` singular triplets.
-fn pseudo_solve<T: Real>(u: &Mat<T>, s: &[T], v: &Mat<T>, r: usize, b: MatRef<'_, T>) -> Mat<T> {
-    let mut ub = u.as_ref().get(.., ..r).transpose() * b;
-    for (i, &si) in s[..r].iter().enumerate() {
-        let inv = T::from_f64(1.0) / si;
-        for j in 0..ub.ncols() {
-            ub[(i, j)] *= inv;
+/// `v[:, :r] diag(1 / s[:r]) u[:, :r]ᵀ b` for the `m × cols` row-major `b`: the
+/// minimum-norm least-squares solution (`n × cols`) through the first `r` singular
+/// triplets of the thin SVD of an `m × n` matrix.
+fn pseudo_solve<T: Real + MatMul>(
+    f: &Svd<T>,
+    (m, n): (usize, usize),
+    r: usize,
+    (b, cols): (&[T], usize),
+) -> Vec<T> {
+    let k = f.s.len();
+    let u = Mat::row_major(&f.u, m, k).block(0..m, 0..r);
+    let mut ub = vec![T::ZERO; r * cols];
+    T::matmul(&mut ub, u.t(), Mat::row_major(b, m, cols));
+    for (row, &si) in ub.chunks_exact_mut(cols.max(1)).zip(&f.s[..r]) {
+        let inv = T::ONE / si;
+        for x in row {
+            *x *= inv;
         }
     }
-    v.as_ref().get(.., ..r) * ub
+    let vh = Mat::row_major(&f.vh, k, n).block(0..r, 0..n);
+    let mut x = vec![T::ZERO; n * cols];
+    T::matmul(&mut x, vh.t(), Mat::row_major(&ub, r, cols));
+    x
+}
+
+/// The squared 2-norm of each column of `b - a x` (`a` `m × n`, `x` `n × k`).
+fn squared_residuals<T: Real + MatMul>(
+    (a, b): (&[T], &[T]),
+    x: &[T],
+    (m, n, k): (usize, usize, usize),
+) -> Vec<T> {
+    let mut ax = vec![T::ZERO; m * k];
+    T::matmul(&mut ax, Mat::row_major(a, m, n), Mat::row_major(x, n, k));
+    (0..k)
+        .map(|j| {
+            (0..m).fold(T::ZERO, |acc, i| {
+                let r = b[i * k + j] - ax[i * k + j];
+                acc + r * r
+            })
+        })
+        .collect()
 }
 
 /// `numpy.linalg.lstsq(a, b, rcond)` for a matrix `a` (`m x n`) and `b` of `m` rows:
@@ -64,18 +86,15 @@ pub fn lstsq(a: &Tensor, b: &Tensor, rcond: Option<f64>) -> Result<Vec<Tensor>> 
         let (ma, mb) = (Stack::<T>::new(op, a)?, Stack::<T>::new(op, &b)?);
         let (m, n, k) = (ma.rows, ma.cols, mb.cols);
         let (x, residuals, rank, s) = if ma.finite(0) && mb.finite(0) {
-            let (u, s, v) = thin_svd(op, ma.matrix(0))?;
-            let rank = rank_of(&s, cutoff::<T>(rcond, m, n));
-            let x = pseudo_solve(&u, &s, &v, rank, mb.matrix(0));
+            let f = thin_svd(op, ma.slice(0), (m, n))?;
+            let rank = rank_of(&f.s, cutoff::<T>(rcond, m, n));
+            let x = pseudo_solve(&f, (m, n), rank, (mb.slice(0), k));
             let residuals = if rank == n && m > n {
-                let r = mb.matrix(0) - ma.matrix(0) * &x;
-                (0..k)
-                    .map(|j| (0..m).fold(T::from_f64(0.0), |acc, i| acc + r[(i, j)] * r[(i, j)]))
-                    .collect()
+                squared_residuals((ma.slice(0), mb.slice(0)), &x, (m, n, k))
             } else {
                 Vec::new()
             };
-            (row_major(x.as_ref()), residuals, rank, s)
+            (x, residuals, rank, f.s)
         } else {
             (nans(n * k), Vec::new(), 0, nans(m.min(n)))
         };
@@ -101,10 +120,9 @@ pub fn pinv(a: &Tensor, rcond: Option<f64>) -> Result<Tensor> {
             if !s.finite(i) {
                 return Ok(nans(n * m));
             }
-            let (u, sv, v) = thin_svd("pinv", s.matrix(i))?;
-            let rank = rank_of(&sv, cutoff::<T>(rcond, m, n));
-            let eye = Mat::<T>::identity(m, m);
-            Ok(row_major(pseudo_solve(&u, &sv, &v, rank, eye.as_ref()).as_ref()))
+            let f = thin_svd("pinv", s.slice(i), (m, n))?;
+            let rank = rank_of(&f.s, cutoff::<T>(rcond, m, n));
+            Ok(pseudo_solve(&f, (m, n), rank, (&identity(m), m)))
         })?;
         stacked(parts, &s.shape_with(&[n, m]), result_dtype(a.dtype()))
     })
@@ -125,7 +143,7 @@ pub fn matrix_rank(a: &Tensor, tol: Option<f64>) -> Result<Tensor> {
             if !s.finite(i) {
                 return Ok(0i64);
             }
-            let sv = singular_values(s.matrix(i))?;
+            let sv = singular_values("matrix_rank", s.slice(i), (m, n))?;
             let count = match tol {
                 Some(t) => sv.iter().filter(|&&x| x.to_f64() > t).count(),
                 None => rank_of(&sv, cutoff::<T>(None, m, n)),

@@ -1,22 +1,45 @@
 //! Solvers and what the LU factorization gives: `solve`, `inv`, `det`, `slogdet`,
 //! `solve_triangular` (SciPy's) and `matrix_power`, over stacks of matrices.
 
-use faer::linalg::solvers::{DenseSolveCore, Solve};
-use faer::MatRef;
-
-use super::stack::{by_real, each_matrix, result_dtype, row_major, stacked, Real, Stack};
+use super::stack::{by_real, each_matrix, result_dtype, stacked, Real, Stack};
+use crate::kernels::factor::identity;
+use crate::kernels::factor::lu::{self, Pivots};
+use crate::kernels::factor::triangular::{self, Triangle};
 use crate::ops::matmul;
 use crate::tensor::shape::{broadcast_shapes, shape_str};
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
 
-/// Whether `u`'s diagonal (an LU factor's) has no exact zero: LAPACK's test, which
-/// NumPy reports as a singular matrix.
-fn nonsingular<T: Real>(op: &str, u: MatRef<'_, T>) -> Result<()> {
-    let zero = T::from_f64(0.0);
-    if (0..u.nrows().min(u.ncols())).any(|i| u[(i, i)] == zero) {
+/// Whether the `n × n` row-major `u`'s diagonal (an LU factor's, or a triangle's) has
+/// no exact zero: LAPACK's test, which NumPy reports as a singular matrix.
+fn nonsingular<T: Real>(op: &str, u: &[T], n: usize) -> Result<()> {
+    if (0..n).any(|i| u[i * n + i] == T::ZERO) {
         return Err(TensorError::value(op, "singular matrix"));
     }
     Ok(())
+}
+
+/// The LU factors of matrix `i` of `s` (`L` below the diagonal, `U` on and above it)
+/// and their pivots.
+fn lu_of<T: Real>(s: &Stack<T>, i: usize) -> (Vec<T>, Pivots) {
+    let mut a = s.slice(i).to_vec();
+    let pivots = lu::factor(&mut a, s.rows);
+    (a, pivots)
+}
+
+/// `a⁻¹ b` from `a`'s LU factors, for the `n × k` row-major `b`.
+fn lu_solve<T: Real>((lu, pivots): &(Vec<T>, Pivots), n: usize, mut b: Vec<T>, k: usize) -> Vec<T> {
+    pivots.apply(&mut b, k);
+    let lower = Triangle {
+        lower: true,
+        unit: true,
+    };
+    let upper = Triangle {
+        lower: false,
+        unit: false,
+    };
+    triangular::solve(lu, n, lower, &mut b, k);
+    triangular::solve(lu, n, upper, &mut b, k);
+    b
 }
 
 /// `a` and `b` broadcast over their batch axes for `a x = b`: `a` square `m x m`, `b`
@@ -73,9 +96,9 @@ pub fn solve(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     by_real!(dtype, T => {
         let (sa, sb) = (Stack::<T>::new("solve", &a)?, Stack::<T>::new("solve", &b)?);
         let parts = each_matrix("solve", sa.len(), |i| {
-            let lu = sa.matrix(i).partial_piv_lu();
-            nonsingular("solve", lu.U())?;
-            Ok(row_major(lu.solve(sb.matrix(i)).as_ref()))
+            let f = lu_of(&sa, i);
+            nonsingular("solve", &f.0, sa.rows)?;
+            Ok(lu_solve(&f, sa.rows, sb.slice(i).to_vec(), sb.cols))
         })?;
         unvector(stacked(parts, &sb.shape_with(&[sb.rows, sb.cols]), dtype)?, vector)
     })
@@ -90,15 +113,12 @@ pub fn solve_triangular(a: &Tensor, b: &Tensor, lower: bool) -> Result<Tensor> {
     by_real!(dtype, T => {
         let (sa, sb) = (Stack::<T>::new(op, &a)?, Stack::<T>::new(op, &b)?);
         let parts = each_matrix(op, sa.len(), |i| {
-            let t = sa.matrix(i);
-            nonsingular(op, t)?;
-            let mut x = sb.matrix(i).to_owned();
-            if lower {
-                t.solve_lower_triangular_in_place(x.as_mut());
-            } else {
-                t.solve_upper_triangular_in_place(x.as_mut());
-            }
-            Ok(row_major(x.as_ref()))
+            let t = sa.slice(i);
+            nonsingular(op, t, sa.rows)?;
+            let mut x = sb.slice(i).to_vec();
+            let tri = Triangle { lower, unit: false };
+            triangular::solve(t, sa.rows, tri, &mut x, sb.cols);
+            Ok(x)
         })?;
         unvector(stacked(parts, &sb.shape_with(&[sb.rows, sb.cols]), dtype)?, vector)
     })
@@ -110,41 +130,25 @@ pub fn inv(a: &Tensor) -> Result<Tensor> {
         let s = Stack::<T>::square("inv", a)?;
         let n = s.rows;
         let parts = each_matrix("inv", s.len(), |i| {
-            let lu = s.matrix(i).partial_piv_lu();
-            nonsingular("inv", lu.U())?;
-            Ok(row_major(lu.inverse().as_ref()))
+            let f = lu_of(&s, i);
+            nonsingular("inv", &f.0, n)?;
+            Ok(lu_solve(&f, n, identity(n), n))
         })?;
         stacked(parts, &s.shape_with(&[n, n]), result_dtype(a.dtype()))
     })
-}
-
-/// The sign of the permutation `fwd` (1 or -1): each cycle of length c is c - 1 swaps.
-fn pivot_sign<T: Real>(fwd: &[usize]) -> T {
-    let mut seen = vec![false; fwd.len()];
-    let mut odd = false;
-    for start in 0..fwd.len() {
-        let (mut j, mut len) = (start, 0);
-        while !seen[j] {
-            seen[j] = true;
-            j = fwd[j];
-            len += 1;
-        }
-        odd ^= len > 0 && len % 2 == 0;
-    }
-    T::from_f64(if odd { -1.0 } else { 1.0 })
 }
 
 /// The sign (1, -1, or 0 when singular) and the log of the absolute value of each
 /// determinant, from the LU factors; both NaN for a matrix holding NaN.
 fn sign_and_log<T: Real>(s: &Stack<T>, op: &str) -> Result<Vec<(T, T)>> {
     each_matrix(op, s.len(), |i| {
-        let lu = s.matrix(i).partial_piv_lu();
-        let zero = T::from_f64(0.0);
-        let mut sign = pivot_sign::<T>(lu.P().arrays().0);
+        let (u, pivots) = lu_of(s, i);
+        let n = s.rows;
+        let zero = T::ZERO;
+        let mut sign: T = pivots.sign();
         let mut log = zero;
-        let u = lu.U();
-        for k in 0..u.nrows() {
-            let d = u[(k, k)];
+        for k in 0..n {
+            let d = u[k * n + k];
             if d.is_nan() {
                 return Ok((T::NAN, T::NAN));
             }
@@ -166,11 +170,11 @@ pub fn det(a: &Tensor) -> Result<Tensor> {
     by_real!(a.dtype(), T => {
         let s = Stack::<T>::square("det", a)?;
         let parts = each_matrix("det", s.len(), |i| {
-            let lu = s.matrix(i).partial_piv_lu();
-            let u = lu.U();
-            let mut d = pivot_sign::<T>(lu.P().arrays().0);
-            for k in 0..u.nrows() {
-                d *= u[(k, k)];
+            let (u, pivots) = lu_of(&s, i);
+            let n = s.rows;
+            let mut d: T = pivots.sign();
+            for k in 0..n {
+                d *= u[k * n + k];
             }
             Ok(vec![d])
         })?;

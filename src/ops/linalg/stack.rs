@@ -1,22 +1,17 @@
 //! A tensor as a stack of matrices for the factorizations and solvers: the last two
 //! axes are the matrices, the leading ones the batch. The batch is spread over threads
-//! one matrix per task, and faer splits each factorization into `FACTOR_PARTS` parts,
-//! a constant, so the bits never depend on the thread count.
+//! one matrix per task; inside a factorization only the GEMM runs in parallel, and its
+//! bits depend on neither the thread count nor the ISA (`kernels::factor`).
 
-use std::sync::Once;
-
-use faer::{MatRef, Par};
-
+use crate::kernels::factor::Real as FactorReal;
 use crate::kernels::parallel::for_each_chunk_mut;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Elem, Result, Tensor, TensorError};
 
 /// The float types the factorizations compute in, with the few scalar functions the
 /// ops around them need.
-pub trait Real: faer::traits::RealField + Elem + Copy {
-    const EPSILON: Self;
+pub trait Real: FactorReal + Elem + Copy {
     const NAN: Self;
-    fn abs(self) -> Self;
     fn ln(self) -> Self;
     fn is_finite(self) -> bool;
     fn is_nan(self) -> bool;
@@ -25,11 +20,7 @@ pub trait Real: faer::traits::RealField + Elem + Copy {
 macro_rules! real {
     ($($t:ty),*) => {$(
         impl Real for $t {
-            const EPSILON: $t = <$t>::EPSILON;
             const NAN: $t = <$t>::NAN;
-            fn abs(self) -> $t {
-                <$t>::abs(self)
-            }
             fn ln(self) -> $t {
                 <$t>::ln(self)
             }
@@ -74,17 +65,6 @@ macro_rules! by_real {
 }
 pub(super) use by_real;
 
-/// The parts faer splits one factorization into (its `Par::Rayon(n)`), run on as many
-/// threads as are free. Its partial results depend on this number, not on the threads
-/// running them.
-const FACTOR_PARTS: usize = 2;
-
-/// Sets faer's parallelism to `FACTOR_PARTS`, once.
-fn split_factorizations() {
-    static SET: Once = Once::new();
-    SET.call_once(|| faer::set_global_parallelism(Par::rayon(FACTOR_PARTS)));
-}
-
 /// Row-major matrices `rows x cols`, `len()` of them, converted to `T`.
 pub struct Stack<T> {
     data: Vec<T>,
@@ -106,7 +86,6 @@ impl<T: Real> Stack<T> {
                 ),
             ));
         }
-        split_factorizations();
         let (batch, mat) = shape.split_at(shape.len() - 2);
         Ok(Stack {
             data: x.to_vec::<T>(),
@@ -138,10 +117,10 @@ impl<T: Real> Stack<T> {
         self.batch.iter().product()
     }
 
-    /// Matrix `i`.
-    pub fn matrix(&self, i: usize) -> MatRef<'_, T> {
+    /// The row-major elements of matrix `i`.
+    pub fn slice(&self, i: usize) -> &[T] {
         let size = self.rows * self.cols;
-        MatRef::from_row_major_slice(&self.data[i * size..(i + 1) * size], self.rows, self.cols)
+        &self.data[i * size..(i + 1) * size]
     }
 
     /// Whether matrix `i` holds no NaN or infinity.
@@ -171,17 +150,6 @@ pub fn each_matrix<R: Send>(
         .into_iter()
         .map(|s| s.unwrap_or_else(|| Err(TensorError::value(op, "interrupted"))))
         .collect()
-}
-
-/// The row-major elements of `m`.
-pub fn row_major<T: Real>(m: MatRef<'_, T>) -> Vec<T> {
-    let mut out = Vec::with_capacity(m.nrows() * m.ncols());
-    for i in 0..m.nrows() {
-        for j in 0..m.ncols() {
-            out.push(m[(i, j)]);
-        }
-    }
-    out
 }
 
 /// One tensor of `shape` from the per-matrix parts (row-major, in batch order),

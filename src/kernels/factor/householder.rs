@@ -1,0 +1,247 @@
+//! Householder QR (LAPACK's `geqrf` / `orgqr` with its sign convention): `a = Q R` for a
+//! row-major `m × n` matrix, blocked. Each panel of `BLOCK` columns is reduced with
+//! plain loops; its reflectors `H = I - τ v vᵀ` are then gathered into one block
+//! reflector `I - V T Vᵀ` (LAPACK's `larft`) and applied to the columns right of the
+//! panel by three GEMMs.
+
+use super::{product, sub_product, view, Real, BLOCK};
+use crate::kernels::math::arith::is_nan;
+
+/// Reduces the `m × n` row-major `a` in place: afterwards its upper triangle is `R` and
+/// below the diagonal lie the reflectors' vectors (their leading 1 implied). Returns
+/// the reflectors' `τ`, `min(m, n)` of them.
+pub fn factor<T: Real>(a: &mut [T], m: usize, n: usize) -> Vec<T> {
+    let k = m.min(n);
+    let mut taus = Vec::with_capacity(k);
+    for j0 in (0..k).step_by(BLOCK) {
+        let j1 = (j0 + BLOCK).min(k);
+        for j in j0..j1 {
+            let tau = reflect_column(a, (m, n), j);
+            apply_reflector(a, (m, n), j, tau, j + 1..j1);
+            taus.push(tau);
+        }
+        if j1 < n {
+            let (v, t) = block_reflector(a, (m, n), j0..j1, &taus[j0..j1]);
+            // The columns right of the panel become (I - V Tᵀ Vᵀ) C.
+            let c = view(a, n, j0..m, j1..n);
+            let w = product(view(&v, j1 - j0, 0..m - j0, 0..j1 - j0).t(), c);
+            let tw = product(
+                view(&t, j1 - j0, 0..j1 - j0, 0..j1 - j0).t(),
+                view(&w, n - j1, 0..j1 - j0, 0..n - j1),
+            );
+            let update = product(
+                view(&v, j1 - j0, 0..m - j0, 0..j1 - j0),
+                view(&tw, n - j1, 0..j1 - j0, 0..n - j1),
+            );
+            sub_product(&mut a[j0 * n + j1..], n, &update, n - j1);
+        }
+    }
+    taus
+}
+
+/// The first `rows` rows of `R` (row-major, `rows × n`, zeros below the diagonal).
+pub fn r_factor<T: Real>(a: &[T], (m, n): (usize, usize), rows: usize) -> Vec<T> {
+    let mut r = vec![T::ZERO; rows * n];
+    for i in 0..rows.min(m) {
+        let from = i.min(n);
+        r[i * n + from..(i + 1) * n].copy_from_slice(&a[i * n + from..(i + 1) * n]);
+    }
+    r
+}
+
+/// The first `cols` columns of `Q = H₀ H₁ ⋯` (row-major `m × cols`), from `factor`'s
+/// output and `τ`s.
+pub fn q_factor<T: Real>(a: &[T], (m, n): (usize, usize), taus: &[T], cols: usize) -> Vec<T> {
+    let mut q = vec![T::ZERO; m * cols];
+    for i in 0..m.min(cols) {
+        q[i * cols + i] = T::ONE;
+    }
+    apply_blocks(a, (m, n), taus, (&mut q, cols), true);
+    q
+}
+
+/// Overwrites the `m × cols` row-major `c` with `Q c`, `Q = H₀ H₁ ⋯` from `factor`'s
+/// output (or any matrix holding reflectors the same way) and `τ`s.
+pub fn apply_q<T: Real>(a: &[T], (m, n): (usize, usize), taus: &[T], c: &mut [T], cols: usize) {
+    apply_blocks(a, (m, n), taus, (c, cols), false);
+}
+
+/// `apply_q` by block reflectors, last to first. When `c` started as the identity,
+/// the block at `j0` leaves columns left of `j0` alone: they are zero on its rows.
+fn apply_blocks<T: Real>(
+    a: &[T],
+    (m, n): (usize, usize),
+    taus: &[T],
+    (c, cols): (&mut [T], usize),
+    from_identity: bool,
+) {
+    let starts: Vec<usize> = (0..taus.len()).step_by(BLOCK).collect();
+    for &j0 in starts.iter().rev() {
+        let j1 = (j0 + BLOCK).min(taus.len());
+        let c0 = if from_identity { j0 } else { 0 };
+        if c0 >= cols {
+            continue;
+        }
+        let (v, t) = block_reflector(a, (m, n), j0..j1, &taus[j0..j1]);
+        let (jb, width) = (j1 - j0, cols - c0);
+        // Rows j0.. of c become (I - V T Vᵀ) C.
+        let w = product(
+            view(&v, jb, 0..m - j0, 0..jb).t(),
+            view(c, cols, j0..m, c0..cols),
+        );
+        let tw = product(view(&t, jb, 0..jb, 0..jb), view(&w, width, 0..jb, 0..width));
+        let update = product(
+            view(&v, jb, 0..m - j0, 0..jb),
+            view(&tw, width, 0..jb, 0..width),
+        );
+        sub_product(&mut c[j0 * cols + c0..], cols, &update, width);
+    }
+}
+
+/// Turns column `j` (rows `j..m`) of the `m × n` row-major `a` into `β e₀` by a reflector `I - τ v vᵀ` with
+/// `v₀ = 1` (LAPACK's `larfg`): stores `β` on the diagonal and `v` below it, and
+/// returns `τ` (0 when the column below the diagonal is already zero).
+pub fn reflect_column<T: Real>(a: &mut [T], (m, n): (usize, usize), j: usize) -> T {
+    let mut x: Vec<T> = (j..m).map(|i| a[i * n + j]).collect();
+    let tau = reflect(&mut x);
+    for (i, v) in (j..m).zip(x) {
+        a[i * n + j] = v;
+    }
+    tau
+}
+
+/// The reflector of row `j` of the `n`-column row-major `s`, right of the diagonal
+/// (`reflect` on `s[j][j+1..]`, which must not be empty): returns `β`, `τ` and `v`
+/// (with `v₀ = 1`), and stores `v₁, v₂, …` below the diagonal of column `j` of the
+/// `(n-1) × (n-1)` `store`, where `apply_q` finds reflectors.
+pub fn reflect_row_tail<T: Real>(s: &[T], n: usize, j: usize, store: &mut [T]) -> (T, T, Vec<T>) {
+    let w = n - 1;
+    let mut v = s[j * n + j + 1..(j + 1) * n].to_vec();
+    let tau = reflect(&mut v);
+    let beta = v[0];
+    for (r, x) in v.iter().enumerate().skip(1) {
+        store[(j + r) * w + j] = *x;
+    }
+    v[0] = T::ONE;
+    (beta, tau, v)
+}
+
+/// LAPACK's `larfg` on `x`: finds `τ` and `v` (`v₀ = 1`) with
+/// `(I - τ v vᵀ) x = β e₀`, and overwrites `x` with `β` followed by `v₁, v₂, …`.
+/// `τ` is 0 (no reflection) when `x` is already zero after its first element.
+pub fn reflect<T: Real>(x: &mut [T]) -> T {
+    let Some((&alpha, rest)) = x.split_first() else {
+        return T::ZERO;
+    };
+    let below = scaled_norm(rest.iter().copied());
+    if below == T::ZERO {
+        return T::ZERO;
+    }
+    let norm = scaled_norm([alpha, below].into_iter());
+    let beta = if alpha >= T::ZERO { -norm } else { norm };
+    let tau = (beta - alpha) / beta;
+    let scale = alpha - beta;
+    for v in &mut x[1..] {
+        *v /= scale;
+    }
+    x[0] = beta;
+    tau
+}
+
+/// The 2-norm of `xs`, computed on the values divided by the largest magnitude so that
+/// squaring neither overflows nor underflows. NaN when a value is NaN.
+pub fn scaled_norm<T: Real>(xs: impl Iterator<Item = T> + Clone) -> T {
+    let mut big = T::ZERO;
+    for x in xs.clone() {
+        let x = x.abs();
+        if x > big || is_nan(x) {
+            big = x;
+        }
+    }
+    if big == T::ZERO || is_nan(big) {
+        return big;
+    }
+    let mut sum = T::ZERO;
+    for x in xs {
+        let s = x / big;
+        sum += s * s;
+    }
+    big * sum.sqrt()
+}
+
+/// Applies column `j`'s reflector (τ `tau`, its vector below the diagonal of column
+/// `j`) to columns `cols` of rows `j..m`.
+pub fn apply_reflector<T: Real>(
+    a: &mut [T],
+    (m, n): (usize, usize),
+    j: usize,
+    tau: T,
+    cols: std::ops::Range<usize>,
+) {
+    if tau == T::ZERO || cols.is_empty() {
+        return;
+    }
+    // w = vᵀ C, summed row by row; then C -= v (τ w).
+    let mut w = a[j * n + cols.start..j * n + cols.end].to_vec();
+    for i in j + 1..m {
+        let vi = a[i * n + j];
+        for (s, x) in w.iter_mut().zip(&a[i * n + cols.start..i * n + cols.end]) {
+            *s += vi * *x;
+        }
+    }
+    for s in &mut w {
+        *s = tau * *s;
+    }
+    for (x, s) in a[j * n + cols.start..j * n + cols.end].iter_mut().zip(&w) {
+        *x -= *s;
+    }
+    for i in j + 1..m {
+        let vi = a[i * n + j];
+        for (x, s) in a[i * n + cols.start..i * n + cols.end].iter_mut().zip(&w) {
+            *x -= vi * *s;
+        }
+    }
+}
+
+/// The block reflector of columns `cols`: `V` (rows `cols.start..m`, row-major, unit
+/// diagonal, zeros above) and the upper-triangular `T` with
+/// `H_{j0} ⋯ H_{j1-1} = I - V T Vᵀ` (LAPACK's `larft`, forward, columnwise).
+fn block_reflector<T: Real>(
+    a: &[T],
+    (m, n): (usize, usize),
+    cols: std::ops::Range<usize>,
+    taus: &[T],
+) -> (Vec<T>, Vec<T>) {
+    let (j0, jb) = (cols.start, cols.len());
+    let rows = m - j0;
+    let mut v = vec![T::ZERO; rows * jb];
+    for r in 0..rows {
+        for c in 0..jb.min(r + 1) {
+            v[r * jb + c] = if r == c {
+                T::ONE
+            } else {
+                a[(j0 + r) * n + j0 + c]
+            };
+        }
+    }
+    let mut t = vec![T::ZERO; jb * jb];
+    for i in 0..jb {
+        // z = V[:, ..i]ᵀ v_i, over the rows where v_i is non-zero.
+        let mut z = vec![T::ZERO; i];
+        for r in i..rows {
+            let vi = v[r * jb + i];
+            for (s, x) in z.iter_mut().zip(&v[r * jb..r * jb + i]) {
+                *s += *x * vi;
+            }
+        }
+        for r in 0..i {
+            let mut s = T::ZERO;
+            for c in r..i {
+                s += t[r * jb + c] * z[c];
+            }
+            t[r * jb + i] = -taus[i] * s;
+        }
+        t[i * jb + i] = taus[i];
+    }
+    (v, t)
+}
