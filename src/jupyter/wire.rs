@@ -171,6 +171,28 @@ mod tests {
     }
 
     #[test]
+    fn long_numbers_survive_decoding_and_encoding() {
+        // 51 digits: a parse that is not correctly rounded gives a float whose
+        // shortest text reads back as another (the fuzz target found one).
+        let none = Signer::new("hmac-sha256", b"").unwrap();
+        let content = format!("{{\"x\": -2{}0}}", "1".repeat(49));
+        let frames: Vec<Bytes> = [
+            DELIMITER,
+            b"",
+            br#"{"msg_type": "t"}"#,
+            b"{}",
+            b"{}",
+            content.as_bytes(),
+        ]
+        .iter()
+        .map(|p| Bytes::copy_from_slice(p))
+        .collect();
+        let msg = decode(frames, &none).unwrap();
+        assert_eq!(decode(encode(&msg, &none), &none).unwrap(), msg);
+        assert_eq!(msg.content["x"].as_f64(), Some(-2.111111111111111e50));
+    }
+
+    #[test]
     fn a_changed_frame_or_another_key_is_refused() {
         let signer = Signer::new("hmac-sha256", b"secret").unwrap();
         let mut frames = encode(&message(), &signer);
