@@ -3,7 +3,7 @@
 //! `V = diag(1, G₀ G₁ ⋯)` from the right ones (one per row), both kept as reflectors.
 
 use super::householder::{apply_q, apply_reflector, reflect_column, reflect_row_tail};
-use super::Real;
+use super::{vector, Real};
 
 /// The bidiagonal `B` of an `m × n` matrix (`m ≥ n`) and the reflectors of `U` and `V`.
 pub struct Bidiagonal<T> {
@@ -43,14 +43,8 @@ pub fn reduce<T: Real>(a: &[T], m: usize, n: usize) -> Bidiagonal<T> {
             // Rows below j lose (row · v) τ vᵀ.
             for row in s[(j + 1) * n..].chunks_exact_mut(n) {
                 let tail = &mut row[j + 1..];
-                let mut dot = T::ZERO;
-                for (x, y) in tail.iter().zip(&v) {
-                    dot += *x * *y;
-                }
-                let t = tau * dot;
-                for (x, y) in tail.iter_mut().zip(&v) {
-                    *x -= t * *y;
-                }
+                let t = tau * vector::dot(tail, &v);
+                vector::sub_scaled(tail, t, &v);
             }
         }
     }

@@ -4,7 +4,7 @@
 //! reflector `I - V T Vᵀ` (LAPACK's `larft`) and applied to the columns right of the
 //! panel by three GEMMs.
 
-use super::{product, sub_product, view, Real, BLOCK};
+use super::{product, sub_product, vector, view, Real, BLOCK};
 use crate::kernels::math::arith::is_nan;
 
 /// Reduces the `m × n` row-major `a` in place: afterwards its upper triangle is `R` and
@@ -185,21 +185,15 @@ pub fn apply_reflector<T: Real>(
     let mut w = a[j * n + cols.start..j * n + cols.end].to_vec();
     for i in j + 1..m {
         let vi = a[i * n + j];
-        for (s, x) in w.iter_mut().zip(&a[i * n + cols.start..i * n + cols.end]) {
-            *s += vi * *x;
-        }
+        vector::add_scaled(&mut w, vi, &a[i * n + cols.start..i * n + cols.end]);
     }
     for s in &mut w {
         *s = tau * *s;
     }
-    for (x, s) in a[j * n + cols.start..j * n + cols.end].iter_mut().zip(&w) {
-        *x -= *s;
-    }
+    vector::sub(&mut a[j * n + cols.start..j * n + cols.end], &w);
     for i in j + 1..m {
         let vi = a[i * n + j];
-        for (x, s) in a[i * n + cols.start..i * n + cols.end].iter_mut().zip(&w) {
-            *x -= vi * *s;
-        }
+        vector::sub_scaled(&mut a[i * n + cols.start..i * n + cols.end], vi, &w);
     }
 }
 
@@ -230,9 +224,7 @@ fn block_reflector<T: Real>(
         let mut z = vec![T::ZERO; i];
         for r in i..rows {
             let vi = v[r * jb + i];
-            for (s, x) in z.iter_mut().zip(&v[r * jb..r * jb + i]) {
-                *s += *x * vi;
-            }
+            vector::add_scaled(&mut z, vi, &v[r * jb..r * jb + i]);
         }
         for r in 0..i {
             let mut s = T::ZERO;

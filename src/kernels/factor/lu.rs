@@ -3,7 +3,7 @@
 //! with plain loops, then the rows to its right are solved with the panel's unit lower
 //! triangle and the trailing matrix is updated by one GEMM.
 
-use super::{product, sub_product, view, Real, BLOCK};
+use super::{product, sub_product, vector, view, Real, BLOCK};
 
 /// The pivots of an LU factorization: at step `j`, row `j` was swapped with row
 /// `swaps[j]` (≥ j), as LAPACK's `ipiv`.
@@ -87,9 +87,7 @@ fn factor_panel<T: Real>(
         let pivot_row = &top[j * n + j + 1..j * n + cols.end];
         for row in below.chunks_exact_mut(n) {
             let l = row[j];
-            for (x, u) in row[j + 1..cols.end].iter_mut().zip(pivot_row) {
-                *x -= l * *u;
-            }
+            vector::sub_scaled(&mut row[j + 1..cols.end], l, pivot_row);
         }
     }
 }
@@ -102,10 +100,7 @@ fn solve_right_of_panel<T: Real>(a: &mut [T], n: usize, cols: std::ops::Range<us
         let row = &mut rest[..n];
         for k in cols.start..r {
             let l = row[k];
-            let solved = &top[k * n + cols.end..(k + 1) * n];
-            for (x, u) in row[cols.end..].iter_mut().zip(solved) {
-                *x -= l * *u;
-            }
+            vector::sub_scaled(&mut row[cols.end..], l, &top[k * n + cols.end..(k + 1) * n]);
         }
     }
 }

@@ -23,6 +23,7 @@ pub(crate) mod symmetric_eigen;
 pub(crate) mod triangular;
 pub(crate) mod tridiagonal;
 pub(crate) mod tridiagonal_eigen;
+pub(crate) mod vector;
 
 use std::ops::{AddAssign, DivAssign, MulAssign, SubAssign};
 
@@ -70,9 +71,7 @@ fn sub_product<T: Real>(c: &mut [T], ldc: usize, product: &[T], cols: usize) {
         return;
     }
     for (row, p) in c.chunks_mut(ldc).zip(product.chunks_exact(cols)) {
-        for (x, y) in row[..cols].iter_mut().zip(p) {
-            *x -= *y;
-        }
+        vector::sub(&mut row[..cols], p);
     }
 }
 
@@ -106,11 +105,7 @@ fn rotate_rows<T: Real>(m: &mut [T], n: usize, (first, second): (usize, usize), 
     let (top, bottom) = m.split_at_mut(hi * n);
     let (x, y) = (&mut top[lo * n..(lo + 1) * n], &mut bottom[..n]);
     let (a, b) = if first < second { (x, y) } else { (y, x) };
-    for (a, b) in a.iter_mut().zip(b.iter_mut()) {
-        let (p, q) = (*a, *b);
-        *a = c * p + s * q;
-        *b = -s * p + c * q;
-    }
+    vector::rotate(a, b, (c, s));
 }
 
 /// The view of rows `r` and columns `c` of the row-major matrix `data` with `ld`

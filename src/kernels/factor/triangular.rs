@@ -2,7 +2,7 @@
 //! left-looking: each block of `BLOCK` rows first loses the product of the rows already
 //! solved (one GEMM), then is solved with plain loops against its diagonal block.
 
-use super::{product, sub_product, view, Real, BLOCK};
+use super::{product, sub_product, vector, view, Real, BLOCK};
 
 /// Which triangle of the matrix holds `T`, and whether its diagonal is taken as ones
 /// (an LU factor's `L`) rather than read.
@@ -53,9 +53,7 @@ fn solve_block<T: Real>(
         for c in earlier {
             let coef = t[r * n + c];
             let (row, other) = two_rows(b, k, r, c);
-            for (x, y) in row.iter_mut().zip(other) {
-                *x -= coef * *y;
-            }
+            vector::sub_scaled(row, coef, other);
         }
         if !tri.unit {
             let d = t[r * n + r];

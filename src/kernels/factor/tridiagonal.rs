@@ -2,7 +2,7 @@
 //! lower): `a = Q T Qᵀ`, with `Q = diag(1, H₀ H₁ ⋯)` kept as reflectors.
 
 use super::householder::{apply_q, reflect_row_tail};
-use super::Real;
+use super::{vector, Real};
 
 /// The tridiagonal `T` of a symmetric matrix and the reflectors of its `Q`.
 pub struct Tridiagonal<T> {
@@ -54,27 +54,14 @@ pub fn reduce<T: Real>(a: &[T], n: usize) -> Tridiagonal<T> {
 /// `p = τ A v`, `w = p - (τ/2)(pᵀv) v`, `A ← A - v wᵀ - w vᵀ`.
 fn update_trailing<T: Real>(s: &mut [T], n: usize, from: usize, v: &[T], tau: T) {
     let p: Vec<T> = (from..n)
-        .map(|i| {
-            let row = &s[i * n + from..(i + 1) * n];
-            let mut sum = T::ZERO;
-            for (x, y) in row.iter().zip(v) {
-                sum += *x * *y;
-            }
-            tau * sum
-        })
+        .map(|i| tau * vector::dot(&s[i * n + from..(i + 1) * n], v))
         .collect();
-    let mut pv = T::ZERO;
-    for (x, y) in p.iter().zip(v) {
-        pv += *x * *y;
-    }
+    let pv = vector::dot(&p, v);
     let half = T::ONE / (T::ONE + T::ONE);
     let alpha = -(half * tau * pv);
     let w: Vec<T> = p.iter().zip(v).map(|(x, y)| *x + alpha * *y).collect();
     for (i, (vi, wi)) in (from..n).zip(v.iter().zip(&w)) {
-        let row = &mut s[i * n + from..(i + 1) * n];
-        for ((x, vc), wc) in row.iter_mut().zip(v).zip(&w) {
-            *x = *x - *vi * *wc - *wi * *vc;
-        }
+        vector::sub_rank2(&mut s[i * n + from..(i + 1) * n], (*vi, &w), (*wi, v));
     }
 }
 

@@ -2,7 +2,7 @@
 //! cutoffs for small singular values.
 
 use super::factor::{singular_values, thin_svd};
-use super::stack::{by_real, each_matrix, nans, result_dtype, stacked, Real, Stack};
+use super::stack::{each_matrix, nans, result_dtype, stacked, Real, Stack};
 use crate::kernels::factor::identity;
 use crate::kernels::factor::svd::Svd;
 use crate::kernels::linalg::{Mat, MatMul};
@@ -15,9 +15,11 @@ fn rank_of<T: Real>(s: &[T], rcond: T) -> usize {
     s.iter().filter(|&&x| x > cutoff).count()
 }
 
-/// `rcond` or NumPy's default, `max(m, n)` machine epsilons.
-fn cutoff<T: Real>(rcond: Option<f64>, m: usize, n: usize) -> T {
-    rcond.map_or(T::EPSILON * T::from_f64(m.max(n) as f64), T::from_f64)
+/// `rcond` or the default, `max(m, n)` times `eps`, the machine epsilon of the input's
+/// dtype (NumPy's rule for `matrix_rank`; its `lstsq` takes f64's even for f32 input,
+/// which counts an f32 matrix's rounding noise as rank: tsr does not).
+fn cutoff<T: Real>(rcond: Option<f64>, eps: f64, m: usize, n: usize) -> T {
+    T::from_f64(rcond.unwrap_or(eps * m.max(n) as f64))
 }
 
 /// `v[:, :r] diag(1 / s[:r]) u[:, :r]ᵀ b` for the `m × cols` row-major `b`: the
@@ -82,50 +84,49 @@ pub fn lstsq(a: &Tensor, b: &Tensor, rcond: Option<f64>) -> Result<Vec<Tensor>> 
     let vector = sb.len() == 1;
     let b = if vector { b.unsqueeze(-1)? } else { b.clone() };
     let dtype = result_dtype(DType::promote(a.dtype(), b.dtype()));
-    by_real!(dtype, T => {
-        let (ma, mb) = (Stack::<T>::new(op, a)?, Stack::<T>::new(op, &b)?);
-        let (m, n, k) = (ma.rows, ma.cols, mb.cols);
-        let (x, residuals, rank, s) = if ma.finite(0) && mb.finite(0) {
-            let f = thin_svd(op, ma.slice(0), (m, n))?;
-            let rank = rank_of(&f.s, cutoff::<T>(rcond, m, n));
-            let x = pseudo_solve(&f, (m, n), rank, (mb.slice(0), k));
-            let residuals = if rank == n && m > n {
-                squared_residuals((ma.slice(0), mb.slice(0)), &x, (m, n, k))
-            } else {
-                Vec::new()
-            };
-            (x, residuals, rank, f.s)
+    type T = f64;
+    let (ma, mb) = (Stack::<T>::new(op, a)?, Stack::<T>::new(op, &b)?);
+    let (m, n, k) = (ma.rows, ma.cols, mb.cols);
+    let (x, residuals, rank, s) = if ma.finite(0) && mb.finite(0) {
+        let f = thin_svd(op, ma.slice(0), (m, n))?;
+        let rank = rank_of(&f.s, cutoff::<T>(rcond, dtype.machine_epsilon(), m, n));
+        let x = pseudo_solve(&f, (m, n), rank, (mb.slice(0), k));
+        let residuals = if rank == n && m > n {
+            squared_residuals((ma.slice(0), mb.slice(0)), &x, (m, n, k))
         } else {
-            (nans(n * k), Vec::new(), 0, nans(m.min(n)))
+            Vec::new()
         };
-        let nres = residuals.len();
-        let x = stacked(vec![x], &[n, k], dtype)?;
-        Ok(vec![
-            if vector { x.squeeze(Some(&[-1]))? } else { x },
-            stacked(vec![residuals], &[nres], dtype)?,
-            Tensor::scalar(rank as i64),
-            stacked(vec![s], &[m.min(n)], dtype)?,
-        ])
-    })
+        (x, residuals, rank, f.s)
+    } else {
+        (nans(n * k), Vec::new(), 0, nans(m.min(n)))
+    };
+    let nres = residuals.len();
+    let x = stacked(vec![x], &[n, k], dtype)?;
+    Ok(vec![
+        if vector { x.squeeze(Some(&[-1]))? } else { x },
+        stacked(vec![residuals], &[nres], dtype)?,
+        Tensor::scalar(rank as i64),
+        stacked(vec![s], &[m.min(n)], dtype)?,
+    ])
 }
 
 /// The Moore-Penrose pseudo-inverse of each matrix (`n x m` for `m x n`), singular
 /// values at or below `rcond` times the largest taken as zero (NumPy's default
 /// `max(m, n)` epsilons).
 pub fn pinv(a: &Tensor, rcond: Option<f64>) -> Result<Tensor> {
-    by_real!(a.dtype(), T => {
-        let s = Stack::<T>::new("pinv", a)?;
-        let (m, n) = (s.rows, s.cols);
-        let parts = each_matrix("pinv", s.len(), |i| {
-            if !s.finite(i) {
-                return Ok(nans(n * m));
-            }
-            let f = thin_svd("pinv", s.slice(i), (m, n))?;
-            let rank = rank_of(&f.s, cutoff::<T>(rcond, m, n));
-            Ok(pseudo_solve(&f, (m, n), rank, (&identity(m), m)))
-        })?;
-        stacked(parts, &s.shape_with(&[n, m]), result_dtype(a.dtype()))
-    })
+    type T = f64;
+    let s = Stack::<T>::new("pinv", a)?;
+    let (m, n) = (s.rows, s.cols);
+    let eps = result_dtype(a.dtype()).machine_epsilon();
+    let parts = each_matrix("pinv", s.len(), |i| {
+        if !s.finite(i) {
+            return Ok(nans(n * m));
+        }
+        let f = thin_svd("pinv", s.slice(i), (m, n))?;
+        let rank = rank_of(&f.s, cutoff::<T>(rcond, eps, m, n));
+        Ok(pseudo_solve(&f, (m, n), rank, (&identity(m), m)))
+    })?;
+    stacked(parts, &s.shape_with(&[n, m]), result_dtype(a.dtype()))
 }
 
 /// The rank of each matrix: its count of singular values above `tol` (by default
@@ -136,20 +137,20 @@ pub fn matrix_rank(a: &Tensor, tol: Option<f64>) -> Result<Tensor> {
         let nonzero = a.to_vec::<f64>().iter().any(|&x| x != 0.0);
         return Ok(Tensor::scalar(i64::from(nonzero)));
     }
-    by_real!(a.dtype(), T => {
-        let s = Stack::<T>::new("matrix_rank", a)?;
-        let (m, n) = (s.rows, s.cols);
-        let ranks = each_matrix("matrix_rank", s.len(), |i| {
-            if !s.finite(i) {
-                return Ok(0i64);
-            }
-            let sv = singular_values("matrix_rank", s.slice(i), (m, n))?;
-            let count = match tol {
-                Some(t) => sv.iter().filter(|&&x| x.to_f64() > t).count(),
-                None => rank_of(&sv, cutoff::<T>(None, m, n)),
-            };
-            Ok(count as i64)
-        })?;
-        Tensor::from_vec(ranks, &s.batch)
-    })
+    type T = f64;
+    let s = Stack::<T>::new("matrix_rank", a)?;
+    let (m, n) = (s.rows, s.cols);
+    let eps = result_dtype(a.dtype()).machine_epsilon();
+    let ranks = each_matrix("matrix_rank", s.len(), |i| {
+        if !s.finite(i) {
+            return Ok(0i64);
+        }
+        let sv = singular_values("matrix_rank", s.slice(i), (m, n))?;
+        let count = match tol {
+            Some(t) => sv.iter().filter(|&&x| x.to_f64() > t).count(),
+            None => rank_of(&sv, cutoff::<T>(None, eps, m, n)),
+        };
+        Ok(count as i64)
+    })?;
+    Tensor::from_vec(ranks, &s.batch)
 }

@@ -1,7 +1,7 @@
 //! Solvers and what the LU factorization gives: `solve`, `inv`, `det`, `slogdet`,
 //! `solve_triangular` (SciPy's) and `matrix_power`, over stacks of matrices.
 
-use super::stack::{by_real, each_matrix, result_dtype, stacked, Real, Stack};
+use super::stack::{each_matrix, result_dtype, stacked, Real, Stack};
 use crate::kernels::factor::identity;
 use crate::kernels::factor::lu::{self, Pivots};
 use crate::kernels::factor::triangular::{self, Triangle};
@@ -93,15 +93,17 @@ fn unvector(x: Tensor, vector: bool) -> Result<Tensor> {
 pub fn solve(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (a, b, vector) = system("solve", a, b)?;
     let dtype = result_dtype(DType::promote(a.dtype(), b.dtype()));
-    by_real!(dtype, T => {
-        let (sa, sb) = (Stack::<T>::new("solve", &a)?, Stack::<T>::new("solve", &b)?);
-        let parts = each_matrix("solve", sa.len(), |i| {
-            let f = lu_of(&sa, i);
-            nonsingular("solve", &f.0, sa.rows)?;
-            Ok(lu_solve(&f, sa.rows, sb.slice(i).to_vec(), sb.cols))
-        })?;
-        unvector(stacked(parts, &sb.shape_with(&[sb.rows, sb.cols]), dtype)?, vector)
-    })
+    type T = f64;
+    let (sa, sb) = (Stack::<T>::new("solve", &a)?, Stack::<T>::new("solve", &b)?);
+    let parts = each_matrix("solve", sa.len(), |i| {
+        let f = lu_of(&sa, i);
+        nonsingular("solve", &f.0, sa.rows)?;
+        Ok(lu_solve(&f, sa.rows, sb.slice(i).to_vec(), sb.cols))
+    })?;
+    unvector(
+        stacked(parts, &sb.shape_with(&[sb.rows, sb.cols]), dtype)?,
+        vector,
+    )
 }
 
 /// The solution of `a x = b` for triangular `a` (lower or upper; only that triangle
@@ -110,32 +112,33 @@ pub fn solve_triangular(a: &Tensor, b: &Tensor, lower: bool) -> Result<Tensor> {
     let op = "solve_triangular";
     let (a, b, vector) = system(op, a, b)?;
     let dtype = result_dtype(DType::promote(a.dtype(), b.dtype()));
-    by_real!(dtype, T => {
-        let (sa, sb) = (Stack::<T>::new(op, &a)?, Stack::<T>::new(op, &b)?);
-        let parts = each_matrix(op, sa.len(), |i| {
-            let t = sa.slice(i);
-            nonsingular(op, t, sa.rows)?;
-            let mut x = sb.slice(i).to_vec();
-            let tri = Triangle { lower, unit: false };
-            triangular::solve(t, sa.rows, tri, &mut x, sb.cols);
-            Ok(x)
-        })?;
-        unvector(stacked(parts, &sb.shape_with(&[sb.rows, sb.cols]), dtype)?, vector)
-    })
+    type T = f64;
+    let (sa, sb) = (Stack::<T>::new(op, &a)?, Stack::<T>::new(op, &b)?);
+    let parts = each_matrix(op, sa.len(), |i| {
+        let t = sa.slice(i);
+        nonsingular(op, t, sa.rows)?;
+        let mut x = sb.slice(i).to_vec();
+        let tri = Triangle { lower, unit: false };
+        triangular::solve(t, sa.rows, tri, &mut x, sb.cols);
+        Ok(x)
+    })?;
+    unvector(
+        stacked(parts, &sb.shape_with(&[sb.rows, sb.cols]), dtype)?,
+        vector,
+    )
 }
 
 /// The inverse of each square matrix.
 pub fn inv(a: &Tensor) -> Result<Tensor> {
-    by_real!(a.dtype(), T => {
-        let s = Stack::<T>::square("inv", a)?;
-        let n = s.rows;
-        let parts = each_matrix("inv", s.len(), |i| {
-            let f = lu_of(&s, i);
-            nonsingular("inv", &f.0, n)?;
-            Ok(lu_solve(&f, n, identity(n), n))
-        })?;
-        stacked(parts, &s.shape_with(&[n, n]), result_dtype(a.dtype()))
-    })
+    type T = f64;
+    let s = Stack::<T>::square("inv", a)?;
+    let n = s.rows;
+    let parts = each_matrix("inv", s.len(), |i| {
+        let f = lu_of(&s, i);
+        nonsingular("inv", &f.0, n)?;
+        Ok(lu_solve(&f, n, identity(n), n))
+    })?;
+    stacked(parts, &s.shape_with(&[n, n]), result_dtype(a.dtype()))
 }
 
 /// The sign (1, -1, or 0 when singular) and the log of the absolute value of each
@@ -167,30 +170,31 @@ fn sign_and_log<T: Real>(s: &Stack<T>, op: &str) -> Result<Vec<(T, T)>> {
 /// The determinant of each square matrix (1 for 0 x 0), as the product of the LU
 /// factor's diagonal with the pivots' sign.
 pub fn det(a: &Tensor) -> Result<Tensor> {
-    by_real!(a.dtype(), T => {
-        let s = Stack::<T>::square("det", a)?;
-        let parts = each_matrix("det", s.len(), |i| {
-            let (u, pivots) = lu_of(&s, i);
-            let n = s.rows;
-            let mut d: T = pivots.sign();
-            for k in 0..n {
-                d *= u[k * n + k];
-            }
-            Ok(vec![d])
-        })?;
-        stacked(parts, &s.batch, result_dtype(a.dtype()))
-    })
+    type T = f64;
+    let s = Stack::<T>::square("det", a)?;
+    let parts = each_matrix("det", s.len(), |i| {
+        let (u, pivots) = lu_of(&s, i);
+        let n = s.rows;
+        let mut d: T = pivots.sign();
+        for k in 0..n {
+            d *= u[k * n + k];
+        }
+        Ok(vec![d])
+    })?;
+    stacked(parts, &s.batch, result_dtype(a.dtype()))
 }
 
 /// `(sign, logabsdet)` of each square matrix: `det = sign * exp(logabsdet)` without
 /// overflow; a singular matrix gives (0, -inf).
 pub fn slogdet(a: &Tensor) -> Result<(Tensor, Tensor)> {
-    by_real!(a.dtype(), T => {
-        let s = Stack::<T>::square("slogdet", a)?;
-        let (signs, logs): (Vec<T>, Vec<T>) = sign_and_log(&s, "slogdet")?.into_iter().unzip();
-        let dtype = result_dtype(a.dtype());
-        Ok((stacked(vec![signs], &s.batch, dtype)?, stacked(vec![logs], &s.batch, dtype)?))
-    })
+    type T = f64;
+    let s = Stack::<T>::square("slogdet", a)?;
+    let (signs, logs): (Vec<T>, Vec<T>) = sign_and_log(&s, "slogdet")?.into_iter().unzip();
+    let dtype = result_dtype(a.dtype());
+    Ok((
+        stacked(vec![signs], &s.batch, dtype)?,
+        stacked(vec![logs], &s.batch, dtype)?,
+    ))
 }
 
 /// `a` multiplied by itself `n` times through `matmul` (the identity for 0, in `a`'s

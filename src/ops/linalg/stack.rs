@@ -34,10 +34,13 @@ macro_rules! real {
     )*};
 }
 
-real!(f32, f64);
+real!(f64);
 
-/// The dtype of a factorization's float results: a float input's own (f16 and bf16
-/// are computed in f32 and rounded back), f64 for integers and bool (NumPy).
+/// The dtype of a factorization's results: a float input's own, f64 for integers and
+/// bool (NumPy). Whatever it is, the factorizations compute in f64 and round their
+/// results once, as `numpy.linalg` does (it casts float32 to float64 and back), so an
+/// f32 result is as accurate as f32 can hold rather than carrying f32 rounding errors
+/// times the condition number.
 pub fn result_dtype(x: DType) -> DType {
     if x.is_float() {
         x
@@ -45,25 +48,6 @@ pub fn result_dtype(x: DType) -> DType {
         DType::F64
     }
 }
-
-/// Whether a factorization of `x` computes in f64 (else f32).
-pub fn computes_in_f64(x: DType) -> bool {
-    result_dtype(x) == DType::F64
-}
-
-/// Runs `$body` with `$t` the compute type of dtype `$dtype` (f64 or f32).
-macro_rules! by_real {
-    ($dtype:expr, $t:ident => $body:expr) => {
-        if $crate::ops::linalg::stack::computes_in_f64($dtype) {
-            type $t = f64;
-            $body
-        } else {
-            type $t = f32;
-            $body
-        }
-    };
-}
-pub(super) use by_real;
 
 /// Row-major matrices `rows x cols`, `len()` of them, converted to `T`.
 pub struct Stack<T> {
