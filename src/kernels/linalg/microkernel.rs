@@ -191,6 +191,7 @@ fn tile<D: Slot>(
         ($(($r:literal, $nv:literal)),*) => {
             match (rows.len(), nv) {
                 $(($r, $nv) => tile_of::<$r, $nv, D>(isa, panel, b, ldb, (rows, c), plus),)*
+                // Cannot fire: `product` cuts tiles of 1..=MR rows and 1 or 2 vectors.
                 _ => unreachable!("tiles have 1..=MR rows and 1..=2 vectors"),
             }
         };
