@@ -3,7 +3,8 @@
 //! Householder QR (`householder`), and the symmetric eigenproblem (`symmetric_eigen`:
 //! reduction to tridiagonal form in `tridiagonal`, then implicit QL in
 //! `tridiagonal_eigen`) and the SVD (`svd`: reduction to bidiagonal form in
-//! `bidiagonal`, then implicit-shift QR in `bidiagonal_svd`).
+//! `bidiagonal`, then implicit-shift QR in `bidiagonal_svd`). Their loops' vector steps
+//! (`vector`) are `twin!` builds, one per ISA, that round alike.
 //!
 //! Why our own rather than a library's: a library picks its kernels and cache blocking
 //! from the CPU it runs on, so two machines differ in the last bits. Here the blocking
