@@ -21,19 +21,9 @@ pub fn factor<T: Real>(a: &mut [T], m: usize, n: usize) -> Vec<T> {
             taus.push(tau);
         }
         if j1 < n {
-            let (v, t) = block_reflector(a, (m, n), j0..j1, &taus[j0..j1]);
             // The columns right of the panel become (I - V Tᵀ Vᵀ) C.
-            let c = view(a, n, j0..m, j1..n);
-            let w = product(view(&v, j1 - j0, 0..m - j0, 0..j1 - j0).t(), c);
-            let tw = product(
-                view(&t, j1 - j0, 0..j1 - j0, 0..j1 - j0).t(),
-                view(&w, n - j1, 0..j1 - j0, 0..n - j1),
-            );
-            let update = product(
-                view(&v, j1 - j0, 0..m - j0, 0..j1 - j0),
-                view(&tw, n - j1, 0..j1 - j0, 0..n - j1),
-            );
-            sub_product(&mut a[j0 * n + j1..], n, &update, n - j1);
+            let block = block_reflector(a, (m, n), j0..j1, &taus[j0..j1]);
+            apply_block(&block, true, (a, n), (j0..m, j1..n));
         }
     }
     taus
@@ -82,20 +72,36 @@ fn apply_blocks<T: Real>(
         if c0 >= cols {
             continue;
         }
-        let (v, t) = block_reflector(a, (m, n), j0..j1, &taus[j0..j1]);
-        let (jb, width) = (j1 - j0, cols - c0);
         // Rows j0.. of c become (I - V T Vᵀ) C.
-        let w = product(
-            view(&v, jb, 0..m - j0, 0..jb).t(),
-            view(c, cols, j0..m, c0..cols),
-        );
-        let tw = product(view(&t, jb, 0..jb, 0..jb), view(&w, width, 0..jb, 0..width));
-        let update = product(
-            view(&v, jb, 0..m - j0, 0..jb),
-            view(&tw, width, 0..jb, 0..width),
-        );
-        sub_product(&mut c[j0 * cols + c0..], cols, &update, width);
+        let block = block_reflector(a, (m, n), j0..j1, &taus[j0..j1]);
+        apply_block(&block, false, (c, cols), (j0..m, c0..cols));
     }
+}
+
+/// `C ← (I - V T Vᵀ) C` (or with `Tᵀ` when `transposed`) for the block `C` of rows
+/// `rows` and columns `cols` of the row-major `c` with `ld` columns, `(V, T)` a
+/// `block_reflector` whose vectors start at row `rows.start`: three GEMMs.
+fn apply_block<T: Real>(
+    (v, t): &(Vec<T>, Vec<T>),
+    transposed: bool,
+    (c, ld): (&mut [T], usize),
+    (rows, cols): (std::ops::Range<usize>, std::ops::Range<usize>),
+) {
+    // T is jb × jb, for jb reflectors.
+    let (jb, height, width) = (t.len().isqrt(), rows.len(), cols.len());
+    let r0 = rows.start;
+    let c0 = cols.start;
+    let t = view(t, jb, 0..jb, 0..jb);
+    let w = product(view(v, jb, 0..height, 0..jb).t(), view(c, ld, rows, cols));
+    let tw = product(
+        if transposed { t.t() } else { t },
+        view(&w, width, 0..jb, 0..width),
+    );
+    let update = product(
+        view(v, jb, 0..height, 0..jb),
+        view(&tw, width, 0..jb, 0..width),
+    );
+    sub_product(&mut c[r0 * ld + c0..], ld, &update, width);
 }
 
 /// Turns column `j` (rows `j..m`) of the `m × n` row-major `a` into `β e₀` by a reflector `I - τ v vᵀ` with
