@@ -6,16 +6,17 @@
 //! entry's row or column out first.
 
 use super::householder::scaled_norm;
-use super::{rotate_rows, Real};
+use super::rotations::RotatedRows;
+use super::Real;
 
 /// The QR sweeps one matrix may take in all: 6 n², as LAPACK's `bdsqr` allows.
 const SWEEPS_PER_SQUARE: usize = 6;
 
 /// The rows `U` and `V` rotations apply to: row `k` of `ut` is column `k` of `U`
-/// (left vectors), row `k` of `vt` column `k` of `V`, both `n × n` row-major.
+/// (left vectors), row `k` of `vt` column `k` of `V`, both `n × n`.
 pub struct Vectors<'a, T> {
-    pub ut: &'a mut [T],
-    pub vt: &'a mut [T],
+    pub ut: &'a mut RotatedRows<T>,
+    pub vt: &'a mut RotatedRows<T>,
 }
 
 /// Diagonalizes `B` (diagonal `d`, `n` values; superdiagonal `f`, `n - 1`): afterwards
@@ -78,7 +79,13 @@ fn givens<T: Real>(y: T, z: T) -> (T, T, T) {
 
 /// With `d[k]` zero (`k < hi - 1`), rotates row `k` against the rows below it until its
 /// superdiagonal is zero, so the block splits at `k`.
-fn clear_row<T: Real>(d: &mut [T], f: &mut [T], k: usize, hi: usize, mut ut: Option<&mut [T]>) {
+fn clear_row<T: Real>(
+    d: &mut [T],
+    f: &mut [T],
+    k: usize,
+    hi: usize,
+    mut ut: Option<&mut RotatedRows<T>>,
+) {
     let mut bulge = f[k];
     f[k] = T::ZERO;
     for j in k + 1..hi {
@@ -89,14 +96,20 @@ fn clear_row<T: Real>(d: &mut [T], f: &mut [T], k: usize, hi: usize, mut ut: Opt
             f[j] = c * f[j];
         }
         if let Some(ut) = ut.as_deref_mut() {
-            rotate_rows(ut, d.len(), (j, k), (c, s));
+            ut.rotate((j, k), (c, s));
         }
     }
 }
 
 /// With the last diagonal `d[hi - 1]` zero, rotates column `hi - 1` against the columns
 /// left of it until its superdiagonal is zero, so the block splits there.
-fn clear_column<T: Real>(d: &mut [T], f: &mut [T], lo: usize, hi: usize, mut vt: Option<&mut [T]>) {
+fn clear_column<T: Real>(
+    d: &mut [T],
+    f: &mut [T],
+    lo: usize,
+    hi: usize,
+    mut vt: Option<&mut RotatedRows<T>>,
+) {
     let last = hi - 1;
     let mut bulge = f[last - 1];
     f[last - 1] = T::ZERO;
@@ -108,7 +121,7 @@ fn clear_column<T: Real>(d: &mut [T], f: &mut [T], lo: usize, hi: usize, mut vt:
             f[j - 1] = c * f[j - 1];
         }
         if let Some(vt) = vt.as_deref_mut() {
-            rotate_rows(vt, d.len(), (j, last), (c, s));
+            vt.rotate((j, last), (c, s));
         }
     }
 }
@@ -135,7 +148,7 @@ fn sweep<T: Real>(
         let bulge = s * dk1;
         d[k + 1] = c * dk1;
         if let Some(v) = vectors.as_deref_mut() {
-            rotate_rows(v.vt, d.len(), (k, k + 1), (c, s));
+            v.vt.rotate((k, k + 1), (c, s));
         }
         // Rows k and k + 1: zero the bulge below the diagonal.
         let (c, s, r) = givens(d[k], bulge);
@@ -149,7 +162,7 @@ fn sweep<T: Real>(
             f[k + 1] = c * f[k + 1];
         }
         if let Some(v) = vectors.as_deref_mut() {
-            rotate_rows(v.ut, d.len(), (k, k + 1), (c, s));
+            v.ut.rotate((k, k + 1), (c, s));
         }
     }
 }

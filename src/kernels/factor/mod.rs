@@ -4,7 +4,8 @@
 //! reduction to tridiagonal form in `tridiagonal`, then implicit QL in
 //! `tridiagonal_eigen`) and the SVD (`svd`: reduction to bidiagonal form in
 //! `bidiagonal`, then implicit-shift QR in `bidiagonal_svd`). Their loops' vector steps
-//! (`vector`) are `twin!` builds, one per ISA, that round alike.
+//! (`vector`) are `twin!` builds, one per ISA, that round alike; the rotations of the
+//! iterative steps reach the vectors in batches (`rotations`).
 //!
 //! Why our own rather than a library's: a library picks its kernels and cache blocking
 //! from the CPU it runs on, so two machines differ in the last bits. Here the blocking
@@ -19,6 +20,7 @@ pub(crate) mod bidiagonal_svd;
 pub(crate) mod cholesky;
 pub(crate) mod householder;
 pub(crate) mod lu;
+pub(crate) mod rotations;
 pub(crate) mod svd;
 pub(crate) mod symmetric_eigen;
 pub(crate) mod triangular;
@@ -97,16 +99,6 @@ pub fn transpose<T: Copy>(a: &[T], rows: usize, cols: usize) -> Vec<T> {
     (0..rows * cols)
         .map(|i| a[i % rows * cols + i / rows])
         .collect()
-}
-
-/// Rows `first` and `second` (`a`, `b`) of the `n`-column row-major `m` become
-/// `c·a + s·b` and `-s·a + c·b`: a Givens rotation carried into a matrix of vectors.
-fn rotate_rows<T: Real>(m: &mut [T], n: usize, (first, second): (usize, usize), (c, s): (T, T)) {
-    let (lo, hi) = (first.min(second), first.max(second));
-    let (top, bottom) = m.split_at_mut(hi * n);
-    let (x, y) = (&mut top[lo * n..(lo + 1) * n], &mut bottom[..n]);
-    let (a, b) = if first < second { (x, y) } else { (y, x) };
-    vector::rotate(a, b, (c, s));
 }
 
 /// The view of rows `r` and columns `c` of the row-major matrix `data` with `ld`

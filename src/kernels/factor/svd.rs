@@ -5,7 +5,8 @@
 
 use super::bidiagonal::reduce;
 use super::bidiagonal_svd::{diagonalize, Vectors};
-use super::{identity, transpose, Real};
+use super::rotations::RotatedRows;
+use super::{transpose, Real};
 
 /// `a = u diag(s) vh` for the `m × n` row-major `a`: `u` is `m × m` with `full`, else
 /// `m × k` (k = min(m, n)); `vh` is `n × n` with `full`, else `k × n`.
@@ -69,7 +70,7 @@ fn decompose_tall<T: Real>(
 ) -> Option<(Vec<T>, Vec<T>, Vec<T>)> {
     let b = reduce(a, m, n);
     let (mut d, mut f) = (b.diag.clone(), b.off.clone());
-    let (mut ut, mut vt) = (identity(n), identity(n));
+    let (mut ut, mut vt) = (RotatedRows::identity(n), RotatedRows::identity(n));
     diagonalize(
         &mut d,
         &mut f,
@@ -78,6 +79,7 @@ fn decompose_tall<T: Real>(
             vt: &mut vt,
         }),
     )?;
+    let (ut, mut vt) = (ut.finish(), vt.finish());
     // Non-negative values (a negative one flips its right vector), then descending.
     for (k, x) in d.iter_mut().enumerate() {
         if *x < T::ZERO {

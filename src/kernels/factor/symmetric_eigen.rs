@@ -2,9 +2,10 @@
 //! implicit QL on the tridiagonal matrix, and the eigenvectors carried back by the
 //! reduction's reflectors; eigenvalues ascending.
 
+use super::rotations::RotatedRows;
 use super::tridiagonal::reduce;
 use super::tridiagonal_eigen::diagonalize;
-use super::{identity, Real};
+use super::Real;
 
 /// The eigenvalues, ascending, of the `n × n` row-major symmetric `a` (only its lower
 /// triangle is read); `None` when the iterations do not converge.
@@ -20,8 +21,9 @@ pub fn eigenvalues<T: Real>(a: &[T], n: usize) -> Option<Vec<T>> {
 pub fn eigen<T: Real>(a: &[T], n: usize) -> Option<(Vec<T>, Vec<T>)> {
     let t = reduce(a, n);
     let mut d = t.diag.clone();
-    let mut zt = identity(n);
-    diagonalize(&mut d, &t.off, Some(&mut zt))?;
+    let mut rotated = RotatedRows::identity(n);
+    diagonalize(&mut d, &t.off, Some(&mut rotated))?;
+    let zt = rotated.finish();
     let order = ascending(&d);
     let mut z = vec![T::ZERO; n * n];
     for (k, &from) in order.iter().enumerate() {

@@ -3,7 +3,8 @@
 //! Martin and Wilkinson, 1968): a published algorithm, written as one function.
 
 use super::householder::scaled_norm;
-use super::{rotate_rows, Real};
+use super::rotations::RotatedRows;
+use super::Real;
 
 /// The QL iterations one matrix may take in all: 30 per eigenvalue, as LAPACK's
 /// `steqr` allows.
@@ -14,7 +15,11 @@ const ITERATIONS_PER_VALUE: usize = 30;
 /// (`n × n` row-major, the identity or `Qᵀ` of an earlier reduction), each rotation is
 /// applied to its rows, so row `k` ends as the eigenvector of `d[k]`. `None` when the
 /// iterations do not converge.
-pub fn diagonalize<T: Real>(d: &mut [T], e: &[T], mut zt: Option<&mut [T]>) -> Option<()> {
+pub fn diagonalize<T: Real>(
+    d: &mut [T],
+    e: &[T],
+    mut zt: Option<&mut RotatedRows<T>>,
+) -> Option<()> {
     let n = d.len();
     let mut e: Vec<T> = e.iter().copied().chain([T::ZERO]).take(n).collect();
     let mut budget = ITERATIONS_PER_VALUE * n;
@@ -61,7 +66,7 @@ pub fn diagonalize<T: Real>(d: &mut [T], e: &[T], mut zt: Option<&mut [T]>) -> O
                 g = c * r - b;
                 if let Some(zt) = zt.as_deref_mut() {
                     // Rows i, i + 1 become c·zᵢ - s·zᵢ₊₁ and s·zᵢ + c·zᵢ₊₁.
-                    rotate_rows(zt, n, (i, i + 1), (c, -s));
+                    zt.rotate((i, i + 1), (c, -s));
                 }
             }
             if underflow {

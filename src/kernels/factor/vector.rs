@@ -33,16 +33,6 @@ twin! {
 }
 
 twin! {
-    fn rotate_on[T: Real](a: &mut [T], b: &mut [T], c: T, s: T) {
-        for (a, b) in a.iter_mut().zip(b.iter_mut()) {
-            let (p, q) = (*a, *b);
-            *a = c * p + s * q;
-            *b = c * q - s * p;
-        }
-    }
-}
-
-twin! {
     fn sub_rank2_on[T: Real](dst: &mut [T], vi: T, w: &[T], wi: T, v: &[T]) {
         for ((d, wc), vc) in dst.iter_mut().zip(w).zip(v) {
             *d = *d - vi * *wc - wi * *vc;
@@ -63,11 +53,6 @@ pub fn add_scaled<T: Real>(dst: &mut [T], coef: T, src: &[T]) {
 /// `dst -= src`, element by element.
 pub fn sub<T: Real>(dst: &mut [T], src: &[T]) {
     sub_on(Isa::detect(), dst, src);
-}
-
-/// `(a, b) ← (c·a + s·b, c·b - s·a)`, element by element: a Givens rotation.
-pub fn rotate<T: Real>(a: &mut [T], b: &mut [T], (c, s): (T, T)) {
-    rotate_on(Isa::detect(), a, b, c, s);
 }
 
 /// `dst -= vᵢ·w + wᵢ·v`, element by element (a row of a symmetric rank-2 update).
@@ -116,11 +101,6 @@ mod tests {
                     let mut d = x.clone();
                     sub_on(isa, &mut d, &y);
                     d
-                });
-                check(&|isa| {
-                    let (mut a, mut b) = (x.clone(), y.clone());
-                    rotate_on(isa, &mut a, &mut b, 0.6, 0.8);
-                    [a, b].concat()
                 });
                 check(&|isa| {
                     let mut d = x.clone();
