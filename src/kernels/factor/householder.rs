@@ -1,11 +1,12 @@
 //! Householder QR (LAPACK's `geqrf` / `orgqr` with its sign convention): `a = Q R` for a
 //! row-major `m × n` matrix, blocked. Each panel of `BLOCK` columns is reduced with
-//! plain loops; its reflectors `H = I - τ v vᵀ` are then gathered into one block
-//! reflector `I - V T Vᵀ` (LAPACK's `larft`) and applied to the columns right of the
-//! panel by three GEMMs.
+//! vector steps down its columns; its reflectors `H = I - τ v vᵀ` are then gathered
+//! into one block reflector `I - V T Vᵀ` (LAPACK's `larft`) and applied to the columns
+//! right of the panel by three GEMMs.
 
-use super::{product, sub_product, vector, view, Real, BLOCK};
+use super::{product, store_panel, sub_product, transposed_panel, vector, view, Real, BLOCK};
 use crate::kernels::math::arith::is_nan;
+use std::ops::Range;
 
 /// Reduces the `m × n` row-major `a` in place: afterwards its upper triangle is `R` and
 /// below the diagonal lie the reflectors' vectors (their leading 1 implied). Returns
@@ -15,11 +16,7 @@ pub fn factor<T: Real>(a: &mut [T], m: usize, n: usize) -> Vec<T> {
     let mut taus = Vec::with_capacity(k);
     for j0 in (0..k).step_by(BLOCK) {
         let j1 = (j0 + BLOCK).min(k);
-        for j in j0..j1 {
-            let tau = reflect_column(a, (m, n), j);
-            apply_reflector(a, (m, n), j, tau, j + 1..j1);
-            taus.push(tau);
-        }
+        taus.extend(factor_panel(&mut a[j0 * n..], (m - j0, n), j0..j1));
         if j1 < n {
             // The columns right of the panel become (I - V Tᵀ Vᵀ) C.
             let block = block_reflector(a, (m, n), j0..j1, &taus[j0..j1]);
@@ -175,32 +172,33 @@ pub fn scaled_norm<T: Real>(xs: impl Iterator<Item = T> + Clone) -> T {
     big * sum.sqrt()
 }
 
-/// Applies column `j`'s reflector (τ `tau`, its vector below the diagonal of column
-/// `j`) to columns `cols` of rows `j..m`.
-pub fn apply_reflector<T: Real>(
-    a: &mut [T],
-    (m, n): (usize, usize),
-    j: usize,
-    tau: T,
-    cols: std::ops::Range<usize>,
-) {
-    if tau == T::ZERO || cols.is_empty() {
-        return;
+/// Reduces columns `cols` of the `rows × n` row-major `a`, whose first row is row
+/// `cols.start` of the panel (the diagonal starts at its column `cols.start`), one
+/// reflector a column, each applied to the panel's later columns; returns the `τ`s.
+/// The panel is worked transposed, so each step is a dot product and a vector update
+/// down a whole column.
+fn factor_panel<T: Real>(a: &mut [T], (rows, n): (usize, usize), cols: Range<usize>) -> Vec<T> {
+    let jb = cols.len();
+    let mut panel = transposed_panel(a, n, cols.clone(), rows);
+    let mut taus = Vec::with_capacity(jb);
+    for j in 0..jb {
+        let (done, later) = panel.split_at_mut((j + 1) * rows);
+        let column = &mut done[j * rows + j..];
+        let tau = reflect(column);
+        let v = &column[1..];
+        if tau != T::ZERO {
+            // Column k loses v (τ vᵀc), v₀ = 1.
+            for c in later.chunks_exact_mut(rows) {
+                let (head, tail) = c[j..].split_at_mut(1);
+                let w = tau * (head[0] + vector::dot(v, tail));
+                head[0] -= w;
+                vector::sub_scaled(tail, w, v);
+            }
+        }
+        taus.push(tau);
     }
-    // w = vᵀ C, summed row by row; then C -= v (τ w).
-    let mut w = a[j * n + cols.start..j * n + cols.end].to_vec();
-    for i in j + 1..m {
-        let vi = a[i * n + j];
-        vector::add_scaled(&mut w, vi, &a[i * n + cols.start..i * n + cols.end]);
-    }
-    for s in &mut w {
-        *s = tau * *s;
-    }
-    vector::sub(&mut a[j * n + cols.start..j * n + cols.end], &w);
-    for i in j + 1..m {
-        let vi = a[i * n + j];
-        vector::sub_scaled(&mut a[i * n + cols.start..i * n + cols.end], vi, &w);
-    }
+    store_panel(a, n, cols, &panel, rows);
+    taus
 }
 
 /// The block reflector of columns `cols`: `V` (rows `cols.start..m`, row-major, unit
@@ -224,18 +222,17 @@ fn block_reflector<T: Real>(
             };
         }
     }
+    // Column i of T is -τᵢ T[..i, ..i] (V[:, ..i]ᵀ vᵢ); the products VᵀV in one GEMM.
+    let gram = product(
+        view(&v, jb, 0..rows, 0..jb).t(),
+        view(&v, jb, 0..rows, 0..jb),
+    );
     let mut t = vec![T::ZERO; jb * jb];
     for i in 0..jb {
-        // z = V[:, ..i]ᵀ v_i, over the rows where v_i is non-zero.
-        let mut z = vec![T::ZERO; i];
-        for r in i..rows {
-            let vi = v[r * jb + i];
-            vector::add_scaled(&mut z, vi, &v[r * jb..r * jb + i]);
-        }
         for r in 0..i {
             let mut s = T::ZERO;
             for c in r..i {
-                s += t[r * jb + c] * z[c];
+                s += t[r * jb + c] * gram[c * jb + i];
             }
             t[r * jb + i] = -taus[i] * s;
         }

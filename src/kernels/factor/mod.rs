@@ -28,7 +28,7 @@ pub(crate) mod tridiagonal;
 pub(crate) mod tridiagonal_eigen;
 pub(crate) mod vector;
 
-use std::ops::{AddAssign, DivAssign, MulAssign, SubAssign};
+use std::ops::{AddAssign, DivAssign, MulAssign, Range, SubAssign};
 
 use crate::kernels::linalg::gemm::gemm;
 use crate::kernels::linalg::gemm_kernel::GemmFloat;
@@ -101,14 +101,31 @@ pub fn transpose<T: Copy>(a: &[T], rows: usize, cols: usize) -> Vec<T> {
         .collect()
 }
 
+/// Columns `cols` of the first `rows` rows of the `n`-column row-major `a`, transposed
+/// (`cols.len() × rows`, row-major): a panel whose columns are contiguous, so the
+/// panel loops run vector steps down them.
+fn transposed_panel<T: Real>(a: &[T], n: usize, cols: Range<usize>, rows: usize) -> Vec<T> {
+    let mut t = vec![T::ZERO; cols.len() * rows];
+    for (k, c) in cols.enumerate() {
+        for i in 0..rows {
+            t[k * rows + i] = a[i * n + c];
+        }
+    }
+    t
+}
+
+/// The inverse of `transposed_panel`: `t` back into columns `cols` of `a`.
+fn store_panel<T: Real>(a: &mut [T], n: usize, cols: Range<usize>, t: &[T], rows: usize) {
+    for (k, c) in cols.enumerate() {
+        for i in 0..rows {
+            a[i * n + c] = t[k * rows + i];
+        }
+    }
+}
+
 /// The view of rows `r` and columns `c` of the row-major matrix `data` with `ld`
 /// columns.
-fn view<T: Real>(
-    data: &[T],
-    ld: usize,
-    r: std::ops::Range<usize>,
-    c: std::ops::Range<usize>,
-) -> Mat<'_, T> {
+fn view<T: Real>(data: &[T], ld: usize, r: Range<usize>, c: Range<usize>) -> Mat<'_, T> {
     Mat::row_major(data, data.len() / ld.max(1), ld).block(r, c)
 }
 
