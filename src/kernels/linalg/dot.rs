@@ -15,7 +15,8 @@ pub trait Fma: Copy + Default {
     fn mul_add(self, a: Self, b: Self) -> Self;
     /// `self + a`.
     fn add(self, a: Self) -> Self;
-    /// `dot_chunks_scalar` on the best kernel `isa` allows.
+    /// `dot_chunks_scalar` on the best kernel `isa` allows (the SIMD kernels also take
+    /// the tail); returns the elements consumed.
     fn dot_chunks(isa: Isa, x: &[Self], y: &[Self], acc: &mut [Self; LANES]) -> usize;
 }
 
@@ -117,7 +118,13 @@ mod x86 {
                         $store(acc.as_mut_ptr().add(i * $lanes), *v);
                     }
                 }
-                chunks * LANES
+                // The tail here too: compiled with FMA, `mul_add` is one instruction
+                // (in `dot`, without the feature, it is a call to libm's `fma`).
+                let (whole, len) = (chunks * LANES, x.len().min(y.len()));
+                for (l, (p, q)) in x[whole..len].iter().zip(&y[whole..len]).enumerate() {
+                    acc[l] = p.mul_add(*q, acc[l]);
+                }
+                len
             }
         };
     }
