@@ -8,6 +8,7 @@ use super::svd;
 use super::symmetric_eigen;
 use super::transpose;
 use super::triangular::{self, Triangle};
+use crate::kernels::parallel::with_threads;
 
 /// A reproducible matrix of values in [-1, 1).
 fn random(rows: usize, cols: usize, seed: u64) -> Vec<f64> {
@@ -108,7 +109,8 @@ fn lu_of_a_singular_matrix_keeps_the_zero_pivot() {
 #[test]
 fn triangular_solves_satisfy_their_system() {
     for n in SIZES {
-        for k in [1, 3, 70] {
+        // 600 columns solve in three parallel chunks.
+        for k in [1, 3, 70, 600] {
             for (lower, unit) in [(true, true), (true, false), (false, true), (false, false)] {
                 // Off-diagonal entries small enough to keep the system well conditioned.
                 let scale = 1.0 / (n as f64 + 1.0);
@@ -137,6 +139,34 @@ fn triangular_solves_satisfy_their_system() {
                 assert_close(&mul(&clean, &x, (n, n, k)), &b, 1e-10, &what);
             }
         }
+    }
+}
+
+#[test]
+fn triangular_solves_give_the_same_bits_for_any_thread_count() {
+    let (n, k) = (130, 600);
+    let t: Vec<f64> = random(n, n, 9)
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if i % (n + 1) == 0 {
+                2.0 + v
+            } else {
+                v / n as f64
+            }
+        })
+        .collect();
+    let b = random(n, k, 10);
+    for lower in [true, false] {
+        let tri = Triangle { lower, unit: false };
+        let solve = || {
+            let mut x = b.clone();
+            triangular::solve(&t, n, tri, &mut x, k);
+            x.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()
+        };
+        let one = with_threads(1, solve);
+        assert_eq!(one, with_threads(2, solve), "lower = {lower}");
+        assert_eq!(one, with_threads(3, solve), "lower = {lower}");
     }
 }
 

@@ -3,6 +3,7 @@
 //! solved (one GEMM), then is solved with plain loops against its diagonal block.
 
 use super::{product, sub_product, vector, view, Real, BLOCK};
+use crate::kernels::parallel::{for_each_item, Disjoint};
 
 /// Which triangle of the matrix holds `T`, and whether its diagonal is taken as ones
 /// (an LU factor's `L`) rather than read.
@@ -31,7 +32,12 @@ pub fn solve<T: Real>(t: &[T], n: usize, tri: Triangle, b: &mut [T], k: usize) {
     }
 }
 
-/// Solves rows `rows` of `b` against the diagonal block of `t` on those rows.
+/// Columns of `b` that one parallel task solves in a block.
+const CHUNK_COLUMNS: usize = 256;
+
+/// Solves rows `rows` of `b` against the diagonal block of `t` on those rows. The
+/// columns are independent, so chunks of them run in parallel, each entry with the
+/// same operations whatever the chunk.
 fn solve_block<T: Real>(
     t: &[T],
     n: usize,
@@ -44,33 +50,31 @@ fn solve_block<T: Real>(
     if !tri.lower {
         order.reverse();
     }
-    for r in order {
-        let earlier = if tri.lower {
-            rows.start..r
-        } else {
-            r + 1..rows.end
-        };
-        for c in earlier {
-            let coef = t[r * n + c];
-            let (row, other) = two_rows(b, k, r, c);
-            vector::sub_scaled(row, coef, other);
-        }
-        if !tri.unit {
-            let d = t[r * n + r];
-            for x in &mut b[r * k..(r + 1) * k] {
-                *x /= d;
+    let r0 = rows.start;
+    let block = Disjoint::new(&mut b[r0 * k..rows.end * k]);
+    for_each_item(
+        k.div_ceil(CHUNK_COLUMNS),
+        || (),
+        |_, chunk| {
+            let cols = chunk * CHUNK_COLUMNS..((chunk + 1) * CHUNK_COLUMNS).min(k);
+            let segment = |r: usize| (r - r0) * k + cols.start;
+            for &r in &order {
+                // SAFETY: this task alone touches columns `cols` of the block, and each
+                // segment taken while `row` lives is of another row.
+                let row = unsafe { block.part(segment(r), cols.len()) };
+                let earlier = if tri.lower { r0..r } else { r + 1..rows.end };
+                for c in earlier {
+                    // SAFETY: as above (c ≠ r).
+                    let other = unsafe { block.part(segment(c), cols.len()) };
+                    vector::sub_scaled(row, t[r * n + c], other);
+                }
+                if !tri.unit {
+                    let d = t[r * n + r];
+                    for x in row.iter_mut() {
+                        *x /= d;
+                    }
+                }
             }
-        }
-    }
-}
-
-/// Row `r` of the row-major `b` (mutable) and row `c` ≠ `r` (shared).
-fn two_rows<T>(b: &mut [T], k: usize, r: usize, c: usize) -> (&mut [T], &[T]) {
-    if c < r {
-        let (top, rest) = b.split_at_mut(r * k);
-        (&mut rest[..k], &top[c * k..(c + 1) * k])
-    } else {
-        let (top, rest) = b.split_at_mut(c * k);
-        (&mut top[r * k..(r + 1) * k], &rest[..k])
-    }
+        },
+    );
 }
