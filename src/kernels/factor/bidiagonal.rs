@@ -3,7 +3,7 @@
 //! `V = diag(1, G₀ G₁ ⋯)` from the right ones (one per row), both kept as reflectors.
 
 use super::householder::{apply_q, reflect_column, reflect_row_tail};
-use super::{vector, Real};
+use super::{add_partials, chunk_rows, vector, Real};
 use crate::kernels::parallel::{map_reduce, Disjoint};
 
 /// The bidiagonal `B` of an `m × n` matrix (`m ≥ n`) and the reflectors of `U` and `V`.
@@ -21,9 +21,6 @@ pub struct Bidiagonal<T> {
     right_taus: Vec<T>,
     shape: (usize, usize),
 }
-
-/// Trailing-matrix elements one parallel task updates in a pass (256 KB of f64).
-const PASS_ELEMENTS: usize = 1 << 15;
 
 /// Reduces the `m × n` row-major `a`, `m ≥ n`.
 ///
@@ -94,7 +91,6 @@ fn pass<T: Real>(
 ) -> Vec<T> {
     let len = if sum { n - r0 - 1 } else { 0 };
     let rows = Disjoint::new(&mut s[r0 * n..m * n]);
-    let chunk_rows = (PASS_ELEMENTS / n.max(1)).max(1);
     let partial = |range: std::ops::Range<usize>| {
         let mut acc = vec![T::ZERO; len];
         for r in range {
@@ -115,11 +111,7 @@ fn pass<T: Real>(
         }
         acc
     };
-    let combine = |mut a: Vec<T>, b: Vec<T>| {
-        vector::add_scaled(&mut a, T::ONE, &b);
-        a
-    };
-    map_reduce(m - r0, chunk_rows, partial, combine).unwrap_or_default()
+    map_reduce(m - r0, chunk_rows(n), partial, add_partials).unwrap_or_default()
 }
 
 impl<T: Real> Bidiagonal<T> {

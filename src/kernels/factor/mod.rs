@@ -78,6 +78,18 @@ fn sub_product<T: Real>(c: &mut [T], ldc: usize, product: &[T], cols: usize) {
     }
 }
 
+/// Rows of an `n`-column matrix one parallel task takes in a pass (about 256 KB of
+/// f64): fixed by `n` alone, so the chunks, and the bits, do not depend on the threads.
+fn chunk_rows(n: usize) -> usize {
+    ((1 << 15) / n.max(1)).max(1)
+}
+
+/// Two chunks' partial sums added entry by entry (`map_reduce`'s combining step).
+fn add_partials<T: Real>(mut a: Vec<T>, b: Vec<T>) -> Vec<T> {
+    vector::add_scaled(&mut a, T::ONE, &b);
+    a
+}
+
 /// `a · b` into a new row-major buffer.
 fn product<T: Real>(a: Mat<T>, b: Mat<T>) -> Vec<T> {
     let mut out = vec![T::ZERO; a.rows() * b.cols()];

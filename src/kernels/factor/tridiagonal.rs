@@ -2,7 +2,7 @@
 //! lower): `a = Q T Qᵀ`, with `Q = diag(1, H₀ H₁ ⋯)` kept as reflectors.
 
 use super::householder::{apply_q, reflect_row_tail};
-use super::{product, sub_product, vector, view, Real, BLOCK};
+use super::{add_partials, chunk_rows, product, sub_product, vector, view, Real, BLOCK};
 use crate::kernels::parallel::map_reduce;
 
 /// The tridiagonal `T` of a symmetric matrix and the reflectors of its `Q`.
@@ -16,9 +16,6 @@ pub struct Tridiagonal<T> {
     reflectors: Vec<T>,
     taus: Vec<T>,
 }
-
-/// Matrix elements one parallel task reads in a matrix-vector product (256 KB of f64).
-const CHUNK_ELEMENTS: usize = 1 << 15;
 
 /// Reduces the `n × n` row-major symmetric `a`, of which only the lower triangle is read.
 ///
@@ -173,7 +170,6 @@ impl<T: Real> Panel<T> {
 /// `n`, whose partial sums are added in a fixed tree.
 fn product_rows<T: Real>(s: &[T], n: usize, r0: usize, v: &[T]) -> Vec<T> {
     let len = n - r0;
-    let chunk = (CHUNK_ELEMENTS / n).max(1);
     let partial = |rows: std::ops::Range<usize>| {
         let mut p = vec![T::ZERO; len];
         for r in rows {
@@ -183,11 +179,7 @@ fn product_rows<T: Real>(s: &[T], n: usize, r0: usize, v: &[T]) -> Vec<T> {
         }
         p
     };
-    let combine = |mut a: Vec<T>, b: Vec<T>| {
-        vector::add_scaled(&mut a, T::ONE, &b);
-        a
-    };
-    map_reduce(len, chunk, partial, combine).unwrap_or_default()
+    map_reduce(len, chunk_rows(n), partial, add_partials).unwrap_or_default()
 }
 
 impl<T: Real> Tridiagonal<T> {
