@@ -61,6 +61,8 @@ pub enum ErrorKind {
     Limit,
     /// A syntax error (of an imported file).
     Syntax,
+    /// A gradient that cannot be computed (not differentiable, not a scalar, ...).
+    Grad,
 }
 
 impl ErrorKind {
@@ -80,12 +82,13 @@ impl ErrorKind {
             ErrorKind::Timeout => "timeout",
             ErrorKind::Limit => "limit",
             ErrorKind::Syntax => "syntax",
+            ErrorKind::Grad => "grad",
         }
     }
 
     /// The kind of that name (`error(msg, kind)` re-raising a caught error).
     pub fn from_name(name: &str) -> Option<ErrorKind> {
-        const ALL: [ErrorKind; 13] = [
+        const ALL: [ErrorKind; 14] = [
             ErrorKind::Error,
             ErrorKind::Name,
             ErrorKind::Type,
@@ -99,6 +102,7 @@ impl ErrorKind {
             ErrorKind::Timeout,
             ErrorKind::Limit,
             ErrorKind::Syntax,
+            ErrorKind::Grad,
         ];
         ALL.into_iter().find(|k| k.name() == name)
     }

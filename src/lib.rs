@@ -18,6 +18,7 @@
 //! # }
 //! ```
 
+pub mod autograd;
 pub mod builtins;
 pub mod diag;
 pub mod interp;

@@ -607,6 +607,46 @@ fn conversions_and_chains() {
     run_cases(CONVERSIONS_AND_CHAINS);
 }
 
+// ---- gradient misuse (issue #22) ---------------------------------------------------
+
+#[rustfmt::skip]
+const GRAD_MISUSE: &[Case] = &[
+    ("grad of a non-scalar output", "grad(|x| x * 2.0)(tensor([1.0, 2.0]))", "one-element float tensor"),
+    ("grad of an int output", "grad(|x| 3)(tensor([1.0]))", "one-element float tensor"),
+    ("backward without gradient=", "let w = ones([3], requires_grad=true); (w * 2.0).backward()", "pass gradient= of that shape"),
+    ("backward with a wrong gradient shape", "let w = ones([3], requires_grad=true); (w * 2.0).backward(gradient=ones([2]))", "gradient= has shape [2]"),
+    ("backward of a constant", "tensor(1.0).backward()", "does not require grad"),
+    ("through sort", "grad(|x| sum(sort(x)))(tensor([2.0, 1.0]))", "not differentiable: sort"),
+    ("through unique", "grad(|x| sum(unique(x)))(tensor([2.0, 1.0]))", "not differentiable: unique"),
+    ("through lgamma", "grad(|x| sum(lgamma(x)))(tensor([2.0, 1.5]))", "not differentiable: lgamma"),
+    ("only through argmax", "grad(|x| argmax(x).to(f32))(tensor([2.0, 1.0]))", "does not depend"),
+    ("argnums out of range", "grad(|x, y| sum(x), argnums=2)(tensor([1.0]), tensor([2.0]))", "argnums 2 is out of range"),
+    ("argnums repeated", "grad(|x, y| sum(x), argnums=(0, 0))", "names argument 0 twice"),
+    ("argnums a string", "grad(|x| sum(x), argnums=\"x\")", "argnums must be a non-negative int"),
+    ("argnums negative", "grad(|x| sum(x), argnums=-1)", "argnums must be a non-negative int"),
+    ("argnums naming an int tensor", "grad(|x| sum(x * 1.0))(tensor([1, 2]))", "holds no float tensor"),
+    ("grad of a non-function", "grad(3)", "grad needs a function"),
+    ("keyword to a grad function", "grad(|x| sum(x))(x=tensor([1.0]))", "positional arguments only"),
+    ("requires_grad on i64", "zeros([2], dtype=i64, requires_grad=true)", "only float tensors can require gradients"),
+    ("requires_grad_ on i64", "let x = tensor([1, 2]); x.requires_grad_()", "only float tensors can require gradients"),
+    ("requires_grad_ on a non-leaf", "let w = ones([2], requires_grad=true); let y = w * 2.0; y.requires_grad_()", "applies to leaves"),
+    ("in-place write to a leaf", "let w = ones([2], requires_grad=true); w[0] = 5.0", "cannot be changed in place"),
+    ("compound update of a leaf", "let w = ones([2], requires_grad=true); w += 1.0", "cannot be changed in place"),
+    ("in-place method on a leaf", "let w = ones([2], requires_grad=true); w.exp_()", "cannot be changed in place"),
+    ("in-place write to a recorded tensor", "let w = ones([2], requires_grad=true); let y = w * 2.0; y[0] = 1.0", "cannot be changed in place"),
+    ("writing a tracked value into a tensor", "let w = ones([2], requires_grad=true); let z = zeros([2]); z[0] = w[1]", "cannot be written into another tensor"),
+    ("backward twice", "let w = ones([2], requires_grad=true); let l = sum(exp(w)); l.backward(); l.backward()", "a second time"),
+    ("setting .grad of a non-leaf", "let w = ones([2], requires_grad=true); let y = w * 2.0; y.grad = none", "only a leaf that requires grad"),
+    ("setting .grad to a wrong shape", "let w = ones([2], requires_grad=true); w.grad = ones([3])", "must be none or a tensor of shape [2]"),
+    ("no_grad as a name", "let no_grad = 1", "no_grad"),
+    ("no_grad without a block", "no_grad 1", "expected `{`"),
+];
+
+#[test]
+fn grad_misuse() {
+    run_cases(GRAD_MISUSE);
+}
+
 // ---- recursion and nesting ---------------------------------------------------------
 
 #[rustfmt::skip]

@@ -251,3 +251,25 @@ save_npz(out, {
 "#,
     );
 }
+
+#[test]
+fn gradients_and_a_training_run() {
+    same_bits_everywhere(
+        "gradients",
+        r#"
+let x = randn([512, 96])
+let y = randint(0, 10, [512])
+let p = {"w1": randn([96, 128]) * 0.1, "b1": zeros([128]), "w2": randn([128, 10]) * 0.1}
+let loss = |p| -mean(log_softmax(relu(x @ p["w1"] + p["b1"]) @ p["w2"], axis=1)[arange(512), y])
+let step = value_and_grad(loss)
+for i in range(3) {
+    let (l, g) = step(p)
+    p = {"w1": p["w1"] - 0.1 * g["w1"], "b1": p["b1"] - 0.1 * g["b1"], "w2": p["w2"] - 0.1 * g["w2"]}
+}
+let (l, g) = step(p)
+let m = randn([64, 200])
+let gm = grad(|a| sum(softmax(a @ a.T, axis=1) * 3.0) + sum(var(a, axis=0)))(m)
+save_npz(out, {"w1": p["w1"], "b1": p["b1"], "w2": p["w2"], "g1": g["w1"], "gm": gm, "l": l})
+"#,
+    );
+}

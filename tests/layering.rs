@@ -23,8 +23,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("builtins", &["runtime"]),
     (
         "runtime",
-        &["ops", "quant", "io", "plot", "syntax", "progress"],
+        &[
+            "autograd", "ops", "quant", "io", "plot", "syntax", "progress",
+        ],
     ),
+    ("autograd", &["ops", "quant"]),
     ("plot", &["io", "markup"]),
     ("io", &["quant"]),
     ("quant", &["kernels"]),

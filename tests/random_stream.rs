@@ -20,7 +20,7 @@ fn session() -> Interp {
 /// Runs `code` in `interp`; its last expression must be a tensor.
 fn tensor_in(interp: &mut Interp, code: &str) -> Tensor {
     match interp.run("<test>", code, None) {
-        Ok(Value::Tensor(t)) => *t,
+        Ok(Value::Tensor(t)) => t.tensor().clone(),
         Ok(v) => panic!("`{code}` gave {}", v.describe()),
         Err(d) => panic!("`{code}` failed:\n{}", interp.render(&d, false)),
     }

@@ -4,8 +4,9 @@
 //! torch's chunk and unbind) and meshgrid.
 
 use super::create::FillValue;
-use super::shape::{or_diag, tuple, view, TensorSeq};
+use super::shape::{or_diag, reshaped, tuple, view, TensorSeq};
 use super::Builtin;
+use crate::autograd::Var;
 use crate::diag::Diagnostic;
 use crate::ops::pad::{pad, PadMode};
 use crate::ops::pieces::{self, SplitInto};
@@ -81,8 +82,8 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "expand_dims",
         doc: "x with size-1 axes inserted at axis (an int or a list of positions in the result); a view (NumPy).",
-        fn(_, a; x: Tensor, axis|dim: Axes) {
-            view(&a, views::expand_dims(&x, &axis.0))
+        fn(_, a; x: Var, axis|dim: Axes) {
+            reshaped(&a, "expand_dims", &x, views::expand_dims(&x, &axis.0))
         }
     },
     builtin! {

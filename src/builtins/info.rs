@@ -197,7 +197,7 @@ fn short_value(v: &Value, opts: &PrintOptions) -> String {
                         step: 1,
                     },
                 )
-                .unwrap_or_else(|_| (**t).clone());
+                .unwrap_or_else(|_| t.tensor().clone());
             list(&tensor_items(&head), t.numel(), opts)
         }
         Value::Tuple(items) => list(&items[..items.len().min(SHOWN_ITEMS)], items.len(), opts),

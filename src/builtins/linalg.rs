@@ -3,6 +3,7 @@
 use super::shape::tuple;
 use super::sort::result;
 use super::Builtin;
+use crate::autograd::{rules, Var};
 use crate::diag::Diagnostic;
 use crate::ops;
 use crate::ops::linalg::{self as la, NormOrd};
@@ -30,10 +31,10 @@ pub const BUILTINS: &[Builtin] = &[
                     None => Err(bound.err("matmul: unsupported operands")),
                 };
             }
-            let (a, b): (Tensor, Tensor) = (bound.convert("a")?, bound.convert("b")?);
-            ops::matmul(&a, &b)
+            let (a, b): (Var, Var) = (bound.convert("a")?, bound.convert("b")?);
+            rules::matmul(&a, &b)
                 .map(Value::from)
-                .map_err(|e| bound.tensor_err(e))
+                .map_err(|e| bound.grad_err(e))
         }
     },
     builtin! {

@@ -2,6 +2,7 @@
 
 use super::scalar_math as scalar;
 use super::{Bound, Builtin};
+use crate::autograd::rules::{self, VarOperand};
 use crate::diag::Diagnostic;
 use crate::ops::{self, BinaryOp, Operand, UnaryOp};
 use crate::runtime::arith;
@@ -16,7 +17,7 @@ macro_rules! unary_builtin {
         builtin! {
             name: UnaryOp::$op.name(),
             doc: concat!($doc, " Of a number, a number (a float computed in f64)."),
-            fn(_, a; x: Operand) {
+            fn(_, a; x: VarOperand) {
                 unary(&a, UnaryOp::$op, x)
             }
         }
@@ -29,7 +30,7 @@ macro_rules! binary_builtin {
         builtin! {
             name: $name,
             doc: $doc,
-            fn(_, bound; a: Operand, b: Operand) {
+            fn(_, bound; a: VarOperand, b: VarOperand) {
                 binary(&bound, BinaryOp::$op, a, b)
             }
         }
@@ -210,7 +211,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "round",
         doc: "Rounds half to even at `decimals` digits (negative: tens, hundreds, ...), as numpy.round; integer dtypes are kept.",
-        fn(_, a; x: Operand, decimals: i64 = 0) {
+        fn(_, a; x: VarOperand, decimals: i64 = 0) {
             let decimals = i32::try_from(decimals).map_err(|_| {
                 a.arg_err("decimals", format!("`decimals` is out of range: {decimals}"))
             })?;
@@ -266,9 +267,9 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "pow",
         doc: "x to the power y with broadcasting, as `x ** y` (integers to negative integer powers are an error).",
-        fn(_, a; x: Operand, y: Operand) {
+        fn(_, a; x: VarOperand, y: VarOperand) {
             match (x, y) {
-                (Operand::Scalar(x), Operand::Scalar(y)) => {
+                (VarOperand::Scalar(x), VarOperand::Scalar(y)) => {
                     arith::scalar_binary(BinOp::Pow, x, y).map_err(|m| a.err(m))
                 }
                 _ => binary(&a, BinaryOp::Pow, x, y),
@@ -285,21 +286,25 @@ pub(super) fn inplace_op(method: &str) -> Option<UnaryOp> {
 }
 
 /// `op(x)`: a tensor for a tensor, a scalar for a scalar.
-fn unary(a: &Bound, op: UnaryOp, x: Operand) -> Result<Value, Diagnostic> {
+fn unary(a: &Bound, op: UnaryOp, x: VarOperand) -> Result<Value, Diagnostic> {
     match x {
-        Operand::Tensor(t) => ops::unary(op, t).map(Value::from),
-        Operand::Scalar(s) => scalar::unary(op, s),
+        VarOperand::Var(t) => rules::unary(op, t)
+            .map(Value::from)
+            .map_err(|e| a.grad_err(e)),
+        VarOperand::Scalar(s) => scalar::unary(op, s).map_err(|e| a.tensor_err(e)),
     }
-    .map_err(|e| a.tensor_err(e))
 }
 
 /// `op(l, r)` with broadcasting: a scalar when both are scalars.
-fn binary(a: &Bound, op: BinaryOp, l: Operand, r: Operand) -> Result<Value, Diagnostic> {
+fn binary(a: &Bound, op: BinaryOp, l: VarOperand, r: VarOperand) -> Result<Value, Diagnostic> {
     match (l, r) {
-        (Operand::Scalar(l), Operand::Scalar(r)) => scalar::binary(op, l, r),
-        _ => ops::binary(op, l, r).map(Value::from),
+        (VarOperand::Scalar(l), VarOperand::Scalar(r)) => {
+            scalar::binary(op, l, r).map_err(|e| a.tensor_err(e))
+        }
+        _ => rules::binary(op, l, r)
+            .map(Value::from)
+            .map_err(|e| a.grad_err(e)),
     }
-    .map_err(|e| a.tensor_err(e))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! functions convert Values to tensor calls and never touch storage.
 
 mod arrange;
+pub(crate) mod autograd;
 mod conv;
 mod convert;
 mod core;
@@ -44,10 +45,11 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::diag::Diagnostic;
-use crate::runtime::{Bound, Builtin, CallArgs, Ctx, Value};
+use crate::runtime::{grad_net, Bound, Builtin, CallArgs, Ctx, Value};
 
 const DOMAINS: &[&[Builtin]] = &[
     core::BUILTINS,
+    autograd::BUILTINS,
     convert::BUILTINS,
     create::BUILTINS,
     shape::BUILTINS,
@@ -104,8 +106,10 @@ pub fn all() -> Vec<&'static Builtin> {
 
 /// Calls a builtin: binds the arguments against its declared parameters, then runs it.
 pub fn call(b: &'static Builtin, ctx: &mut dyn Ctx, args: CallArgs) -> Result<Value, Diagnostic> {
+    let tracked = grad_net::tracked_args(&args);
     let bound = Bound::new(b, args.bind(b)?)?;
-    (b.func)(ctx, bound)
+    let out = (b.func)(ctx, bound)?;
+    Ok(grad_net::mark_untracked(b, &tracked, out))
 }
 
 #[cfg(test)]

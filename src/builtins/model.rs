@@ -105,7 +105,7 @@ fn string_keyed<'a>(
 /// A tensor to write: dense, quantized, or mapped (loaded now).
 fn gguf_tensor(name: &str, v: &Value) -> Result<GgufTensor, String> {
     match v {
-        Value::Tensor(t) => Ok(GgufTensor::Dense((**t).clone())),
+        Value::Tensor(t) => Ok(GgufTensor::Dense(t.tensor().clone())),
         Value::Quant(q) if q.transposed => Err(format!(
             "entry \"{name}\" is a transposed view (q.T) of a quantized tensor; save the \
              [N, K] tensor itself"

@@ -1,6 +1,7 @@
 //! nn builtins (torch.nn.functional names, argument order and defaults).
 
 use super::{Bound, Builtin};
+use crate::autograd::{self, rules, Var};
 use crate::diag::Diagnostic;
 use crate::ops::nn::{self, Activation};
 use crate::runtime::value::Value;
@@ -12,8 +13,8 @@ macro_rules! activation_builtin {
         builtin! {
             name: $name,
             doc: $doc,
-            fn(_, a; x: Tensor) {
-                tensor_result(&a, nn::activation($act, &x))
+            fn(_, a; x: Var) {
+                recorded(&a, rules::activation($act, &x))
             }
         }
     };
@@ -23,8 +24,8 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "relu",
         doc: "max(x, 0) elementwise, keeping the dtype (NaN stays NaN); bool is an error.",
-        fn(_, a; x: Tensor) {
-            tensor_result(&a, nn::relu(&x))
+        fn(_, a; x: Var) {
+            recorded(&a, rules::relu(&x))
         }
     },
     activation_builtin!(
@@ -40,7 +41,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "gelu",
         doc: "x/2 * (1 + erf(x/sqrt(2))) elementwise; approximate=\"tanh\" uses the tanh formula; ints give f32.",
-        fn(_, a; x: Tensor, approximate: String = "none") {
+        fn(_, a; x: Var, approximate: String = "none") {
             let act = match approximate.as_str() {
                 "none" => Activation::Gelu,
                 "tanh" => Activation::GeluTanh,
@@ -49,21 +50,21 @@ pub const BUILTINS: &[Builtin] = &[
                     return Err(a.arg_err("approximate", msg));
                 }
             };
-            tensor_result(&a, nn::activation(act, &x))
+            recorded(&a, rules::activation(act, &x))
         }
     },
     builtin! {
         name: "softmax",
         doc: "exp(x) / sum(exp(x)) along axis, computed stably (the maximum is subtracted first); ints give f32.",
-        fn(_, a; x: Tensor, axis|dim: i64 = -1) {
-            tensor_result(&a, nn::softmax(&x, axis))
+        fn(_, a; x: Var, axis|dim: i64 = -1) {
+            recorded(&a, rules::softmax(&x, axis))
         }
     },
     builtin! {
         name: "log_softmax",
         doc: "log(softmax(x)) along axis, computed stably as (x - max) - log(sum(exp(x - max))); ints give f32.",
-        fn(_, a; x: Tensor, axis|dim: i64 = -1) {
-            tensor_result(&a, nn::log_softmax(&x, axis))
+        fn(_, a; x: Var, axis|dim: i64 = -1) {
+            recorded(&a, rules::log_softmax(&x, axis))
         }
     },
     builtin! {
@@ -83,6 +84,10 @@ pub const BUILTINS: &[Builtin] = &[
         }
     },
 ];
+
+fn recorded(a: &Bound, r: autograd::Result<Var>) -> Result<Value, Diagnostic> {
+    r.map(Value::from).map_err(|e| a.grad_err(e))
+}
 
 fn tensor_result(a: &Bound, r: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
     r.map(Value::from).map_err(|e| a.tensor_err(e))

@@ -4,6 +4,7 @@
 //! (which starts as `seed(0)`); with it, from a fresh stream of that seed, leaving the
 //! session's untouched.
 
+use super::create::leaf_if;
 use super::{Bound, Builtin, Ctx};
 use crate::diag::Diagnostic;
 use crate::ops::random as ops;
@@ -26,17 +27,17 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "rand",
         doc: "Uniform random values in [0, 1) of a float dtype; seed= uses a fresh stream and leaves the session's alone.",
-        fn(ctx, a; shape: Shape, dtype: DType = f32, seed: Option<usize> = none) {
+        fn(ctx, a; shape: Shape, dtype: DType = f32, seed: Option<usize> = none, requires_grad: bool = false) {
             float_dtype(&a, dtype)?;
-            with_rng(ctx, &a, seed, |rng| ops::rand(rng, &shape.0, dtype))
+            leaf_if(&a, with_rng(ctx, &a, seed, |rng| ops::rand(rng, &shape.0, dtype)), requires_grad)
         }
     },
     builtin! {
         name: "randn",
         doc: "Standard normal random values of a float dtype; seed= uses a fresh stream and leaves the session's alone.",
-        fn(ctx, a; shape: Shape, dtype: DType = f32, seed: Option<usize> = none) {
+        fn(ctx, a; shape: Shape, dtype: DType = f32, seed: Option<usize> = none, requires_grad: bool = false) {
             float_dtype(&a, dtype)?;
-            with_rng(ctx, &a, seed, |rng| ops::randn(rng, &shape.0, dtype))
+            leaf_if(&a, with_rng(ctx, &a, seed, |rng| ops::randn(rng, &shape.0, dtype)), requires_grad)
         }
     },
     builtin! {
@@ -65,22 +66,23 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "uniform",
         doc: "Uniform random values low + (high - low) * rand(shape) in [low, high) (numpy.random.uniform; rounding may reach high), of a float dtype.",
-        fn(ctx, a; shape: Shape, low: f64 = 0, high: f64 = 1, dtype: DType = f32, seed: Option<usize> = none) {
+        fn(ctx, a; shape: Shape, low: f64 = 0, high: f64 = 1, dtype: DType = f32, seed: Option<usize> = none, requires_grad: bool = false) {
             float_dtype(&a, dtype)?;
-            with_rng(ctx, &a, seed, |rng| ops::uniform(rng, &shape.0, low, high, dtype))
+            leaf_if(&a, with_rng(ctx, &a, seed, |rng| ops::uniform(rng, &shape.0, low, high, dtype)), requires_grad)
         }
     },
     builtin! {
         name: "normal",
         doc: "Normal random values mean + std * randn(shape) (numpy.random.normal; std >= 0), of a float dtype.",
-        fn(ctx, a; shape: Shape, mean: f64 = 0, std: f64 = 1, dtype: DType = f32, seed: Option<usize> = none) {
+        fn(ctx, a; shape: Shape, mean: f64 = 0, std: f64 = 1, dtype: DType = f32, seed: Option<usize> = none, requires_grad: bool = false) {
             float_dtype(&a, dtype)?;
-            with_rng(ctx, &a, seed, |rng| ops::normal(rng, &shape.0, mean, std, dtype))
+            leaf_if(&a, with_rng(ctx, &a, seed, |rng| ops::normal(rng, &shape.0, mean, std, dtype)), requires_grad)
         }
     },
     builtin! {
         name: "rand_like",
         doc: "rand with x's shape and (unless given) dtype, which must be a float one (torch.rand_like).",
+        grad: Constant,
         fn(ctx, a; x: Tensor, dtype: Option<DType> = none, seed: Option<usize> = none) {
             let dtype = dtype.unwrap_or(x.dtype());
             float_dtype(&a, dtype)?;
@@ -90,6 +92,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "randn_like",
         doc: "randn with x's shape and (unless given) dtype, which must be a float one (torch.randn_like).",
+        grad: Constant,
         fn(ctx, a; x: Tensor, dtype: Option<DType> = none, seed: Option<usize> = none) {
             let dtype = dtype.unwrap_or(x.dtype());
             float_dtype(&a, dtype)?;

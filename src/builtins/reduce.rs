@@ -5,6 +5,7 @@
 use std::cmp::Ordering;
 
 use super::{sequences, Bound, Builtin};
+use crate::autograd::{rules, Var};
 use crate::diag::Diagnostic;
 use crate::ops::reduce::ScanOp;
 use crate::ops::{self, ReduceOp};
@@ -18,7 +19,7 @@ macro_rules! reduce_builtin {
         builtin! {
             name: $name,
             doc: $doc,
-            fn(_, a; x: Tensor, axis|dim: Option<Axes> = none, keepdim|keepdims: bool = false) {
+            fn(_, a; x: Var, axis|dim: Option<Axes> = none, keepdim|keepdims: bool = false) {
                 reduce(&a, $op, &x, axis, keepdim)
             }
         }
@@ -32,7 +33,7 @@ macro_rules! spread_builtin {
             name: $name,
             doc: $doc,
             fn(_, a;
-                x: Tensor,
+                x: Var,
                 axis|dim: Option<Axes> = none,
                 keepdim|keepdims: bool = false,
                 ddof: i64 = 0,
@@ -68,7 +69,7 @@ macro_rules! reduce_or_fold_builtin {
                     only_for_tensors(&a, &["axis", "keepdim"])?;
                     return $fold(&a, x);
                 }
-                reduce(&a, $op, &a.convert::<Tensor>("x")?, axis, keepdim)
+                reduce(&a, $op, &a.convert::<Var>("x")?, axis, keepdim)
             }
         }
     };
@@ -94,7 +95,7 @@ macro_rules! reduce_or_extreme_builtin {
                 if key.is_some() {
                     return Err(a.arg_err("key", concat!($name, ": key= applies to a tuple or range, not a tensor")));
                 }
-                reduce(&a, $op, &a.convert::<Tensor>("x")?, axis, keepdim)
+                reduce(&a, $op, &a.convert::<Var>("x")?, axis, keepdim)
             }
         }
     };
@@ -262,12 +263,14 @@ fn only_for_tensors(a: &Bound, names: &[&str]) -> Result<(), Diagnostic> {
 fn reduce(
     a: &Bound,
     op: ReduceOp,
-    x: &Tensor,
+    x: &Var,
     axis: Option<Axes>,
     keepdim: bool,
 ) -> Result<Value, Diagnostic> {
     let axes = axis.map(|a| a.0);
-    result(a, ops::reduce(op, x, axes.as_deref(), keepdim))
+    rules::reduce(op, x, axes.as_deref(), keepdim)
+        .map(Value::from)
+        .map_err(|e| a.grad_err(e))
 }
 
 fn result(a: &Bound, t: TensorResult<Tensor>) -> Result<Value, Diagnostic> {

@@ -4,11 +4,12 @@
 use std::rc::Rc;
 
 use super::{Bound, Builtin};
+use crate::autograd::rules::{self, VarOperand};
+use crate::autograd::{self, Var};
 use crate::diag::Diagnostic;
 use crate::ops::index::{argwhere, nonzero};
-use crate::ops::rearrange::{self, reverse_axes};
+use crate::ops::rearrange;
 use crate::ops::shape::{self as ops, Sections};
-use crate::ops::Operand;
 use crate::runtime::value::Value;
 use crate::runtime::{builtin, Arg, Axes, FromArg, Rest, Shape, TensorLike};
 use crate::tensor::shape::shape_str;
@@ -18,7 +19,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "reshape",
         doc: "x with a new shape (a list or separate ints, one may be -1); a view when the strides allow.",
-        fn(_, a; x: Tensor, shape: Rest) {
+        fn(_, a; x: Var, shape: Rest) {
             // reshape(x, [2, 3]) or reshape(x, 2, 3)
             let mut dims = Vec::new();
             for arg in shape.0 {
@@ -33,16 +34,16 @@ pub const BUILTINS: &[Builtin] = &[
                 })?;
                 dims.extend(list);
             }
-            view(&a, x.reshape(&dims))
+            recorded(&a, rules::reshape(&x, &dims))
         }
     },
     builtin! {
         name: "transpose",
         doc: "All axes reversed (NumPy; the same as `x.T`), or axes d0 and d1 swapped when both are given; a view. `x.mT` swaps the last two (torch).",
-        fn(_, a; x: Tensor, d0: Option<i64> = none, d1: Option<i64> = none) {
+        fn(_, a; x: Var, d0: Option<i64> = none, d1: Option<i64> = none) {
             match (d0, d1) {
-                (None, None) => view(&a, reverse_axes(&x)),
-                (Some(d0), Some(d1)) => view(&a, x.transpose(d0, d1)),
+                (None, None) => recorded(&a, rules::reverse_axes(&x)),
+                (Some(d0), Some(d1)) => recorded(&a, rules::transpose(&x, d0, d1)),
                 _ => Err(a.err("transpose takes no axes (reverse them all) or two axes to swap, got one")),
             }
         }
@@ -50,64 +51,64 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "permute",
         doc: "Reorders all axes (a view): `permute(x, [2, 0, 1])`.",
-        fn(_, a; x: Tensor, dims: Option<Axes>) {
-            view(&a, x.permute(&dims.map(|d| d.0).unwrap_or_default()))
+        fn(_, a; x: Var, dims: Option<Axes>) {
+            recorded(&a, rules::permute(&x, &dims.map(|d| d.0).unwrap_or_default()))
         }
     },
     builtin! {
         name: "unsqueeze",
         doc: "Inserts a size-1 axis at axis (a view).",
-        fn(_, a; x: Tensor, axis|dim: i64) {
-            view(&a, x.unsqueeze(axis))
+        fn(_, a; x: Var, axis|dim: i64) {
+            reshaped(&a, "unsqueeze", &x, x.unsqueeze(axis))
         }
     },
     builtin! {
         name: "squeeze",
         doc: "Removes size-1 axes (all of them, or the given ones) (a view).",
-        fn(_, a; x: Tensor, axis|dim: Option<Axes> = none) {
-            view(&a, x.squeeze(axis.map(|a| a.0).as_deref()))
+        fn(_, a; x: Var, axis|dim: Option<Axes> = none) {
+            reshaped(&a, "squeeze", &x, x.squeeze(axis.map(|a| a.0).as_deref()))
         }
     },
     builtin! {
         name: "flatten",
         doc: "x with the axes start_dim to end_dim (inclusive) merged into one: a 1-D tensor by default, 0-d x included (torch); a view when the strides allow.",
-        fn(_, a; x: Tensor, start_dim: i64 = 0, end_dim: i64 = -1) {
-            view(&a, rearrange::flatten(&x, start_dim, end_dim))
+        fn(_, a; x: Var, start_dim: i64 = 0, end_dim: i64 = -1) {
+            reshaped(&a, "flatten", &x, rearrange::flatten(&x, start_dim, end_dim))
         }
     },
     builtin! {
         name: "broadcast_to",
         doc: "A view of x repeated to shape by NumPy's broadcasting rule (a write gives it its own copy first).",
-        fn(_, a; x: Tensor, shape: Shape) {
-            view(&a, x.broadcast_to(&shape.0))
+        fn(_, a; x: Var, shape: Shape) {
+            recorded(&a, rules::broadcast_to(&x, &shape.0))
         }
     },
     builtin! {
         name: "contiguous",
         doc: "x in row-major order (copies only when x is not).",
-        fn(_, _a; x: Tensor) {
-            Ok(Value::from(x.contiguous()))
+        fn(_, a; x: Var) {
+            reshaped(&a, "contiguous", &x, Ok(x.contiguous()))
         }
     },
     builtin! {
         name: "clone",
         doc: "A copy of x that owns its data.",
-        fn(_, a; x: Tensor) {
+        fn(_, a; x: Var) {
             // contiguous() may return the same storage; a clone must own fresh data.
-            view(&a, Tensor::from_storage(x.contiguous().storage().clone(), x.shape()))
+            reshaped(&a, "clone", &x, Tensor::from_storage(x.contiguous().storage().clone(), x.shape()))
         }
     },
     builtin! {
         name: "to",
         doc: "x converted to dtype (`x.to(f32)`); integers wrap and floats truncate like NumPy's astype.",
-        fn(_, a; x: TensorLike, dtype: Option<DType>) {
+        fn(_, a; x: &Value, dtype: Option<DType>) {
             to_dtype(&a, "to", x, dtype)
         }
     },
     builtin! {
         name: "astype",
         doc: "x converted to dtype, as NumPy's `x.astype(dtype)`: the same as `x.to(dtype)`.",
-        fn(_, a; x: TensorLike, dtype: Option<DType>) {
+        fn(_, a; x: &Value, dtype: Option<DType>) {
             to_dtype(&a, "astype", x, dtype)
         }
     },
@@ -152,11 +153,14 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "where",
         doc: "a where cond is nonzero, else b, elementwise; all three broadcast, numbers are weak. With cond alone, nonzero(cond): a tuple of i64 index tensors (NumPy).",
-        fn(_, bound; cond|condition: Tensor, a|x: Option<Operand> = none, b|y: Option<Operand> = none) {
+        fn(_, bound; cond|condition: Tensor, a|x: Option<VarOperand> = none, b|y: Option<VarOperand> = none) {
             match (a, b) {
-                (Some(a), Some(b)) => ops::where_(&cond, a, b)
+                (Some(a), Some(b)) => rules::where_(&Var::constant(cond.clone()), a, b)
                     .map(Value::from)
-                    .map_err(|e| where_err(&bound, e)),
+                    .map_err(|e| match e {
+                        autograd::GradError::Tensor(e) => where_err(&bound, e),
+                        other => bound.grad_err(other),
+                    }),
                 (None, None) => Ok(tuple(or_diag(&bound, nonzero(&cond))?)),
                 _ => Err(bound.err("where takes cond alone, or cond, a and b: one of a and b is missing")),
             }
@@ -314,13 +318,28 @@ fn fill(a: &Bound, mut x: Tensor, v: &Value) -> Result<Value, Diagnostic> {
 }
 
 /// `x.to(dtype)` and `x.astype(dtype)`; a float number converts from its f64 value.
-fn to_dtype(
-    a: &Bound,
-    name: &str,
-    x: TensorLike,
-    dtype: Option<DType>,
-) -> Result<Value, Diagnostic> {
+fn to_dtype(a: &Bound, name: &str, x: &Value, dtype: Option<DType>) -> Result<Value, Diagnostic> {
     let dtype =
         dtype.ok_or_else(|| a.err(format!("{name}() needs a dtype, e.g. x.{name}(f32)")))?;
+    if let Value::Tensor(t) = x {
+        return recorded(a, rules::cast(t, dtype));
+    }
+    let x: TensorLike = a.convert("x")?;
     Ok(Value::from(x.exact().to_dtype(dtype)))
+}
+
+/// A recorded op's result as a value.
+fn recorded(a: &Bound, r: autograd::Result<Var>) -> Result<Value, Diagnostic> {
+    r.map(Value::from).map_err(|e| a.grad_err(e))
+}
+
+/// `r`, x's elements in another shape, recorded as made from `x` by `op`.
+pub(super) fn reshaped(
+    a: &Bound,
+    op: &'static str,
+    x: &Var,
+    r: Result<Tensor, TensorError>,
+) -> Result<Value, Diagnostic> {
+    let y = r.map_err(|e| a.tensor_err(e))?;
+    Ok(Value::from(rules::reshaped(op, x, y)))
 }

@@ -6,9 +6,10 @@ use crate::diag::{Diagnostic, ErrorKind};
 use crate::ops::index::{self as ix, Index, Selection};
 use crate::runtime::arith::{self, OperandSpans};
 use crate::runtime::value::{Key, Value};
-use crate::runtime::{tensor_diag, Scope};
+use crate::runtime::{grad_diag, tensor_diag, Scope};
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, IndexItem};
+use crate::tensor::shape::shape_str;
 use crate::tensor::{Scalar, Tensor};
 
 use super::binary::scalar_operand;
@@ -58,14 +59,63 @@ impl Interp {
                 let v = self.eval(value, scope)?;
                 self.assign_names(names, target.span, v, value.span, scope)
             }
+            ExprKind::Attr { target: base, name } if &*name.name == "grad" && op.is_none() => {
+                self.assign_grad(base, target.span, value, scope)
+            }
             ExprKind::Attr { name, .. } => Err(Diagnostic::new(
                 target.span,
                 format!("cannot assign to the attribute `{}`", name.name),
             )
-            .with_note("attributes are read-only; a dict entry is set with `d[\"key\"] = value`")
+            .with_note(
+                "attributes are read-only (but a leaf's `.grad`); a dict entry is set with `d[\"key\"] = value`",
+            )
             .into()),
             _ => Err(Diagnostic::new(target.span, "cannot assign to this expression").into()),
         }
+    }
+
+    /// `x.grad = g` (or `none`, torch's way of zeroing it) for a leaf that requires
+    /// grad; `g` must have x's shape and is kept in x's dtype.
+    fn assign_grad(
+        &mut self,
+        base: &Expr,
+        target: Span,
+        value: &Expr,
+        scope: &Rc<Scope>,
+    ) -> Result<(), Flow> {
+        let x = self.eval(base, scope)?;
+        let g = self.eval(value, scope)?;
+        let Value::Tensor(x) = &x else {
+            return Err(Diagnostic::new(
+                base.span,
+                format!("`.grad` belongs to tensors, not {}", x.describe()),
+            )
+            .into());
+        };
+        let g = match g {
+            Value::None => None,
+            Value::Tensor(g) if g.shape() == x.shape() => Some(g.detach().to_dtype(x.dtype())),
+            other => {
+                return Err(Diagnostic::new(
+                    value.span,
+                    format!(
+                        "`.grad` must be none or a tensor of shape {}, got {}",
+                        shape_str(x.shape()),
+                        other.describe()
+                    ),
+                )
+                .into())
+            }
+        };
+        if !x.set_grad(g.map(crate::autograd::Var::constant)) {
+            return Err(Diagnostic::new(
+                target,
+                "only a leaf that requires grad has a `.grad` to set (see x.requires_grad_())",
+            )
+            .with_kind(ErrorKind::Grad)
+            .into());
+        }
+        Ok(())
     }
 
     /// `(a, (b, c)) = v`: each name, already a variable, takes its item of `v`.
@@ -163,7 +213,10 @@ impl Interp {
             {
                 self.changing_in_place(name);
                 let written = match scope.binding(name).as_deref_mut() {
-                    Some(Value::Tensor(t)) => ix::write_element(t, at.ints(), v),
+                    Some(Value::Tensor(t)) => match t.untracked_mut() {
+                        Some(t) => ix::write_element(t, at.ints(), v),
+                        None => false,
+                    },
                     _ => false,
                 };
                 if written {
@@ -203,6 +256,10 @@ impl Interp {
                 format!("cannot assign through an index of {}", cur.describe()),
             ));
         };
+        let t = t.writable().map_err(|e| grad_diag(e, target))?;
+        if matches!(&rhs, Value::Tensor(v) if v.is_tracked()) && crate::autograd::enabled() {
+            return Err(grad_diag(crate::autograd::GradError::WriteTracked, value));
+        }
         // The selection is computed after make_writable, which may move the elements.
         t.make_writable();
         let items: Vec<Index> = idx.iter().map(|(i, _)| i.clone()).collect();

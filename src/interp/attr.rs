@@ -2,10 +2,11 @@
 
 use std::rc::Rc;
 
+use crate::autograd::rules;
 use crate::diag::Diagnostic;
-use crate::ops::rearrange::{reverse_axes, swap_last_two};
-use crate::runtime::tensor_diag;
+use crate::ops::rearrange::swap_last_two;
 use crate::runtime::value::{Key, Value};
+use crate::runtime::{grad_diag, tensor_diag};
 use crate::syntax::ast::Ident;
 
 use super::Interp;
@@ -25,11 +26,18 @@ impl Interp {
                 "owns_data" => Some(Value::Bool(t.owns_data())),
                 // NumPy's `.T` reverses all axes; torch's `.mT` swaps the last two.
                 "T" => Some(Value::from(
-                    reverse_axes(t).map_err(|e| tensor_diag(e, name.span, &[]))?,
+                    rules::reverse_axes(t).map_err(|e| grad_diag(e, name.span))?,
                 )),
-                "mT" => Some(Value::from(
-                    swap_last_two(t).map_err(|e| tensor_diag(e, name.span, &[]))?,
-                )),
+                "mT" => {
+                    swap_last_two(t).map_err(|e| tensor_diag(e, name.span, &[]))?;
+                    let r = rules::transpose(t, -2, -1);
+                    Some(Value::from(r.map_err(|e| grad_diag(e, name.span))?))
+                }
+                // Autograd (torch's names).
+                "grad" => Some(t.grad().map_or(Value::None, Value::from)),
+                "requires_grad" => Some(Value::Bool(t.requires_grad())),
+                "is_leaf" => Some(Value::Bool(t.is_leaf())),
+                "grad_fn" => Some(t.grad_fn().map_or(Value::None, Value::str)),
                 _ => None,
             },
             Value::Module(m) => m.scope.lookup(&name.name),

@@ -46,7 +46,7 @@ pub(super) fn unpack(
     let items: Vec<Value> = match v {
         Value::Tuple(items) => items.to_vec(),
         Value::Tensor(t) if t.ndim() > 0 => (0..t.shape()[0] as i64)
-            .map(|i| t.select(0, i).map(Value::from))
+            .map(|i| crate::autograd::rules::row(t, i).map(Value::from))
             .collect::<Result<_, _>>()
             .map_err(|e| tensor_diag(e, span, &[]))?,
         other => {

@@ -179,6 +179,13 @@ impl Interp {
                 Ok(value)
             }
             Value::Func(c) => self.call_closure(c, args),
+            Value::Grad(g) => {
+                let value = builtins::autograd::call_grad_fn(g, self, args);
+                if let Some(code) = self.exit_request.take() {
+                    return Err(Flow::Exit(code, callee_span));
+                }
+                Ok(value?)
+            }
             // `bool(x)` is Python's truth value, a builtin.
             Value::DType(DType::Bool) => match builtins::lookup("bool") {
                 Some(b) => self.call_value(&Value::Builtin(b), args, callee_span),
@@ -192,7 +199,12 @@ impl Interp {
                         format!("cannot convert {} to {d}", a.value.describe()),
                     )
                 })?;
-                Ok(Value::from(t.to_dtype(*d)))
+                match &a.value {
+                    Value::Tensor(v) => crate::autograd::rules::cast(v, *d)
+                        .map(Value::from)
+                        .map_err(|e| crate::runtime::grad_diag(e, a.span).into()),
+                    _ => Ok(Value::from(t.to_dtype(*d))),
+                }
             }
             Value::DType(d) => {
                 let message = match (args.positional.len(), args.keyword.first()) {

@@ -3,13 +3,14 @@
 
 use std::rc::Rc;
 
+use crate::autograd::{self, GradError};
 use crate::diag::Diagnostic;
 use crate::ops::binary_inplace::{binary_inplace, compound_dtype_error};
 use crate::ops::index::Selection;
 use crate::ops::{BinaryOp, Operand};
 use crate::runtime::arith::{self, OperandSpans};
 use crate::runtime::value::Value;
-use crate::runtime::{tensor_diag, Scope};
+use crate::runtime::{grad_diag, tensor_diag, Scope};
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, Ident};
 use crate::tensor::{DType, TensorError};
@@ -34,6 +35,9 @@ impl Interp {
             rhs: value,
             whole: target.to(value),
         };
+        if let Some(recorded) = self.compound_recorded(name, op, &rhs, at, scope) {
+            return recorded.map(Some);
+        }
         // `@` has no elementwise op: its product is computed whole and stored below.
         let top = BinaryOp::from_symbol(op.symbol());
         // Looked at, not cloned: a second reference would make the update copy.
@@ -54,12 +58,65 @@ impl Interp {
             Some(Value::Tensor(t)) => t,
             _ => return Err(Diagnostic::new(target, "internal: variable changed").into()),
         };
-        t.make_writable();
-        let region = Selection::from(t.layout().clone());
-        let written = self.store(&mut t, &region, &result, Some(op), at);
+        let written = match t.writable() {
+            Ok(data) => {
+                data.make_writable();
+                let region = Selection::from(data.layout().clone());
+                self.store(data, &region, &result, Some(op), at)
+            }
+            Err(e) => Err(grad_diag(e, target)),
+        };
         scope.set(name, Value::Tensor(t));
         written?;
         Ok(None)
+    }
+
+    /// `name op= rhs` while gradients are recorded and either side is tracked: the
+    /// update is recorded as `name = name op rhs` (keeping the variable's float
+    /// dtype, as in place); a leaf that requires grad cannot be updated. `None`: the
+    /// update is not recorded (an integer tensor keeps the in-place rules).
+    fn compound_recorded(
+        &mut self,
+        name: &Ident,
+        op: BinOp,
+        rhs: &Value,
+        at: OperandSpans,
+        scope: &Rc<Scope>,
+    ) -> Option<Result<Value, Flow>> {
+        if !autograd::enabled() {
+            return None;
+        }
+        let (tracked, float, leaf) = match scope.value(name).as_deref() {
+            Some(Value::Tensor(t)) => (
+                t.is_tracked(),
+                t.dtype().is_float(),
+                t.is_tracked() && t.is_leaf(),
+            ),
+            _ => return None,
+        };
+        let rhs_tracked = matches!(rhs, Value::Tensor(t) if t.is_tracked());
+        if !(tracked || rhs_tracked) || !float {
+            return None;
+        }
+        if leaf {
+            return Some(Err(
+                grad_diag(GradError::InPlace { leaf: true }, at.lhs).into()
+            ));
+        }
+        Some((|| {
+            let cur = self.lookup(name, scope)?;
+            let dtype = match &cur {
+                Value::Tensor(t) => t.dtype(),
+                _ => return Err(Diagnostic::new(at.lhs, "internal: variable changed").into()),
+            };
+            let result = arith::binary(op, &cur, rhs, at)?;
+            Ok(match result {
+                Value::Tensor(r) => Value::from(
+                    autograd::rules::cast(&r, dtype).map_err(|e| grad_diag(e, at.whole))?,
+                ),
+                other => other,
+            })
+        })())
     }
 
     /// `name op= operand` computed in the storage of the tensor `name` holds.
@@ -79,11 +136,13 @@ impl Interp {
         let Some(Value::Tensor(mut t)) = scope.take(name) else {
             return Err(Diagnostic::new(at.lhs, "internal: variable changed").into());
         };
-        let done = binary_inplace(top, &mut t, operand);
+        let failed = match t.writable() {
+            Ok(data) => binary_inplace(top, data, operand)
+                .err()
+                .map(|e| compound_diag(e, (op, top), &Value::Tensor(t.clone()), rhs, at)),
+            Err(e) => Some(grad_diag(e, at.lhs)),
+        };
         let cur = Value::Tensor(t);
-        let failed = done
-            .err()
-            .map(|e| compound_diag(e, (op, top), &cur, rhs, at));
         scope.set(name, cur);
         match failed {
             Some(d) => Err(d.into()),

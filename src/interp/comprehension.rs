@@ -28,7 +28,7 @@ impl Interp {
         let mut items = Vec::new();
         self.clauses(elem, clauses, &inner, &mut items)?;
         Ok(match kind {
-            Collect::Tensor => Value::from(literal::build(items, span, Floats::Default)?),
+            Collect::Tensor => literal::build_value(items, span, Floats::Default)?,
             Collect::Tuple => Value::Tuple(Rc::new(items.into_iter().map(|(v, _)| v).collect())),
         })
     }

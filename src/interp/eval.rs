@@ -132,6 +132,10 @@ impl Interp {
                 return self.index_expr(target, items, e.span, scope)
             }
             ExprKind::Block(b) => self.eval_block(b, scope)?,
+            ExprKind::NoGrad(b) => {
+                let _off = crate::autograd::GradMode::off();
+                self.eval_block(b, scope)?
+            }
             ExprKind::If {
                 cond,
                 then,
@@ -227,7 +231,7 @@ impl Interp {
         for it in items {
             vals.push((self.eval(it, scope)?, it.span));
         }
-        Ok(Value::from(literal::build(vals, span, Floats::Default)?))
+        Ok(literal::build_value(vals, span, Floats::Default)?)
     }
 
     fn tuple(&mut self, items: &[Expr], scope: &Rc<Scope>) -> Eval {

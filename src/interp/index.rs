@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use crate::autograd;
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ops::index::{self as ix, Index, IndexError};
 use crate::runtime::value::{Dict, Key, Value};
@@ -62,7 +63,7 @@ impl Interp {
     ) -> Eval {
         if let (ExprKind::Ident(var), Some(at)) = (&target.kind, IntIndex::of(items, scope)) {
             if let Some(Value::Tensor(t)) = scope.value(var).as_deref() {
-                if let Some(element) = ix::read_element(t, at.ints()) {
+                if let Some(element) = ix::read_element(t, at.ints()).filter(|_| !t.is_tracked()) {
                     return Ok(Value::from(element));
                 }
             }
@@ -144,8 +145,8 @@ impl Interp {
         match v {
             Value::Tensor(t) => {
                 let items: Vec<Index> = idx.iter().map(|(i, _)| i.clone()).collect();
-                let picked =
-                    ix::index_get(t, &items).map_err(|e| index_diag(e, t, idx, target, whole))?;
+                let picked = autograd::rules::index(t, &items)
+                    .map_err(|e| index_diag(e, t, idx, target, whole))?;
                 Ok(Value::from(picked))
             }
             Value::Tuple(items) => match idx {
@@ -280,7 +281,7 @@ fn index_item(v: &Value, span: Span) -> Result<Index, Diagnostic> {
             Ok(Index::Int(t.item_i64().unwrap_or(0)))
         }
         Value::Tensor(t) if t.dtype().is_int() || t.dtype() == DType::Bool => {
-            Ok(Index::Tensor((**t).clone()))
+            Ok(Index::Tensor(t.tensor().clone()))
         }
         // `x[[]]`: an empty literal is f32, but NumPy reads it as an empty index list.
         Value::Tensor(t) if t.numel() == 0 && t.ndim() == 1 => {

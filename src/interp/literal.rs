@@ -2,6 +2,7 @@
 //! lists stack along a new first axis and must not be ragged. A literal built
 //! [`Floats::Wide`] (the data of `tensor([...], dtype=...)`) keeps its floats as f64.
 
+use crate::autograd::{rules, Var};
 use crate::diag::Diagnostic;
 use crate::span::Span;
 use crate::tensor::{DType, Tensor};
@@ -17,6 +18,34 @@ pub enum Floats {
     Wide,
 }
 
+/// [`build`] as a value, tracked for gradients when a row is.
+pub fn build_value(
+    items: Vec<(Value, Span)>,
+    span: Span,
+    floats: Floats,
+) -> Result<Value, Diagnostic> {
+    let rows: Option<Vec<Option<Var>>> = items
+        .iter()
+        .any(|(v, _)| matches!(v, Value::Tensor(t) if t.is_tracked()))
+        .then(|| {
+            items
+                .iter()
+                .map(|(v, _)| match v {
+                    Value::Tensor(t) => Some((**t).clone()),
+                    _ => None,
+                })
+                .collect()
+        });
+    let out = build(items, span, floats)?;
+    Ok(match rows {
+        Some(rows) => {
+            let rows: Vec<Option<&Var>> = rows.iter().map(Option::as_ref).collect();
+            Value::from(rules::stacked(&rows, out))
+        }
+        None => Value::from(out),
+    })
+}
+
 pub fn build(items: Vec<(Value, Span)>, span: Span, floats: Floats) -> Result<Tensor, Diagnostic> {
     let tensor_err = |e: crate::tensor::TensorError| Diagnostic::new(span, e.to_string());
     if items.is_empty() {
@@ -30,7 +59,7 @@ pub fn build(items: Vec<(Value, Span)>, span: Span, floats: Floats) -> Result<Te
     let mut dtype: Option<DType> = None;
     for (v, s) in &items {
         let t = match v {
-            Value::Tensor(t) => (**t).clone(),
+            Value::Tensor(t) => t.tensor().clone(),
             // Weak: converted once, from its own value, to the rows' dtype.
             other => other.to_tensor_exact().ok_or_else(|| {
                 Diagnostic::new(

@@ -93,7 +93,8 @@ impl Interp {
                     return Err(Diagnostic::new(it_span, "cannot iterate over a 0-d tensor").into());
                 }
                 for i in 0..t.shape()[0] as i64 {
-                    let row = t.select(0, i).map_err(|e| tensor_diag(e, it_span, &[]))?;
+                    let row = crate::autograd::rules::row(t, i)
+                        .map_err(|e| tensor_diag(e, it_span, &[]))?;
                     if f(self, Value::from(row))? {
                         break;
                     }

@@ -4,6 +4,7 @@
 //! Also `nonzero`/`argwhere`, which turn a mask into the indices it selects.
 
 use super::{elems, output_buffer, scalar_as};
+use crate::kernels::math::Arith;
 use crate::kernels::strided::{at, for_each_run};
 use crate::tensor::shape::{broadcast_shapes, check_op_rank, shape_str};
 use crate::tensor::{DType, Elem, Layout, Result, Scalar, SliceSpec, Tensor, TensorError};
@@ -586,6 +587,29 @@ pub fn write(t: &mut Tensor, sel: &Selection, value: &Tensor) -> Result<()> {
             Ok(())
         }),
     }
+}
+
+/// Adds `value` (broadcast to the selection's shape, cast to t's dtype) into the
+/// elements `sel` addresses; a repeated offset accumulates every value, in
+/// selection order (NumPy's `add.at`). `sel` must come from `t`'s layout after
+/// `make_writable`.
+pub fn add_at(t: &mut Tensor, sel: &Selection, value: &Tensor) -> Result<()> {
+    let src = value.to_dtype(t.dtype()).broadcast_to(sel.shape())?;
+    let offsets: Vec<usize> = match sel {
+        Selection::View(l) => relative_offsets(&l.shape, &l.strides)
+            .into_iter()
+            .map(|o| usize::try_from(o + l.offset as isize).map_err(|_| internal()))
+            .collect::<Result<_>>()?,
+        Selection::Gather { offsets, .. } => offsets.clone(),
+    };
+    crate::dispatch!(t.dtype(), T => {
+        let dst = T::vec_mut(t.storage_mut()).ok_or_else(internal)?;
+        for (&o, v) in offsets.iter().zip(src.to_vec::<T>()) {
+            let d = dst.get_mut(o).ok_or_else(internal)?;
+            *d = d.add(v);
+        }
+        Ok(())
+    })
 }
 
 /// The number of nonzero elements (NaN counts as nonzero) and their coordinates, one

@@ -7,12 +7,6 @@
 use crate::tensor::shape::{check_op_rank, normalize_axis};
 use crate::tensor::{Layout, Result, SliceSpec, Tensor, TensorError};
 
-/// NumPy's `x.T` and `transpose(x)`: every axis in reverse order.
-pub fn reverse_axes(x: &Tensor) -> Result<Tensor> {
-    let order: Vec<i64> = (0..x.ndim() as i64).rev().collect();
-    x.permute(&order)
-}
-
 /// torch's `x.mT`: the last two axes swapped, for a matrix or a batch of them.
 pub fn swap_last_two(x: &Tensor) -> Result<Tensor> {
     if x.ndim() < 2 {
@@ -207,13 +201,8 @@ mod tests {
     #[test]
     fn transposes() {
         let x = arange(&[2, 3, 4]);
-        assert_eq!(reverse_axes(&x).unwrap().shape(), &[4, 3, 2]);
         assert_eq!(swap_last_two(&x).unwrap().shape(), &[2, 4, 3]);
         assert!(swap_last_two(&arange(&[3])).is_err());
-        assert_eq!(
-            reverse_axes(&Tensor::scalar(1i64)).unwrap().shape(),
-            &[] as &[usize]
-        );
     }
 
     #[test]

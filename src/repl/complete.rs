@@ -23,11 +23,15 @@ const TENSOR_ATTRS: &[&str] = &[
     "owns_data",
     "shape",
     "strides",
+    "grad",
+    "requires_grad",
+    "is_leaf",
+    "grad_fn",
 ];
 
 const KEYWORDS: &[&str] = &[
     "and", "as", "break", "catch", "continue", "del", "else", "false", "fn", "for", "if", "import",
-    "in", "let", "none", "not", "or", "return", "true", "try", "use", "while",
+    "in", "let", "no_grad", "none", "not", "or", "return", "true", "try", "use", "while",
 ];
 
 /// What completion needs to know about one variable.

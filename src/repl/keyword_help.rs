@@ -14,11 +14,17 @@ try { body } catch e { handler }
 
 An expression: the body's value, or the handler's when the body raised an error;
 e.message is its text, e.kind one of error name type value index key shape file
-recursion. error(msg) raises; error(e) raises a caught error again. Ctrl-C,
+recursion grad. error(msg) raises; error(e) raises a caught error again. Ctrl-C,
 --timeout, the memory limit and exit() are never caught.";
 
 const KEYWORDS: &[(&str, &str)] = &[
     ("try", TRY),
+    (
+        "no_grad",
+        "no_grad { ... }\n\nAn expression: the block's value, computed without recording \
+         gradients;\na leaf that requires grad may be changed in place inside it \
+         (w -= lr * w.grad).",
+    ),
     ("catch", TRY),
     (
         "del",
@@ -82,7 +88,7 @@ mod tests {
     #[test]
     fn every_statement_keyword_has_help() {
         for k in [
-            "try", "catch", "del", "in", "for", "let", "fn", "if", "while",
+            "try", "catch", "del", "in", "for", "let", "fn", "if", "while", "no_grad",
         ] {
             assert!(keyword_help(k).is_some_and(|t| t.contains(k)), "{k}");
         }

@@ -20,7 +20,7 @@ use rustyline::{CompletionType, Config, Editor};
 use crate::interp::Interp;
 use crate::kernels::interrupt;
 use crate::runtime::text_size::repr_checked;
-use crate::runtime::value::type_line;
+use crate::runtime::value::{grad_note, type_line};
 use crate::runtime::Value;
 
 use commands::Outcome;
@@ -46,7 +46,7 @@ pub fn echo(interp: &Interp, v: &Value) -> Option<String> {
     };
     match v {
         Value::None => None,
-        Value::Tensor(t) => Some(format!("{}\n{}\n", text(), type_line(t))),
+        Value::Tensor(t) => Some(format!("{}\n{}{}\n", text(), type_line(t), grad_note(t))),
         Value::Quant(q) => Some(format!("{}\n", q.type_line())),
         _ => Some(format!("{}\n", text())),
     }

@@ -1,6 +1,7 @@
 //! Operators on values: scalar arithmetic done inline (no tensor allocation), anything
 //! involving a tensor handed to `ops` with weak-scalar promotion.
 
+use crate::autograd::{self, rules::VarOperand, GradError};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::kernels::math::Arith;
 use crate::ops::{self, BinaryOp, UnaryOp};
@@ -8,6 +9,7 @@ use crate::span::Span;
 use crate::syntax::ast::{BinOp, UnOp};
 use crate::tensor::{budget, Scalar, TensorError};
 
+use super::grad_diag::grad_diag;
 use super::quant_matmul::quant_matmul;
 use super::sequence_ops::{self, SeqError};
 use super::tensor_diag::tensor_diag;
@@ -34,12 +36,34 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
     }
     if op == BinOp::MatMul {
         if let Some(result) = quant_matmul(l, r) {
-            return result.map(Value::from).map_err(|msg| {
+            // Its gradient is not built yet: tracked, so that a gradient reaching it
+            // is an error rather than a silent zero.
+            let tracked: Vec<&autograd::Var> = [l, r]
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::Tensor(t) if t.is_tracked() => Some(&**t),
+                    _ => None,
+                })
+                .collect();
+            let made = |t| {
+                Value::from(autograd::opaque(
+                    "matmul with a quantized tensor",
+                    &tracked,
+                    t,
+                ))
+            };
+            return result.map(made).map_err(|msg| {
                 Diagnostic::new(at.whole, format!("matmul: {msg}"))
                     .with_label(at.lhs, format!("left operand is {}", l.describe()))
                     .with_label(at.rhs, format!("right operand is {}", r.describe()))
             });
         }
+    }
+    if let Some(result) = recorded(op, l, r) {
+        return result.map_err(|e| match e {
+            GradError::Tensor(e) => operand_diag(e, l, r, at),
+            other => grad_diag(other, at.whole),
+        });
     }
     let tensor_result = match (op, l.as_operand(), r.as_operand()) {
         (BinOp::MatMul, Some(_), Some(_)) => match (l.to_tensor(), r.to_tensor()) {
@@ -58,6 +82,20 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
             .map_err(|e| operand_diag(e, l, r, at)),
         None => other_binary(op, l, r, at),
     }
+}
+
+/// `l op r` recorded for gradients, when an operand is tracked and grad mode is on.
+fn recorded(op: BinOp, l: &Value, r: &Value) -> Option<Result<Value, GradError>> {
+    let tracked = |v: &Value| matches!(v, Value::Tensor(t) if t.is_tracked());
+    if !(autograd::enabled() && (tracked(l) || tracked(r))) {
+        return None;
+    }
+    let (a, b) = (l.as_var_operand()?, r.as_var_operand()?);
+    let result = match (op, a, b) {
+        (BinOp::MatMul, VarOperand::Var(a), VarOperand::Var(b)) => autograd::rules::matmul(a, b),
+        _ => autograd::rules::binary(BinaryOp::from_symbol(op.symbol())?, a, b),
+    };
+    Some(result.map(Value::from))
 }
 
 /// A tensor op's error on `l op r`: a broadcast error labels the operands' shapes,
@@ -263,9 +301,9 @@ pub fn unary(op: UnOp, v: &Value, span: Span) -> Result<Value, Diagnostic> {
             } else {
                 UnaryOp::BitNot
             };
-            ops::unary(top, t)
+            autograd::rules::unary(top, t)
                 .map(Value::from)
-                .map_err(|e| tensor_diag(e, span, &[]))
+                .map_err(|e| grad_diag(e, span))
         }
         (_, v) => Err(err(format!(
             "`{}` is not defined for {}",

@@ -4,6 +4,7 @@
 
 use std::cell::Cell;
 
+use crate::autograd::GradError;
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::Span;
 use crate::tensor::TensorError;
@@ -11,6 +12,7 @@ use crate::tensor::TensorError;
 use super::args::{ArgVal, Slots};
 use super::default_literal::parse_default;
 use super::from_arg::FromArg;
+use super::grad_diag::grad_diag;
 use super::native::Builtin;
 use super::tensor_diag::tensor_diag;
 use super::value::Value;
@@ -147,6 +149,14 @@ impl Bound {
     pub fn tensor_err(&self, e: TensorError) -> Diagnostic {
         let spans: Vec<Span> = self.given.iter().flatten().map(|a| a.span).collect();
         tensor_diag(e, self.span, &spans)
+    }
+
+    /// A recorded op's error at the call.
+    pub fn grad_err(&self, e: GradError) -> Diagnostic {
+        match e {
+            GradError::Tensor(e) => self.tensor_err(e),
+            other => grad_diag(other, self.span),
+        }
     }
 }
 

@@ -12,6 +12,8 @@
 //!     }
 //! }
 //! ```
+//! An optional `grad: Constant,` line after `doc` marks a builtin whose float
+//! results take no gradient (see [`Grad`](super::Grad)).
 //! `_` (or a name) is the [`Ctx`](super::Ctx), `a` the [`Bound`](super::Bound)
 //! for errors at the call. A parameter of type [`Rest`](super::from_arg::Rest)
 //! is `*name`; parameters after it are keyword-only.
@@ -21,6 +23,7 @@ macro_rules! builtin {
     (
         name: $name:expr,
         doc: $doc:expr,
+        $(grad: $grad:ident,)?
         fn($ctx:tt, $a:tt $(; $($p:ident $(| $alias:ident)* : $ty:ty $(= $def:expr)?),* $(,)?)?)
         $body:block
     ) => {
@@ -32,6 +35,7 @@ macro_rules! builtin {
                 variadic: <$ty as $crate::runtime::FromArg>::VARIADIC,
             }),*)?],
             doc: $doc,
+            grad: $crate::runtime::declare::grad_kind!($($grad)?),
             func: |$ctx, $a| {
                 $($(let $p: $ty = $a.next_arg()?;)*)?
                 $body
@@ -50,5 +54,16 @@ macro_rules! default_text {
     };
 }
 
+/// The declared gradient kind; `Recorded` unless given.
+macro_rules! grad_kind {
+    () => {
+        $crate::runtime::Grad::Recorded
+    };
+    ($g:ident) => {
+        $crate::runtime::Grad::$g
+    };
+}
+
 pub(crate) use builtin;
 pub(crate) use default_text;
+pub(crate) use grad_kind;

@@ -1,6 +1,8 @@
 //! Converting an argument to the Rust type a builtin declares for it, with the
 //! type errors (and spans) every builtin shares.
 
+use crate::autograd::rules::VarOperand;
+use crate::autograd::Var;
 use crate::diag::Diagnostic;
 use crate::ops::Operand;
 use crate::tensor::{DType, Tensor};
@@ -127,6 +129,28 @@ impl<'a> FromArg<'a> for Operand<'a> {
         let v = arg.value()?;
         v.as_operand()
             .ok_or_else(|| arg.type_err("a tensor or number", v))
+    }
+}
+
+/// A tensor keeping its track for gradients, or a number kept weak.
+impl<'a> FromArg<'a> for VarOperand<'a> {
+    fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
+        let v = arg.value()?;
+        v.as_var_operand()
+            .ok_or_else(|| arg.type_err("a tensor or number", v))
+    }
+}
+
+/// A tensor keeping its track for gradients (a number as a 0-d tensor).
+impl<'a> FromArg<'a> for Var {
+    fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
+        match arg.value()? {
+            Value::Tensor(t) => Ok((**t).clone()),
+            v => v
+                .to_tensor()
+                .map(Var::constant)
+                .ok_or_else(|| arg.type_err("a tensor or number", v)),
+        }
     }
 }
 

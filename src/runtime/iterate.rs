@@ -36,7 +36,7 @@ pub fn items(v: &Value) -> Result<Vec<Value>, NotIterable> {
         Value::Tensor(t) if t.ndim() > 0 => {
             count(t.shape()[0] as u64)?;
             (0..t.shape()[0] as i64)
-                .map(|i| t.select(0, i).map(Value::from))
+                .map(|i| crate::autograd::rules::row(t, i).map(Value::from))
                 .collect::<Result<_, _>>()
                 .map_err(NotIterable::Tensor)?
         }

@@ -75,7 +75,18 @@ pub struct Builtin {
     pub name: &'static str,
     pub params: &'static [Param],
     pub doc: &'static str,
+    pub grad: Grad,
     pub func: BuiltinFn,
+}
+
+/// What a builtin's new float tensors are to gradients when an argument is tracked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grad {
+    /// The body records its own gradient; a float tensor it returns untracked has
+    /// none, and a gradient reaching it is an error naming the builtin.
+    Recorded,
+    /// Constants, with no gradient and no error (`zeros_like`, `rand_like`).
+    Constant,
 }
 
 impl std::fmt::Debug for Builtin {

@@ -6,6 +6,8 @@ use std::rc::Rc;
 
 use indexmap::IndexMap;
 
+use crate::autograd::rules::VarOperand;
+use crate::autograd::Var;
 use crate::ops::Operand;
 use crate::quant::QTensor;
 use crate::syntax::ast::{Block, Expr, Frame};
@@ -24,8 +26,8 @@ pub enum Value {
     Float(f64),
     Str(Rc<str>),
     // Boxed: inline, a tensor's shape and strides would make every value (an int
-    // included) 80 bytes to move and to tell apart.
-    Tensor(Box<Tensor>),
+    // included) 80 bytes to move and to tell apart. A `Var` derefs to its tensor.
+    Tensor(Box<Var>),
     Tuple(Rc<Items>),
     Dict(Rc<Dict>),
     /// `range(start, stop, step)`: iterated lazily.
@@ -38,6 +40,33 @@ pub enum Value {
     Quant(QuantValue),
     /// A tensor in a memory-mapped file, read the first time it is taken out of its dict.
     Lazy(Rc<Lazy>),
+    /// `grad(f)` or `value_and_grad(f)`: calling it differentiates `f`.
+    Grad(Rc<GradFn>),
+}
+
+/// A function that differentiates `f` with respect to its arguments `argnums`.
+#[derive(Debug)]
+pub struct GradFn {
+    pub f: Value,
+    pub argnums: Argnums,
+    /// `value_and_grad`: the call gives `(value, gradients)`.
+    pub with_value: bool,
+}
+
+/// `argnums=`: one argument (its gradient alone) or several (a tuple of them).
+#[derive(Clone, Debug)]
+pub enum Argnums {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl Argnums {
+    pub fn positions(&self) -> &[usize] {
+        match self {
+            Argnums::One(i) => std::slice::from_ref(i),
+            Argnums::Many(v) => v,
+        }
+    }
 }
 
 /// A tensor produced on first use (and then kept), e.g. a dense tensor of a GGUF
@@ -253,7 +282,13 @@ pub struct Module {
 
 impl From<Tensor> for Value {
     fn from(t: Tensor) -> Value {
-        Value::Tensor(Box::new(t))
+        Value::Tensor(Box::new(Var::constant(t)))
+    }
+}
+
+impl From<Var> for Value {
+    fn from(v: Var) -> Value {
+        Value::Tensor(Box::new(v))
     }
 }
 
@@ -271,7 +306,7 @@ impl Value {
             Value::Dict(_) => "dict",
             Value::Range(..) => "range",
             Value::DType(_) => "dtype",
-            Value::Func(_) | Value::Builtin(_) => "function",
+            Value::Func(_) | Value::Builtin(_) | Value::Grad(_) => "function",
             Value::Module(_) => "module",
             Value::Quant(_) => "quantized tensor",
             Value::Lazy(_) => "mapped tensor",
@@ -306,6 +341,14 @@ impl Value {
         match self {
             Value::Tensor(t) => Some(Operand::Tensor(t)),
             other => other.as_scalar().map(Operand::Scalar),
+        }
+    }
+
+    /// [`Value::as_operand`] keeping the tensor's track, for recorded ops.
+    pub fn as_var_operand(&self) -> Option<VarOperand<'_>> {
+        match self {
+            Value::Tensor(t) => Some(VarOperand::Var(t)),
+            other => other.as_scalar().map(VarOperand::Scalar),
         }
     }
 
@@ -354,7 +397,7 @@ impl Value {
     /// default dtype (i64, f32, bool).
     pub fn to_tensor(&self) -> Option<Tensor> {
         match self {
-            Value::Tensor(t) => Some((**t).clone()),
+            Value::Tensor(t) => Some(t.tensor().clone()),
             Value::Int(i) => Some(Tensor::scalar(*i)),
             Value::Float(f) => Some(Tensor::scalar(*f as f32)),
             Value::Bool(b) => Some(Tensor::scalar(*b)),
@@ -367,7 +410,7 @@ impl Value {
     /// then converted once to a known dtype (`a[0] = pi`, `f64(x)`, `x.to(f64)`).
     pub fn to_tensor_exact(&self) -> Option<Tensor> {
         match self {
-            Value::Tensor(t) => Some((**t).clone()),
+            Value::Tensor(t) => Some(t.tensor().clone()),
             other => other.as_scalar().map(Scalar::to_tensor),
         }
     }
@@ -415,6 +458,7 @@ impl Value {
             Value::DType(_)
             | Value::Func(_)
             | Value::Builtin(_)
+            | Value::Grad(_)
             | Value::Module(_)
             | Value::Quant(_)
             | Value::Lazy(_) => true,
@@ -469,6 +513,15 @@ impl Value {
             Value::DType(d) => d.name().into(),
             Value::Func(f) => format!("<fn {}>", f.name),
             Value::Builtin(b) => format!("<builtin {}>", b.name),
+            Value::Grad(g) => format!(
+                "<{} of {}>",
+                if g.with_value {
+                    "value_and_grad"
+                } else {
+                    "grad"
+                },
+                g.f.repr(opts)
+            ),
             Value::Module(m) => format!("<module {}>", m.name),
             Value::Quant(q) => format!("<quantized {}, {} bytes>", q.type_line(), q.q.nbytes()),
             Value::Lazy(l) => format!("<mapped {}>", l.type_line()),
@@ -487,6 +540,16 @@ pub fn deeper<R>(f: impl FnOnce() -> R) -> R {
 pub fn type_line(t: &Tensor) -> String {
     let dims: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
     format!("{}[{}]", t.dtype(), dims.join(", "))
+}
+
+/// What the REPL adds after a tracked tensor's type line: ` grad_fn=mul`, or
+/// ` requires_grad` for a leaf (as torch's repr).
+pub fn grad_note(v: &Var) -> String {
+    match (v.grad_fn(), v.requires_grad()) {
+        (Some(op), true) => format!(" grad_fn={op}"),
+        (None, true) => " requires_grad".into(),
+        _ => String::new(),
+    }
 }
 
 /// Number of values in `range(start, stop, step)` (up to 2^64 - 1, more than an int holds).

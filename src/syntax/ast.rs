@@ -314,6 +314,8 @@ pub enum ExprKind {
     Continue,
     /// `try { body } catch name { handler }` (boxed: rare, and large).
     Try(Box<TryCatch>),
+    /// `no_grad { ... }`: the block runs without recording gradients.
+    NoGrad(Block),
     /// `[e for x in xs if c]` (a tensor) or `(e for x in xs if c)` (a tuple); the
     /// clauses' names live in `frame` (filled in by the resolver).
     Comprehension {

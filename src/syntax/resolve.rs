@@ -193,7 +193,7 @@ impl Resolver {
                 self.expr(target);
                 items.iter_mut().for_each(|it| self.index_item(it));
             }
-            ExprKind::Block(b) => self.block(b, Vec::new(), false),
+            ExprKind::Block(b) | ExprKind::NoGrad(b) => self.block(b, Vec::new(), false),
             ExprKind::If {
                 cond,
                 then,

@@ -88,6 +88,8 @@ pub enum Token<'src> {
     Use,
     #[token("try")]
     Try,
+    #[token("no_grad")]
+    NoGrad,
     #[token("catch")]
     Catch,
     #[token("del")]
@@ -202,6 +204,7 @@ impl Token<'_> {
             Token::As => "as",
             Token::Use => "use",
             Token::Try => "try",
+            Token::NoGrad => "no_grad",
             Token::Catch => "catch",
             Token::Del => "del",
             _ => return None,

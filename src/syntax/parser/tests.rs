@@ -172,6 +172,7 @@ fn show(e: &Expr) -> String {
             format!("({kind}-comp {} {})", show(elem), clauses.join(" "))
         }
         ExprKind::Del(target) => format!("(del {})", show(target)),
+        ExprKind::NoGrad(b) => format!("(no_grad {})", show_block(b)),
     }
 }
 

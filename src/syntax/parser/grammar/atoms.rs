@@ -4,7 +4,7 @@
 use super::*;
 
 impl Grammar {
-    /// `atom = literal | name | fstring | paren | list | brace | if | while | for | try | lambda`
+    /// `atom = literal | name | fstring | paren | list | brace | if | while | for | try | no_grad | lambda`
     pub(super) fn atom<'tok, 'src: 'tok, I: Tokens<'tok, 'src>>(
         self,
         expr: Rule<'tok, 'src, I, Expr>,
@@ -35,7 +35,8 @@ impl Grammar {
             checked(self.brace(expr.clone(), stmt)).boxed(),
             checked(self.if_expr(expr.clone(), block.clone())).boxed(),
             checked(self.loops(expr.clone(), block.clone())).boxed(),
-            checked(self.try_catch(block)).boxed(),
+            checked(self.try_catch(block.clone())).boxed(),
+            checked(self.no_grad(block)).boxed(),
             checked(self.lambda(expr, unary)).boxed(),
         ])
         .labelled("expression")
@@ -164,6 +165,16 @@ impl Grammar {
                 };
                 self.expr_at(ExprKind::Try(Box::new(t)), e.span())
             })
+    }
+
+    /// `no_grad = "no_grad" block`
+    pub(super) fn no_grad<'tok, 'src: 'tok, I: Tokens<'tok, 'src>>(
+        self,
+        block: Rule<'tok, 'src, I, Block>,
+    ) -> impl Parser<'tok, I, Expr, Extra<'tok, 'src>> + Clone {
+        just(Token::NoGrad)
+            .ignore_then(block)
+            .map_with(move |body, e| self.expr_at(ExprKind::NoGrad(body), e.span()))
     }
 
     /// A `{` in expression position:

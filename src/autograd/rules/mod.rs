@@ -1,0 +1,110 @@
+//! The differentiable ops: each runs its forward through `crate::ops` and, when
+//! recording, keeps a backward rule written in these same ops, so a gradient can
+//! itself be differentiated (`grad` of `grad`). One file per family.
+
+mod binary;
+mod index;
+mod matmul;
+mod nn;
+mod reduce;
+mod shape;
+mod unary;
+
+pub use binary::{binary, where_};
+pub use index::{index, row, stacked};
+pub use matmul::matmul;
+pub use nn::{activation, log_softmax, relu, softmax};
+pub use reduce::reduce;
+pub use shape::{
+    broadcast_to, cast, identity, permute, reshape, reshaped, reverse_axes, sum_to, transpose,
+};
+pub use unary::unary;
+
+use super::error::Result;
+use super::var::Var;
+pub use crate::ops::index::IndexError;
+use crate::ops::{BinaryOp, Operand, UnaryOp};
+use crate::tensor::Scalar;
+
+/// One side of a binary op: a tensor, or a weak scalar (no gradient).
+#[derive(Clone, Copy)]
+pub enum VarOperand<'a> {
+    Var(&'a Var),
+    Scalar(Scalar),
+}
+
+impl<'a> VarOperand<'a> {
+    pub fn operand(self) -> Operand<'a> {
+        match self {
+            VarOperand::Var(v) => Operand::Tensor(v.tensor()),
+            VarOperand::Scalar(s) => Operand::Scalar(s),
+        }
+    }
+
+    fn var(self) -> Option<&'a Var> {
+        match self {
+            VarOperand::Var(v) => Some(v),
+            VarOperand::Scalar(_) => None,
+        }
+    }
+}
+
+// Shorthands the rules are written in.
+
+pub(crate) fn add(a: &Var, b: &Var) -> Result<Var> {
+    binary(BinaryOp::Add, VarOperand::Var(a), VarOperand::Var(b))
+}
+
+fn sub(a: &Var, b: &Var) -> Result<Var> {
+    binary(BinaryOp::Sub, VarOperand::Var(a), VarOperand::Var(b))
+}
+
+fn mul(a: &Var, b: &Var) -> Result<Var> {
+    binary(BinaryOp::Mul, VarOperand::Var(a), VarOperand::Var(b))
+}
+
+fn div(a: &Var, b: &Var) -> Result<Var> {
+    binary(BinaryOp::Div, VarOperand::Var(a), VarOperand::Var(b))
+}
+
+/// `a * s` for a number `s`.
+fn scale(a: &Var, s: f64) -> Result<Var> {
+    binary(
+        BinaryOp::Mul,
+        VarOperand::Var(a),
+        VarOperand::Scalar(Scalar::Float(s)),
+    )
+}
+
+/// `a + s` for a number `s`.
+fn shift(a: &Var, s: f64) -> Result<Var> {
+    binary(
+        BinaryOp::Add,
+        VarOperand::Var(a),
+        VarOperand::Scalar(Scalar::Float(s)),
+    )
+}
+
+/// `s - a` for a number `s`.
+fn rsub(s: f64, a: &Var) -> Result<Var> {
+    binary(
+        BinaryOp::Sub,
+        VarOperand::Scalar(Scalar::Float(s)),
+        VarOperand::Var(a),
+    )
+}
+
+fn neg(a: &Var) -> Result<Var> {
+    unary(UnaryOp::Neg, a)
+}
+
+/// Zeros shaped like `g`, still recorded as made from `g`: a derivative that is zero
+/// (floor's, sign's) differentiates again to zero rather than to nothing.
+fn zeros_from(g: &Var) -> Result<Var> {
+    let never = Var::constant(crate::tensor::Tensor::scalar(false));
+    where_(
+        &never,
+        VarOperand::Var(g),
+        VarOperand::Scalar(Scalar::Int(0)),
+    )
+}

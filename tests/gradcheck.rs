@@ -1,0 +1,449 @@
+//! Gradients against central finite differences, in f64: for each case, the
+//! gradient `grad` gives of `sum(sin(OP))` (a scalar with a cotangent that differs
+//! per element) is compared with (f(x + h) - f(x - h)) / 2h, element by element.
+//! Cases cover broadcasting pairs, views as inputs, 0-d and size-1 dims; a subset
+//! also checks the gradient of the gradient, and every case runs once more in f32
+//! to check that the gradient keeps its input's dtype.
+
+use tsr::interp::output::SharedOutput;
+use tsr::interp::Interp;
+use tsr::ops::UnaryOp;
+use tsr::runtime::Value;
+use tsr::tensor::{DType, Tensor};
+
+/// How an input's values are drawn: away from kinks, poles and the edges of a
+/// function's domain, where finite differences do not hold.
+#[derive(Clone, Copy)]
+enum Domain {
+    /// [-2, 2], at least 0.2 from 0.
+    Any,
+    /// [0.5, 2].
+    Pos,
+    /// (-0.8, 0.8), at least 0.1 from 0.
+    Unit,
+    /// [1.2, 3].
+    AboveOne,
+    /// An integer plus [0.25, 0.75]: away from steps of floor, round, ...
+    Frac,
+}
+
+struct Case {
+    /// The expression, over inputs a, b, c.
+    op: &'static str,
+    inputs: &'static [(&'static [usize], Domain)],
+    /// Also check the gradient of the gradient (single input).
+    second: bool,
+}
+
+const fn case(op: &'static str, inputs: &'static [(&'static [usize], Domain)]) -> Case {
+    Case {
+        op,
+        inputs,
+        second: false,
+    }
+}
+
+const fn twice(op: &'static str, inputs: &'static [(&'static [usize], Domain)]) -> Case {
+    Case {
+        op,
+        inputs,
+        second: true,
+    }
+}
+
+use Domain::*;
+
+const M: &[usize] = &[3, 4];
+
+/// Every differentiable unary op, by name (the coverage test holds this list to
+/// `UnaryOp::ALL`), with the domain its derivative is checked on.
+const UNARY: &[(&str, Domain)] = &[
+    ("neg", Any),
+    ("abs", Any),
+    ("sign", Any),
+    ("square", Any),
+    ("floor", Frac),
+    ("ceil", Frac),
+    ("trunc", Frac),
+    ("round", Frac),
+    ("sqrt", Pos),
+    ("reciprocal", Pos),
+    ("exp", Any),
+    ("exp2", Any),
+    ("log", Pos),
+    ("log2", Pos),
+    ("log10", Pos),
+    ("sin", Any),
+    ("cos", Any),
+    ("tan", Unit),
+    ("asin", Unit),
+    ("acos", Unit),
+    ("atan", Any),
+    ("sinh", Any),
+    ("cosh", Any),
+    ("tanh", Any),
+    ("asinh", Any),
+    ("acosh", AboveOne),
+    ("atanh", Unit),
+    ("erf", Any),
+    ("erfc", Any),
+    ("log1p", Pos),
+    ("expm1", Any),
+    ("sinc", Any),
+    ("deg2rad", Any),
+    ("rad2deg", Any),
+];
+
+/// Unary ops without a gradient, or whose result is not a float: never in `UNARY`.
+const NOT_DIFFERENTIABLE: &[&str] = &[
+    "bitwise_not",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "logical_not",
+    // Its derivative (digamma) is not built yet: an error, tested in bad_inputs.
+    "lgamma",
+];
+
+const CASES: &[Case] = &[
+    // Arithmetic operators with broadcasting and weak scalars.
+    twice("a + b", &[(M, Any), (&[4], Any)]),
+    twice("a - b", &[(&[3, 1], Any), (&[1, 4], Any)]),
+    twice("a * b", &[(&[], Any), (&[2, 3], Any)]),
+    twice("a / b", &[(M, Any), (&[3, 1], Pos)]),
+    twice("a ** b", &[(M, Pos), (M, Any)]),
+    twice("a ** 3", &[(M, Any)]),
+    case("2.0 ** a", &[(M, Any)]),
+    case("a ** 0.5", &[(M, Pos)]),
+    case("-a + 1.5 * a - a / 2.0", &[(M, Any)]),
+    case("a % b", &[(M, Pos), (M, AboveOne)]),
+    case("a // b", &[(M, Pos), (M, AboveOne)]),
+    // Binary builtins.
+    case("maximum(a, b)", &[(M, Any), (M, Any)]),
+    case("minimum(a, b)", &[(&[3, 1], Any), (M, Any)]),
+    case("maximum(a, 0.3)", &[(M, Any)]),
+    case("atan2(a, b)", &[(M, Any), (M, Any)]),
+    case("hypot(a, b)", &[(M, Any), (M, Any)]),
+    case("logaddexp(a, b)", &[(M, Any), (&[4], Any)]),
+    case("copysign(a, b)", &[(M, Any), (M, Any)]),
+    case("fmod(a, b)", &[(M, Pos), (M, AboveOne)]),
+    case("pow(a, b)", &[(M, Pos), (&[], Any)]),
+    case("where(a > 0, a, b)", &[(M, Any), (&[4], Any)]),
+    case("where(a > 0, a * 2.0, 0.0)", &[(M, Any)]),
+    // Matmul: 1-D, 2-D, batched with broadcast batch dims, views.
+    twice("a @ b", &[(&[3, 4], Any), (&[4, 2], Any)]),
+    case("a @ b", &[(&[4], Any), (&[4, 2], Any)]),
+    case("a @ b", &[(&[3, 4], Any), (&[4], Any)]),
+    case("a @ b", &[(&[4], Any), (&[4], Any)]),
+    case("a @ b", &[(&[2, 3, 4], Any), (&[4, 2], Any)]),
+    case("a @ b", &[(&[2, 1, 3, 4], Any), (&[3, 4, 2], Any)]),
+    case("a.T @ b", &[(&[4, 3], Any), (&[4, 2], Any)]),
+    case("a @ b.mT", &[(&[2, 3, 4], Any), (&[2, 5, 4], Any)]),
+    case("matmul(a, b)", &[(&[3, 4], Any), (&[4, 2], Any)]),
+    // Reductions.
+    twice("sum(a)", &[(M, Any)]),
+    case("sum(a, axis=0)", &[(M, Any)]),
+    case("sum(a, axis=-1, keepdim=true)", &[(&[2, 3, 4], Any)]),
+    case("sum(a, axis=(0, 2))", &[(&[2, 3, 4], Any)]),
+    twice("mean(a, axis=1)", &[(M, Any)]),
+    case("mean(a)", &[(&[], Any)]),
+    case("max(a)", &[(M, Any)]),
+    case("max(a, axis=1)", &[(M, Any)]),
+    case("min(a, axis=0, keepdim=true)", &[(M, Any)]),
+    twice("var(a, axis=1)", &[(M, Any)]),
+    case("var(a, ddof=1)", &[(M, Any)]),
+    case("std(a, axis=0)", &[(M, Any)]),
+    case("std(a, axis=1, ddof=1)", &[(M, Any)]),
+    twice("logsumexp(a, axis=1)", &[(M, Any)]),
+    case("a.sum(axis=0) * a.mean()", &[(M, Any)]),
+    // Views and shapes.
+    case("reshape(a, 4, 3)", &[(M, Any)]),
+    case("a.reshape([2, -1])", &[(M, Any)]),
+    case("a.T", &[(M, Any)]),
+    case("a.T.reshape(12)", &[(M, Any)]),
+    case("transpose(a, 0, 2)", &[(&[2, 3, 4], Any)]),
+    case("permute(a, [2, 0, 1])", &[(&[2, 3, 4], Any)]),
+    case("a.mT", &[(&[2, 3, 4], Any)]),
+    case("broadcast_to(a, [2, 3, 4])", &[(&[3, 1], Any)]),
+    case("flatten(a, 1)", &[(&[2, 3, 4], Any)]),
+    case("squeeze(a)", &[(&[3, 1, 4], Any)]),
+    case("unsqueeze(a, 1)", &[(M, Any)]),
+    case("expand_dims(a, (0, 2))", &[(M, Any)]),
+    case("contiguous(a.T) * clone(a.T)", &[(M, Any)]),
+    case("f64(a)", &[(M, Any)]),
+    // Indexing: basic views, advanced with repeats, masks; literals.
+    case("a[1]", &[(M, Any)]),
+    case("a[:, 1:3] * a[0, ::2].sum()", &[(M, Any)]),
+    case("a[..., -1]", &[(&[2, 3, 4], Any)]),
+    case("a[none, 1:]", &[(M, Any)]),
+    case("a[[0, 2, 0]]", &[(M, Any)]),
+    case("a[[1, 1], [0, 3]]", &[(M, Any)]),
+    case("a[a > 0]", &[(M, Any)]),
+    case("[a[0], a[2] * 2.0, a[1]]", &[(M, Any)]),
+    case("[sum(a), 1.0, mean(a)]", &[(M, Any)]),
+    case("[x * 2.0 for x in [a[0], a[1]]]", &[(M, Any)]),
+    // nn.
+    twice("relu(a)", &[(M, Any)]),
+    twice("sigmoid(a)", &[(M, Any)]),
+    case("silu(a)", &[(M, Any)]),
+    twice("gelu(a)", &[(M, Any)]),
+    case("gelu(a, approximate=\"tanh\")", &[(M, Any)]),
+    twice("softmax(a, axis=1)", &[(M, Any)]),
+    case("softmax(a, axis=0)", &[(&[2, 3, 4], Any)]),
+    twice("log_softmax(a)", &[(M, Any)]),
+    case("log_softmax(a, dim=0)", &[(M, Any)]),
+    // A two-layer network.
+    case(
+        "log_softmax(relu(a @ b) @ c, axis=1)",
+        &[(&[2, 3], Any), (&[3, 4], Any), (&[4, 2], Any)],
+    ),
+];
+
+/// A deterministic stream of numbers in [-1, 1).
+struct Stream(u64);
+
+impl Stream {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+
+    fn draw(&mut self, d: Domain) -> f64 {
+        let u = self.next();
+        match d {
+            Any => u.signum() * (0.2 + 1.8 * u.abs()),
+            Pos => 0.5 + 1.5 * u.abs(),
+            Unit => u.signum() * (0.1 + 0.7 * u.abs()),
+            AboveOne => 1.2 + 1.8 * u.abs(),
+            Frac => (3.0 * u).floor() + 0.25 + 0.5 * u.abs(),
+        }
+    }
+}
+
+const NAMES: [&str; 3] = ["a", "b", "c"];
+
+/// An interpreter with the inputs bound to a, b, c, and a fixed tensor of each
+/// input's shape bound to v0, v1, v2 (the weights of the second-order check).
+fn interp_with(inputs: &[Tensor]) -> Interp {
+    let interp = Interp::new(Box::new(SharedOutput::default()));
+    for (i, (name, t)) in NAMES.iter().zip(inputs).enumerate() {
+        interp
+            .globals
+            .define(&(*name).into(), Value::from(t.clone()));
+        let v: Vec<f64> = (0..t.numel())
+            .map(|k| (1.3 * k as f64 + 0.3).cos())
+            .collect();
+        let v = Tensor::from_vec(v, t.shape()).unwrap().to_dtype(t.dtype());
+        interp
+            .globals
+            .define(&format!("v{i}").as_str().into(), Value::from(v));
+    }
+    interp
+}
+
+fn eval(inputs: &[Tensor], expr: &str) -> Value {
+    let mut interp = interp_with(inputs);
+    match interp.run("<gradcheck>", expr, None) {
+        Ok(v) => v,
+        Err(d) => panic!("`{expr}` failed:\n{}", interp.render(&d, false)),
+    }
+}
+
+fn number(v: &Value, expr: &str) -> f64 {
+    v.as_f64()
+        .unwrap_or_else(|| panic!("`{expr}` gave {}, not a number", v.describe()))
+}
+
+/// The scalar function checked: `|a, b| sum(sin(OP))`.
+fn scalar_fn(op: &str, n: usize) -> String {
+    format!("(|{}| sum(sin({op})))", NAMES[..n].join(", "))
+}
+
+/// `(0,)`, `(0, 1)`, ...: every argument, as a tuple.
+fn argnums(n: usize) -> String {
+    match n {
+        1 => "(0,)".into(),
+        _ => format!(
+            "({})",
+            (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// The gradient of `f` at `inputs` with respect to every input, as given by grad.
+fn analytic(f: &str, inputs: &[Tensor]) -> Vec<Tensor> {
+    let n = inputs.len();
+    let expr = format!(
+        "grad({f}, argnums={})({})",
+        argnums(n),
+        NAMES[..n].join(", ")
+    );
+    match eval(inputs, &expr) {
+        Value::Tuple(items) => items
+            .iter()
+            .map(|g| g.to_tensor().expect("a gradient tensor"))
+            .collect(),
+        other => panic!("`{expr}` gave {}", other.describe()),
+    }
+}
+
+/// Central differences of `f` at `inputs`, element by element.
+fn numeric(f: &str, inputs: &[Tensor]) -> Vec<Vec<f64>> {
+    let h = 1e-6;
+    let call = format!("{f}({})", NAMES[..inputs.len()].join(", "));
+    (0..inputs.len())
+        .map(|i| {
+            let base = inputs[i].to_vec::<f64>();
+            (0..base.len())
+                .map(|j| {
+                    let at = |delta: f64| {
+                        let mut moved = base.clone();
+                        moved[j] += delta;
+                        let mut xs = inputs.to_vec();
+                        xs[i] = Tensor::from_vec(moved, inputs[i].shape()).unwrap();
+                        number(&eval(&xs, &call), &call)
+                    };
+                    (at(h) - at(-h)) / (2.0 * h)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn draw_inputs(c: &Case, seed: u64) -> Vec<Tensor> {
+    let mut s = Stream(seed);
+    c.inputs
+        .iter()
+        .map(|(shape, d)| {
+            let n: usize = shape.iter().product();
+            let v: Vec<f64> = (0..n).map(|_| s.draw(*d)).collect();
+            Tensor::from_vec(v, shape).unwrap()
+        })
+        .collect()
+}
+
+fn compare(
+    what: &str,
+    got: &[Tensor],
+    want: &[Vec<f64>],
+    rtol: f64,
+    atol: f64,
+) -> Result<(), String> {
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let g = g.to_vec::<f64>();
+        if g.len() != w.len() {
+            return Err(format!(
+                "{what}: gradient {i} has {} elements, want {}",
+                g.len(),
+                w.len()
+            ));
+        }
+        for (j, (x, y)) in g.iter().zip(w).enumerate() {
+            if (x - y).abs() > atol + rtol * y.abs() {
+                return Err(format!(
+                    "{what}: gradient {i}, element {j}: grad gives {x}, differences {y}\n  grad: {g:?}\n  diff: {w:?}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// First order in f64, then the same in f32 (dtype kept, close to f64), then the
+/// second order for the cases that ask.
+fn check(c: &Case, seed: u64) -> Result<(), String> {
+    let inputs = draw_inputs(c, seed);
+    let f = scalar_fn(c.op, inputs.len());
+    let got = analytic(&f, &inputs);
+    let want = numeric(&f, &inputs);
+    compare(c.op, &got, &want, 1e-6, 1e-7)?;
+
+    let small: Vec<Tensor> = inputs.iter().map(|t| t.to_dtype(DType::F32)).collect();
+    let got32 = analytic(&f, &small);
+    for (g, g64) in got32.iter().zip(&got) {
+        if g.dtype() != DType::F32 {
+            return Err(format!(
+                "{}: an f32 input got an {} gradient",
+                c.op,
+                g.dtype()
+            ));
+        }
+        let expected: Vec<Vec<f64>> = vec![g64.to_vec::<f64>()];
+        compare(
+            &format!("{} (f32)", c.op),
+            std::slice::from_ref(g),
+            &expected,
+            2e-3,
+            2e-3,
+        )?;
+    }
+
+    if c.second {
+        // d/dx of sum(grad(f)(x) * v) for a fixed v: the gradient of the gradient.
+        let n = inputs.len();
+        let products: Vec<String> = (0..n).map(|i| format!("sum(g[{i}] * v{i})")).collect();
+        let args = NAMES[..n].join(", ");
+        let g2 = format!(
+            "(|{args}| {{ let g = grad({f}, argnums={})({args}); {} }})",
+            argnums(n),
+            products.join(" + ")
+        );
+        let got = analytic(&g2, &inputs);
+        let want = numeric(&g2, &inputs);
+        compare(&format!("{} (second order)", c.op), &got, &want, 1e-5, 1e-6)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn gradients_match_finite_differences() {
+    let mut failures = Vec::new();
+    for (k, c) in CASES.iter().enumerate() {
+        if let Err(e) = check(c, 0x9e37_79b9 + k as u64) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn unary_gradients_match_finite_differences() {
+    let mut failures = Vec::new();
+    for (k, (name, domain)) in UNARY.iter().enumerate() {
+        let op: &'static str = Box::leak(format!("{name}(a)").into_boxed_str());
+        let inputs: &'static [(&'static [usize], Domain)] =
+            Box::leak(vec![(M, *domain)].into_boxed_slice());
+        let c = Case {
+            op,
+            inputs,
+            second: true,
+        };
+        if let Err(e) = check(&c, 0x51ed + k as u64) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_unary_op_is_checked_or_listed_as_not_differentiable() {
+    for op in UnaryOp::ALL {
+        let name = op.name();
+        assert!(
+            UNARY.iter().any(|(n, _)| *n == name) || NOT_DIFFERENTIABLE.contains(&name),
+            "unary op `{name}` has no gradient check"
+        );
+    }
+}
+
+#[test]
+fn a_view_input_gets_the_gradient_of_its_base() {
+    // grad with respect to a base read through a strided, broadcast view.
+    let inputs = draw_inputs(&case("", &[(M, Any)]), 7);
+    let f = "(|a| sum(sin(broadcast_to(a[::2, 1:].T, [2, 3, 2]) * 2.0)))";
+    let got = analytic(f, &inputs);
+    let want = numeric(f, &inputs);
+    compare(f, &got, &want, 1e-6, 1e-7).unwrap();
+}
