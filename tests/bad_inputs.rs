@@ -639,6 +639,18 @@ const GRAD_MISUSE: &[Case] = &[
     ("setting .grad of a non-leaf", "let w = ones([2], requires_grad=true); let y = w * 2.0; y.grad = none", "only a leaf that requires grad"),
     ("setting .grad to a wrong shape", "let w = ones([2], requires_grad=true); w.grad = ones([3])", "must be none or a tensor of shape [2]"),
     ("no_grad as a name", "let no_grad = 1", "no_grad"),
+    ("a bad reduction", "cross_entropy(ones([2, 3]), tensor([0, 1]), reduction=\"avg\")", "`reduction` must be"),
+    ("label_smoothing outside [0, 1]", "cross_entropy(ones([2, 3]), tensor([0, 1]), label_smoothing=1.5)", "label_smoothing must be in [0, 1]"),
+    ("a target out of range", "cross_entropy(ones([2, 3]), tensor([0, 3]))", "out of bounds for 3 classes"),
+    ("a negative target", "nll_loss(ones([2, 3]), tensor([0, -1]))", "out of bounds for 3 classes"),
+    ("targets of the wrong shape", "cross_entropy(ones([2, 3]), tensor([0, 1, 2]))", "needs a target of shape [2]"),
+    ("probabilities of the wrong shape", "cross_entropy(ones([2, 3]), ones([2]))", "probability targets must have"),
+    ("bce of an input outside [0, 1]", "binary_cross_entropy(tensor([1.5]), tensor([1.0]))", "between 0 and 1"),
+    ("glu of an odd size", "glu(ones([3]))", "must be even"),
+    ("embedding with float indices", "embedding(tensor([0.5]), ones([2, 2]))", "indices must be integers"),
+    ("embedding out of range", "embedding(tensor([5]), ones([2, 2]))", "out of"),
+    ("dropout with p above 1", "dropout(ones([2]), p=1.5)", "between 0 and 1"),
+    ("linear with a 1-d weight", "linear(ones([2, 3]), ones([3]))", "weight must be [out_features, in_features]"),
     ("no_grad without a block", "no_grad 1", "expected `{`"),
 ];
 

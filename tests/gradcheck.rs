@@ -192,6 +192,148 @@ const CASES: &[Case] = &[
     case("softmax(a, axis=0)", &[(&[2, 3, 4], Any)]),
     twice("log_softmax(a)", &[(M, Any)]),
     case("log_softmax(a, dim=0)", &[(M, Any)]),
+    // nn functions added in wave 2.
+    case("leaky_relu(a, 0.1)", &[(M, Any)]),
+    twice("elu(a)", &[(M, Any)]),
+    case("selu(a)", &[(M, Any)]),
+    twice("softplus(a)", &[(M, Any)]),
+    case("softplus(a, beta=2.0)", &[(M, Any)]),
+    case("mish(a)", &[(M, Any)]),
+    case("hardswish(a * 2.0)", &[(M, Any)]),
+    case("relu6(a * 4.0)", &[(M, Any)]),
+    twice("logsigmoid(a)", &[(M, Any)]),
+    case("glu(a)", &[(M, Any)]),
+    case("glu(a, dim=0)", &[(&[4, 3], Any)]),
+    twice(
+        "linear(a, b, c)",
+        &[(&[2, 3], Any), (&[4, 3], Any), (&[4], Any)],
+    ),
+    case("linear(a, b)", &[(&[2, 5, 3], Any), (&[4, 3], Any)]),
+    case("embedding(tensor([[0, 2], [2, 1]]), a)", &[(M, Any)]),
+    case("dropout(a, p=0.3, seed=5)", &[(M, Any)]),
+    twice("layer_norm(a, 4)", &[(M, Any)]),
+    case(
+        "layer_norm(a, (3, 4), weight=b, bias=c)",
+        &[(&[2, 3, 4], Any), (&[3, 4], Any), (&[3, 4], Any)],
+    ),
+    twice("rms_norm(a, 4, weight=b)", &[(M, Any), (&[4], Any)]),
+    // Convolution and pooling.
+    twice(
+        "conv2d(a, b, c, padding=1)",
+        &[(&[2, 2, 4, 4], Any), (&[3, 2, 3, 3], Any), (&[3], Any)],
+    ),
+    case(
+        "conv2d(a, b, stride=2)",
+        &[(&[1, 2, 5, 5], Any), (&[2, 2, 3, 3], Any)],
+    ),
+    case(
+        "conv2d(a, b, stride=2, padding=1, dilation=2)",
+        &[(&[1, 1, 6, 7], Any), (&[2, 1, 2, 3], Any)],
+    ),
+    case(
+        "conv2d(a, b, padding=\"same\")",
+        &[(&[1, 2, 4, 4], Any), (&[2, 2, 3, 3], Any)],
+    ),
+    case(
+        "conv2d(a, b, groups=2)",
+        &[(&[1, 4, 4, 4], Any), (&[4, 2, 3, 3], Any)],
+    ),
+    case("conv2d(a, b)", &[(&[2, 4, 4], Any), (&[3, 2, 2, 2], Any)]),
+    case(
+        "conv1d(a, b, c, stride=2, padding=1)",
+        &[(&[2, 2, 7], Any), (&[3, 2, 3], Any), (&[3], Any)],
+    ),
+    case(
+        "conv3d(a, b)",
+        &[(&[1, 1, 3, 4, 4], Any), (&[2, 1, 2, 2, 3], Any)],
+    ),
+    twice(
+        "conv_transpose2d(a, b, c, stride=2, padding=1)",
+        &[(&[1, 2, 3, 3], Any), (&[2, 3, 3, 3], Any), (&[3], Any)],
+    ),
+    case(
+        "conv_transpose2d(a, b, stride=2, output_padding=1)",
+        &[(&[1, 2, 3, 3], Any), (&[2, 1, 2, 2], Any)],
+    ),
+    twice("max_pool2d(a, 2)", &[(&[2, 2, 4, 4], Any)]),
+    case(
+        "max_pool2d(a, 3, stride=2, padding=1)",
+        &[(&[1, 2, 5, 5], Any)],
+    ),
+    case("max_pool2d(a, 2, ceil_mode=true)", &[(&[2, 5, 5], Any)]),
+    twice("avg_pool2d(a, 2)", &[(&[2, 2, 4, 4], Any)]),
+    case(
+        "avg_pool2d(a, 3, stride=2, padding=1, count_include_pad=false)",
+        &[(&[1, 2, 5, 5], Any)],
+    ),
+    case(
+        "global_avg_pool2d(a) * global_max_pool2d(a)",
+        &[(&[2, 3, 3, 3], Any)],
+    ),
+    case(
+        "max_pool2d(relu(conv2d(a, b, padding=1)), 2)",
+        &[(&[1, 1, 4, 4], Any), (&[2, 1, 3, 3], Any)],
+    ),
+    // Losses.
+    twice("cross_entropy(a, tensor([1, 0, 3]))", &[(M, Any)]),
+    case(
+        "cross_entropy(a, tensor([1, 0, 3]), weight=b, reduction=\"sum\")",
+        &[(M, Any), (&[4], Pos)],
+    ),
+    case(
+        "cross_entropy(a, tensor([1, -100, 3]), weight=b)",
+        &[(M, Any), (&[4], Pos)],
+    ),
+    case(
+        "cross_entropy(a, tensor([1, 0, 3]), label_smoothing=0.2, reduction=\"none\")",
+        &[(M, Any)],
+    ),
+    case(
+        "cross_entropy(a, tensor([1, 0, 3]), weight=b, label_smoothing=0.1)",
+        &[(M, Any), (&[4], Pos)],
+    ),
+    case("cross_entropy(a, tensor(2))", &[(&[3], Any)]),
+    case(
+        "cross_entropy(a, tensor([1, 0, 3]), ignore_index=0)",
+        &[(M, Any)],
+    ),
+    case(
+        "cross_entropy(a, softmax(b, axis=1))",
+        &[(M, Any), (M, Any)],
+    ),
+    case(
+        "cross_entropy(a, softmax(b, axis=1), label_smoothing=0.3)",
+        &[(M, Any), (M, Any)],
+    ),
+    case(
+        "cross_entropy(a, tensor([[0, 1, 2, 0], [2, 2, 1, 0]]))",
+        &[(&[2, 3, 4], Any)],
+    ),
+    case(
+        "nll_loss(log_softmax(a, axis=1), tensor([1, 0, 3]), weight=b)",
+        &[(M, Any), (&[4], Pos)],
+    ),
+    twice("mse_loss(a, b)", &[(M, Any), (M, Any)]),
+    case(
+        "mse_loss(a, b, reduction=\"none\")",
+        &[(M, Any), (&[4], Any)],
+    ),
+    case("l1_loss(a, b, reduction=\"sum\")", &[(M, Any), (M, Any)]),
+    case("smooth_l1_loss(a, b, beta=0.5)", &[(M, Any), (M, Any)]),
+    case("huber_loss(a, b, delta=0.7)", &[(M, Any), (M, Any)]),
+    case(
+        "binary_cross_entropy(sigmoid(a), sigmoid(b), weight=c)",
+        &[(M, Any), (M, Any), (&[4], Pos)],
+    ),
+    case(
+        "binary_cross_entropy_with_logits(a, sigmoid(b), pos_weight=c)",
+        &[(M, Any), (M, Any), (&[4], Pos)],
+    ),
+    case(
+        "kl_div(log_softmax(a, axis=1), softmax(b, axis=1), reduction=\"batchmean\")",
+        &[(M, Any), (M, Any)],
+    ),
+    case("kl_div(a, b, log_target=true)", &[(M, Any), (M, Any)]),
     // A two-layer network.
     case(
         "log_softmax(relu(a @ b) @ c, axis=1)",

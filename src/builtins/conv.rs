@@ -3,6 +3,7 @@
 //! entry per spatial dim.
 
 use super::{Bound, Builtin};
+use crate::autograd::{self, rules, Var};
 use crate::diag::Diagnostic;
 use crate::ops::conv::{self, ConvParams, Padding, TransposeParams, UnfoldParams};
 use crate::ops::pool::{self, PoolParams};
@@ -17,9 +18,9 @@ macro_rules! conv_builtin {
             name: $name,
             doc: $doc,
             fn(_, a;
-                x: Tensor,
-                weight: Tensor,
-                bias: Option<Tensor> = none,
+                x: Var,
+                weight: Var,
+                bias: Option<Var> = none,
                 stride: Sizes<$spatial> = 1,
                 padding: ConvPadding<$spatial> = 0,
                 dilation: Sizes<$spatial> = 1,
@@ -31,7 +32,7 @@ macro_rules! conv_builtin {
                     dilation: dilation.0,
                     groups,
                 };
-                tensor_result(&a, conv::conv(&x, &weight, bias.as_ref(), $spatial, &params))
+                recorded(&a, rules::conv(&x, &weight, bias.as_ref(), $spatial, &params))
             }
         }
     };
@@ -57,9 +58,9 @@ pub const BUILTINS: &[Builtin] = &[
         name: "conv_transpose2d",
         doc: "Transposed 2-d convolution (the adjoint of conv2d) of x [N, C_in, H, W] with weight [C_in, C_out/groups, kh, kw].",
         fn(_, a;
-            x: Tensor,
-            weight: Tensor,
-            bias: Option<Tensor> = none,
+            x: Var,
+            weight: Var,
+            bias: Option<Var> = none,
             stride: Sizes<2> = 1,
             padding: Sizes<2> = 0,
             output_padding: Sizes<2> = 0,
@@ -73,14 +74,14 @@ pub const BUILTINS: &[Builtin] = &[
                 groups,
                 dilation: dilation.0,
             };
-            tensor_result(&a, conv::conv_transpose(&x, &weight, bias.as_ref(), 2, &params))
+            recorded(&a, rules::conv_transpose(&x, &weight, bias.as_ref(), 2, &params))
         }
     },
     builtin! {
         name: "max_pool2d",
         doc: "Largest value of each window of x [N, C, H, W]; stride defaults to kernel_size; NaN propagates.",
         fn(_, a;
-            x: Tensor,
+            x: Var,
             kernel_size: Sizes<2>,
             stride: Option<Sizes<2>> = none,
             padding: Sizes<2> = 0,
@@ -88,14 +89,14 @@ pub const BUILTINS: &[Builtin] = &[
             ceil_mode: bool = false,
         ) {
             let params = pool_params(kernel_size, stride, padding, dilation, ceil_mode);
-            tensor_result(&a, pool::max_pool2d(&x, &params))
+            recorded(&a, rules::max_pool2d(&x, &params))
         }
     },
     builtin! {
         name: "avg_pool2d",
         doc: "Mean of each window of x [N, C, H, W]; stride defaults to kernel_size; padding zeros count unless count_include_pad=false.",
         fn(_, a;
-            x: Tensor,
+            x: Var,
             kernel_size: Sizes<2>,
             stride: Option<Sizes<2>> = none,
             padding: Sizes<2> = 0,
@@ -103,7 +104,7 @@ pub const BUILTINS: &[Builtin] = &[
             count_include_pad: bool = true,
         ) {
             let params = pool_params(kernel_size, stride, padding, Sizes(vec![1, 1]), ceil_mode);
-            tensor_result(&a, pool::avg_pool2d(&x, &params, count_include_pad))
+            recorded(&a, rules::avg_pool2d(&x, &params, count_include_pad))
         }
     },
     builtin! {
@@ -116,15 +117,15 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "global_avg_pool2d",
         doc: "Mean over the height and width of x [N, C, H, W], giving [N, C, 1, 1]; ints give f32.",
-        fn(_, a; x: Tensor) {
-            tensor_result(&a, pool::global_pool2d(&x, ReduceOp::Mean))
+        fn(_, a; x: Var) {
+            global(&a, &x, ReduceOp::Mean)
         }
     },
     builtin! {
         name: "global_max_pool2d",
         doc: "Largest value over the height and width of x [N, C, H, W], giving [N, C, 1, 1].",
-        fn(_, a; x: Tensor) {
-            tensor_result(&a, pool::global_pool2d(&x, ReduceOp::Max))
+        fn(_, a; x: Var) {
+            global(&a, &x, ReduceOp::Max)
         }
     },
     builtin! {
@@ -157,6 +158,20 @@ pub const BUILTINS: &[Builtin] = &[
         }
     },
 ];
+
+/// A global pool: over H and W, kept as [N, C, 1, 1]; recorded as that reduction
+/// (the same bits) when x is tracked.
+fn global(a: &Bound, x: &Var, op: ReduceOp) -> Result<Value, Diagnostic> {
+    let pooled = pool::global_pool2d(x, op).map_err(|e| a.tensor_err(e))?;
+    if !autograd::recording(&[x]) {
+        return Ok(Value::from(pooled));
+    }
+    recorded(a, rules::reduce(op, x, Some(&[-2, -1]), true))
+}
+
+fn recorded(a: &Bound, r: autograd::Result<Var>) -> Result<Value, Diagnostic> {
+    r.map(Value::from).map_err(|e| a.grad_err(e))
+}
 
 fn tensor_result(a: &Bound, r: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
     r.map(Value::from).map_err(|e| a.tensor_err(e))

@@ -20,6 +20,7 @@ pub mod inspect;
 mod io;
 mod json;
 mod linalg;
+mod loss;
 mod math;
 mod matrix;
 mod model;
@@ -72,6 +73,8 @@ const DOMAINS: &[&[Builtin]] = &[
     raise::BUILTINS,
     testing::BUILTINS,
     nn::BUILTINS,
+    nn::LAYERS,
+    loss::BUILTINS,
     conv::BUILTINS,
     random::BUILTINS,
     quant::BUILTINS,

@@ -1,12 +1,14 @@
 //! nn builtins (torch.nn.functional names, argument order and defaults).
 
+use super::random::with_rng;
 use super::{Bound, Builtin};
 use crate::autograd::{self, rules, Var};
 use crate::diag::Diagnostic;
-use crate::ops::nn::{self, Activation};
+use crate::ops::nn::Activation;
+use crate::ops::{self, random, BinaryOp, Operand};
 use crate::runtime::value::Value;
 use crate::runtime::{builtin, Shape};
-use crate::tensor::{Result as TensorResult, Tensor};
+use crate::tensor::{DType, Scalar, Tensor};
 
 macro_rules! activation_builtin {
     ($name:literal, $act:expr, $doc:literal) => {
@@ -70,27 +72,110 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "layer_norm",
         doc: "(x - mean) / sqrt(var + eps) * weight + bias over the trailing dims normalized_shape (an int, tuple or 1-D int tensor; biased variance), as torch; ints give f32.",
-        fn(_, a; x: Tensor, normalized_shape: Shape, weight: Option<Tensor> = none, bias: Option<Tensor> = none, eps: f64 = 1e-5) {
+        fn(_, a; x: Var, normalized_shape: Shape, weight: Option<Var> = none, bias: Option<Var> = none, eps: f64 = 1e-5) {
             let eps = check_eps(&a, eps)?;
-            tensor_result(&a, nn::layer_norm(&x, &normalized_shape.0, weight.as_ref(), bias.as_ref(), eps))
+            recorded(&a, rules::layer_norm(&x, &normalized_shape.0, weight.as_ref(), bias.as_ref(), eps))
         }
     },
     builtin! {
         name: "rms_norm",
         doc: "x / sqrt(mean(x**2) + eps) * weight over the trailing dims normalized_shape, as torch; eps none is the dtype's machine epsilon; ints give f32.",
-        fn(_, a; x: Tensor, normalized_shape: Shape, weight: Option<Tensor> = none, eps: Option<f64> = none) {
+        fn(_, a; x: Var, normalized_shape: Shape, weight: Option<Var> = none, eps: Option<f64> = none) {
             let eps = eps.map(|e| check_eps(&a, e)).transpose()?;
-            tensor_result(&a, nn::rms_norm(&x, &normalized_shape.0, weight.as_ref(), eps))
+            recorded(&a, rules::rms_norm(&x, &normalized_shape.0, weight.as_ref(), eps))
+        }
+    },
+];
+
+/// A builtin `NAME(x)` for an activation with no options.
+macro_rules! plain_activation {
+    ($name:literal, $rule:path, $doc:literal) => {
+        builtin! {
+            name: $name,
+            doc: $doc,
+            fn(_, a; x: Var) {
+                recorded(&a, $rule(&x))
+            }
+        }
+    };
+}
+
+/// The activations, layers and dropout of torch.nn.functional added in wave 2.
+pub const LAYERS: &[Builtin] = &[
+    builtin! {
+        name: "leaky_relu",
+        doc: "x where x > 0, else negative_slope * x (torch).",
+        fn(_, a; x: Var, negative_slope: f64 = 0.01) {
+            recorded(&a, rules::leaky_relu(&x, negative_slope))
+        }
+    },
+    builtin! {
+        name: "elu",
+        doc: "x where x > 0, else alpha * (exp(x) - 1) (torch).",
+        fn(_, a; x: Var, alpha: f64 = 1.0) {
+            recorded(&a, rules::elu(&x, alpha))
+        }
+    },
+    plain_activation!("selu", rules::selu, "scale * elu(x, alpha) with torch's constants (alpha 1.6732632423543772, scale 1.0507009873554805)."),
+    builtin! {
+        name: "softplus",
+        doc: "log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (torch).",
+        fn(_, a; x: Var, beta: f64 = 1.0, threshold: f64 = 20.0) {
+            if beta == 0.0 || beta.is_nan() {
+                return Err(a.arg_err("beta", format!("`beta` must be a nonzero number, got {beta}")));
+            }
+            recorded(&a, rules::softplus(&x, beta, threshold))
+        }
+    },
+    plain_activation!("mish", rules::mish, "x * tanh(softplus(x)) (torch)."),
+    plain_activation!("hardswish", rules::hardswish, "x * relu6(x + 3) / 6 (torch)."),
+    plain_activation!("relu6", rules::relu6, "min(max(x, 0), 6); the gradient passes where 0 < x < 6 (torch)."),
+    plain_activation!("logsigmoid", rules::logsigmoid, "log(sigmoid(x)), computed as -softplus(-x) without overflow (torch)."),
+    builtin! {
+        name: "glu",
+        doc: "The first half of x along dim times sigmoid of the second half; the size along dim must be even (torch).",
+        fn(_, a; x: Var, dim: i64 = -1) {
+            recorded(&a, rules::glu(&x, dim))
+        }
+    },
+    builtin! {
+        name: "linear",
+        doc: "x @ weight.T + bias, weight [out_features, in_features] (torch).",
+        fn(_, a; x: Var, weight: Var, bias: Option<Var> = none) {
+            recorded(&a, rules::linear(&x, &weight, bias.as_ref()))
+        }
+    },
+    builtin! {
+        name: "embedding",
+        doc: "The rows of weight [num_embeddings, dim] picked by the integer idx, shaped idx.shape + [dim] (torch's embedding(input, weight)).",
+        fn(_, a; idx: Tensor, weight: Var) {
+            recorded(&a, rules::embedding(&idx, &weight))
+        }
+    },
+    builtin! {
+        name: "dropout",
+        doc: "Zeroes each element of x with probability p and scales the rest by 1/(1-p) when training (torch); the mask comes from the session's random stream, or from seed=.",
+        fn(ctx, a; x: Var, p: f64 = 0.5, training: bool = true, seed: Option<usize> = none) {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(a.arg_err("p", format!("dropout probability has to be between 0 and 1, got {p}")));
+            }
+            if !training || p == 0.0 {
+                return Ok(Value::from(x));
+            }
+            let shape = x.shape().to_vec();
+            let u = with_rng(ctx, &a, seed, |rng| random::rand(rng, &shape, DType::F32))?;
+            let Value::Tensor(u) = u else {
+                return Err(a.err("internal: dropout drew no tensor"));
+            };
+            let keep = ops::binary(BinaryOp::Lt, Operand::Tensor(u.tensor()), Operand::Scalar(Scalar::Float(1.0 - p)))
+                .map_err(|e| a.tensor_err(e))?;
+            recorded(&a, rules::dropout(&x, &keep, p))
         }
     },
 ];
 
 fn recorded(a: &Bound, r: autograd::Result<Var>) -> Result<Value, Diagnostic> {
     r.map(Value::from).map_err(|e| a.grad_err(e))
-}
-
-fn tensor_result(a: &Bound, r: TensorResult<Tensor>) -> Result<Value, Diagnostic> {
-    r.map(Value::from).map_err(|e| a.tensor_err(e))
 }
 
 fn check_eps(a: &Bound, eps: f64) -> Result<f64, Diagnostic> {

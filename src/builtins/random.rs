@@ -142,7 +142,7 @@ pub const BUILTINS: &[Builtin] = &[
 ];
 
 /// Runs `draw` on the session's generator, or on a fresh one of `seed`.
-fn with_rng(
+pub(super) fn with_rng(
     ctx: &mut dyn Ctx,
     a: &Bound,
     seed: Option<usize>,

@@ -13,7 +13,11 @@ use crate::runtime::value::Module;
 use crate::runtime::Scope;
 
 /// The standard library: name → source, embedded at build time.
-pub const STDLIB: &[(&str, &str)] = &[("stats", include_str!("../../stdlib/stats.tsr"))];
+pub const STDLIB: &[(&str, &str)] = &[
+    ("stats", include_str!("../../stdlib/stats.tsr")),
+    ("nn", include_str!("../../stdlib/nn.tsr")),
+    ("optim", include_str!("../../stdlib/optim.tsr")),
+];
 
 #[derive(Default)]
 pub struct Modules {

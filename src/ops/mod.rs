@@ -16,6 +16,7 @@ pub mod nn;
 pub(crate) mod pad;
 pub(crate) mod pieces;
 pub mod pool;
+pub mod pool_grad;
 pub(crate) mod random;
 pub(crate) mod rearrange;
 pub mod reduce;

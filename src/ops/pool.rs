@@ -30,9 +30,9 @@ pub struct PoolParams {
 
 /// The input indices each output position reads along one axis, and the divisor an
 /// average over them uses.
-struct Axis {
-    taps: Vec<Vec<usize>>,
-    divisors: Vec<usize>,
+pub(super) struct Axis {
+    pub taps: Vec<Vec<usize>>,
+    pub divisors: Vec<usize>,
 }
 
 /// `max_pool2d`: the largest element of each window (NaN if the window holds one); a
@@ -160,7 +160,7 @@ fn global_mean_f32(x: &Tensor) -> Result<Tensor> {
 }
 
 /// `x` as [N, C, H, W] with a non-empty plane, and whether it was unbatched.
-fn planes(op: &str, x: &Tensor) -> Result<(Tensor, bool)> {
+pub(super) fn planes(op: &str, x: &Tensor) -> Result<(Tensor, bool)> {
     let (x, unbatched) = batched(op, x, 2)?;
     if x.shape()[2] == 0 || x.shape()[3] == 0 {
         let msg = format!(
@@ -217,7 +217,12 @@ fn pool_as<T: Elem, O: Elem>(
 }
 
 /// The windows of max/avg pooling along H and W, after PyTorch's checks.
-fn pool_axes(op: &str, x: &Tensor, p: &PoolParams, count_pad: bool) -> Result<[Axis; 2]> {
+pub(super) fn pool_axes(
+    op: &str,
+    x: &Tensor,
+    p: &PoolParams,
+    count_pad: bool,
+) -> Result<[Axis; 2]> {
     let lists = [
         ("kernel_size", &p.kernel_size[..]),
         ("stride", &p.stride),

@@ -2,21 +2,37 @@
 //! recording, keeps a backward rule written in these same ops, so a gradient can
 //! itself be differentiated (`grad` of `grad`). One file per family.
 
+mod activation;
 mod binary;
+mod conv;
 mod index;
+mod layer;
+mod loss;
 mod matmul;
 mod nn;
+mod norm;
+mod pool;
 mod reduce;
 mod shape;
 mod unary;
 
+pub use activation::{elu, glu, hardswish, leaky_relu, logsigmoid, mish, relu6, selu, softplus};
 pub use binary::{binary, where_};
+pub use conv::{conv, conv_transpose};
 pub use index::{index, row, stacked};
+pub use layer::{dropout, embedding, linear};
+pub use loss::{
+    binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div,
+    l1_loss, mse_loss, nll_loss, smooth_l1_loss, Reduction,
+};
 pub use matmul::matmul;
 pub use nn::{activation, log_softmax, relu, softmax};
+pub use norm::{layer_norm, rms_norm};
+pub use pool::{avg_pool2d, max_pool2d};
 pub use reduce::reduce;
 pub use shape::{
-    broadcast_to, cast, identity, permute, reshape, reshaped, reverse_axes, sum_to, transpose,
+    broadcast_to, cast, concat, identity, permute, reshape, reshaped, reverse_axes, sum_to,
+    transpose,
 };
 pub use unary::unary;
 

@@ -2,11 +2,12 @@
 //! `sum_to`, which reduces a broadcast gradient back to an operand's shape.
 
 use super::reduce;
-use crate::autograd::error::Result;
+use crate::autograd::error::{GradError, Result};
 use crate::autograd::record::record;
 use crate::autograd::var::Var;
+use crate::ops::index::Index;
 use crate::ops::ReduceOp;
-use crate::tensor::{DType, Tensor};
+use crate::tensor::{DType, SliceSpec, Tensor};
 
 fn dims_of(shape: &[usize]) -> Vec<i64> {
     shape.iter().map(|&d| d as i64).collect()
@@ -79,6 +80,40 @@ pub fn sum_to(g: &Var, shape: &[usize]) -> Result<Var> {
     let summed = reduce(ReduceOp::Sum, g, Some(&axes), false)?;
     reshape(&summed, &dims_of(shape))
 }
+
+/// `parts` joined along `axis` (NumPy's concatenate); each part's gradient is its
+/// slice of g.
+pub fn concat(parts: &[Var], axis: i64) -> Result<Var> {
+    let tensors: Vec<Tensor> = parts.iter().map(|p| p.tensor().clone()).collect();
+    let y = crate::ops::shape::concat(&tensors, axis)?;
+    let ax = crate::tensor::shape::normalize_axis("concat", axis, y.ndim())?;
+    let sizes: Vec<usize> = parts.iter().map(|p| p.shape()[ax]).collect();
+    let inputs: Vec<&Var> = parts.iter().collect();
+    Ok(record("concat", &inputs, y, move |g, _| {
+        let mut start = 0;
+        sizes
+            .iter()
+            .map(|&n| {
+                let mut items = vec![Index::Slice(ALL); ax];
+                items.push(Index::Slice(SliceSpec {
+                    start: Some(start as i64),
+                    stop: Some((start + n) as i64),
+                    step: 1,
+                }));
+                start += n;
+                let piece = super::index(g, &items).map_err(|e| GradError::Tensor(e.error))?;
+                Ok(Some(piece))
+            })
+            .collect()
+    }))
+}
+
+/// `:`, a whole axis.
+pub(super) const ALL: SliceSpec = SliceSpec {
+    start: None,
+    stop: None,
+    step: 1,
+};
 
 /// `x` converted to `dtype`; the gradient is converted back by the engine.
 pub fn cast(x: &Var, dtype: DType) -> Result<Var> {
