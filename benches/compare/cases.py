@@ -49,6 +49,8 @@ class Case:
     """One row family of the table (one row per thread count).
 
     peer is "numpy" (peer_code is a Python expression over the inputs and `np`),
+    "torch" (PyTorch CPU: peer_code is a call over torch tensors of the inputs, after
+    peer_setup, with `torch` and `F` = torch.nn.functional in scope),
     "cpython" (the same, timing plain Python), "ort" (a single ONNX node `ort_op`
     whose first input is fed at run time and the rest are initializers), "ggml"
     (ggml's `ggml_op` on weights quantized to `ggml_type`, see ggml/ggml_peer.c) or
@@ -441,6 +443,97 @@ def _quant_cases():
     )
 
 
+# Training against PyTorch (CPU): a forward that records the graph, forward +
+# backward, and a whole SGD step. tsr trains the functional way (value_and_grad,
+# use optim); torch the usual way (nn.Module, loss.backward(), optim.SGD). The two
+# sides' parameters are drawn differently; their shapes and the work are the same.
+_TORCH_STEPS = '''
+torch.manual_seed(0)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+def _fwd():
+    return F.cross_entropy(model(x), y)
+def _fwd_bwd():
+    for p in model.parameters():
+        p.grad = None
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    return loss
+def _step():
+    opt.zero_grad(set_to_none=True)
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+'''
+
+
+def _train_cases():
+    def three(model, x_shape, classes, tsr_params, tsr_loss, torch_model):
+        n = x_shape[0]
+        leaves = ", ".join(f'"{k}": tensor(p["{k}"], requires_grad=true)' for k in tsr_params)
+        tsr_setup = "\n".join(
+            [
+                "use optim",
+                "let p = {" + ", ".join(f'"{k}": {v}' for k, v in tsr_params.items()) + "}",
+                f"let y = randint(0, {classes}, [{n}])",
+                f"fn loss(p) {{ cross_entropy({tsr_loss}, y) }}",
+                "let vg = value_and_grad(loss)",
+                "let st = optim.init(p)",
+                "let pl = {" + leaves + "}",
+            ]
+        )
+        peer_setup = f"model = {torch_model}\ny = torch.randint(0, {classes}, ({n},))\n" + _TORCH_STEPS
+        target = both(ratio(1.0))
+        rows = [
+            ("forward (recording)", "let _y = loss(pl)", "_fwd()"),
+            ("forward+backward", "let _y = vg(p)", "_fwd_bwd()"),
+            ("train step (SGD)", "let (_l, _g) = vg(p)\n(p, st) = optim.sgd(p, _g, st, 0.01)", "_step()"),
+        ]
+        return [
+            Case(
+                f"train {model}: {what}",
+                "train",
+                (Input("x", x_shape),),
+                tsr,
+                "torch",
+                target if what.startswith("train") else {},
+                peer_code=peer,
+                peer_setup=peer_setup,
+                tsr_setup=tsr_setup,
+                tsr_is_stmt=True,
+            )
+            for what, tsr, peer in rows
+        ]
+
+    mlp = three(
+        "MLP 784-256-10 b256",
+        (256, 784),
+        10,
+        {"w1": "randn([256, 784]) * 0.035", "b1": "zeros([256])", "w2": "randn([10, 256]) * 0.06", "b2": "zeros([10])"},
+        'linear(relu(linear(x, p["w1"], p["b1"])), p["w2"], p["b2"])',
+        "torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))",
+    )
+    cnn = three(
+        "digits CNN b32",
+        (32, 1, 8, 8),
+        10,
+        {
+            "c1w": "randn([16, 1, 3, 3]) * 0.3",
+            "c1b": "zeros([16])",
+            "c2w": "randn([32, 16, 3, 3]) * 0.08",
+            "c2b": "zeros([32])",
+            "fw": "randn([10, 128]) * 0.09",
+            "fb": "zeros([10])",
+        },
+        'linear(flatten(max_pool2d(relu(conv2d(max_pool2d(relu(conv2d(x, p["c1w"], p["c1b"], padding=1)), 2), '
+        'p["c2w"], p["c2b"], padding=1)), 2), 1), p["fw"], p["fb"])',
+        "torch.nn.Sequential(torch.nn.Conv2d(1, 16, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2), "
+        "torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2), torch.nn.Flatten(), "
+        "torch.nn.Linear(128, 10))",
+    )
+    return mlp + cnn
+
+
 CASES = (
     _gemm_cases()
     + _elementwise_cases()
@@ -450,6 +543,7 @@ CASES = (
     + _conv_cases()
     + _interpreter_cases()
     + _quant_cases()
+    + _train_cases()
 )
 CASES_BY_NAME = {c.name: c for c in CASES}
 assert len(CASES_BY_NAME) == len(CASES), "case names must be unique"

@@ -88,11 +88,31 @@ AVX2_PEER_ENV = {
 }
 
 
+def ensure_torch(site):
+    """Makes PyTorch importable by the peer worker: from `site` (a site-packages folder
+    holding torch) when given, else installed into .venv from requirements-torch.txt
+    (a large download: PyPI's Linux wheel brings CUDA libraries; only the CPU is used).
+    Returns the folder the worker appends to its sys.path (empty: none needed)."""
+    if site:
+        return Path(site).resolve()
+    if subprocess.run([VENV_PYTHON, "-c", "import torch"], capture_output=True).returncode != 0:
+        print("compare: installing PyTorch into .venv (requirements-torch.txt)", file=sys.stderr)
+        pip = [VENV_PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+        subprocess.run(pip + ["-r", HERE / "requirements-torch.txt"], check=True)
+    return ""
+
+
+
 class PeerWorker:
     """peer_worker.py in its own process, with its thread count fixed by its environment."""
 
-    def __init__(self, threads, peer_isa, ggml_lib):
+    def __init__(self, threads, peer_isa, ggml_lib, torch_site=None):
         env = dict(os.environ)
+        # Only a run with train rows loads torch (its OpenMP runtime would be loaded
+        # beside NumPy's in every worker otherwise).
+        if torch_site is not None:
+            env["TORCH_PEER"] = "1"
+            env["TORCH_SITE"] = str(torch_site)
         if ggml_lib:
             env["GGML_PEER_LIB"] = str(ggml_lib)
         # Set on some machines to steer OpenBLAS; they slow current NumPy, so drop them.
@@ -265,6 +285,7 @@ def machine_header(tsr, hellos, settings, quick, peer_isa):
             f"peers at {threads} thread(s): Python {hello['python']}, NumPy {hello['numpy']} "
             f"(SIMD {' '.join(hello['numpy_simd'])}) [{blas}], onnxruntime {hello['onnxruntime']}"
             + (f", {hello['ggml']}" if hello["ggml"] else "")
+            + (f", {hello['torch']}" if hello.get("torch") else "")
         )
     return lines
 
@@ -284,6 +305,11 @@ def parse_args():
         help="native: the peers' best kernels here; avx2: NumPy/OpenBLAS limited to AVX2 (see README)",
     )
     p.add_argument("--no-check", action="store_true", help="skip the same-inputs cross-check")
+    p.add_argument(
+        "--torch-site",
+        metavar="DIR",
+        help="a site-packages folder with PyTorch for the train rows (default: install it into .venv)",
+    )
     p.add_argument("--out", default=str(HERE / "results.md"), help="markdown file for the table")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     return p.parse_args()
@@ -303,6 +329,7 @@ def main():
         sys.exit(f"compare: no case matches {args.only!r}")
     tsr = Path(args.tsr).resolve() if args.tsr else build_tsr()
     ggml_lib = ensure_ggml() if any(c.peer == "ggml" for c in cases) else None
+    torch_site = ensure_torch(args.torch_site) if any(c.peer == "torch" for c in cases) else None
     settings = Settings(args.quick, args.rounds, args.budget)
     thread_counts = [int(t) for t in args.threads.split(",")]
 
@@ -310,7 +337,7 @@ def main():
     jobs = [(t, c) for t in thread_counts for c in cases if t in c.threads]
     started = time.perf_counter()
     for threads in thread_counts:
-        worker = PeerWorker(threads, args.peer_isa, ggml_lib)
+        worker = PeerWorker(threads, args.peer_isa, ggml_lib, torch_site)
         hellos[threads] = worker.ask("hello")
         for case in (c for c in cases if threads in c.threads):
             row, note = run_case(tsr, worker, case, threads, settings, not args.no_check)

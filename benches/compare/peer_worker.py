@@ -116,6 +116,28 @@ def numpy_simd():
     return [k for k in __cpu_dispatch__ if __cpu_features__.get(k)]
 
 
+def import_torch():
+    """PyTorch, from .venv or from the folder compare.py --torch-site names (searched
+    after .venv's own packages, so NumPy stays .venv's)."""
+    site = os.environ.get("TORCH_SITE")
+    if site and site not in sys.path:
+        sys.path.append(site)
+    import torch
+
+    return torch
+
+
+def torch_description():
+    """PyTorch's version and the CPU kernels it picked, in a run with train rows."""
+    if not os.environ.get("TORCH_PEER"):
+        return None
+    try:
+        torch = import_torch()
+    except ImportError:
+        return None
+    return f"torch {torch.__version__} ({torch.backends.cpu.get_cpu_capability()})"
+
+
 class Worker:
     def __init__(self, threads):
         self.threads = threads
@@ -144,6 +166,16 @@ class Worker:
             self.once = lambda: session.run(["y"], feeds)[0]
         elif case.peer == "ggml":
             self.run, self.once = self.ggml_for(case).prepare(case, arrays, self.threads)
+        elif case.peer == "torch":
+            torch = import_torch()  # only the train rows need it (requirements-torch.txt)
+            torch.set_num_threads(self.threads)
+            ns = {"np": np, "torch": torch, "F": torch.nn.functional}
+            ns.update({k: torch.from_numpy(v) for k, v in arrays.items()})
+            exec(case.peer_setup, ns)
+            src = f"def _run(_n):\n    for _ in range(_n):\n        {case.peer_code}\n"
+            src += f"def _once():\n    return {case.peer_code}\n"
+            exec(src, ns)
+            self.run, self.once = ns["_run"], ns["_once"]
         else:
             # The loop is compiled with the inputs as globals, so a call costs what it
             # costs in a user's script: no lambda or indirection per iteration.
@@ -167,6 +199,7 @@ class Worker:
             "numpy_simd": numpy_simd(),
             "onnxruntime": version("onnxruntime"),
             "ggml": self.ggml.describe() if self.ggml else None,
+            "torch": torch_description(),
             "blas": [
                 {k: info.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
                 for info in threadpool_info()
