@@ -192,6 +192,12 @@ const CASES: &[Case] = &[
     case("softmax(a, axis=0)", &[(&[2, 3, 4], Any)]),
     twice("log_softmax(a)", &[(M, Any)]),
     case("log_softmax(a, dim=0)", &[(M, Any)]),
+    // Joins.
+    case("concat((a, b), axis=1)", &[(&[3, 2], Any), (&[3, 4], Any)]),
+    case("concat((a, a * 2.0, b))", &[(M, Any), (&[1, 4], Any)]),
+    case("stack((a, b, a))", &[(M, Any), (M, Any)]),
+    case("stack((a, b), axis=-1)", &[(M, Any), (M, Any)]),
+    case("stack(a, axis=1)", &[(M, Any)]),
     // nn functions added in wave 2.
     case("leaky_relu(a, 0.1)", &[(M, Any)]),
     twice("elu(a)", &[(M, Any)]),

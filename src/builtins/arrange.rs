@@ -98,28 +98,28 @@ pub const BUILTINS: &[Builtin] = &[
         name: "hstack",
         doc: "Joins a tuple of tensors along axis 1, or axis 0 when they are vectors (numbers count as vectors of one); dtypes promote (NumPy).",
         fn(_, a; tensors: TensorSeq) {
-            view(&a, pieces::hstack(&tensors.0))
+            view(&a, pieces::hstack(&tensors.tensors()))
         }
     },
     builtin! {
         name: "vstack",
         doc: "Joins a tuple of tensors along axis 0, a vector [n] counting as a row [1, n]; dtypes promote (NumPy).",
         fn(_, a; tensors: TensorSeq) {
-            view(&a, pieces::vstack(&tensors.0))
+            view(&a, pieces::vstack(&tensors.tensors()))
         }
     },
     builtin! {
         name: "dstack",
         doc: "Joins a tuple of tensors along axis 2, a vector [n] counting as [1, n, 1] and a matrix [m, n] as [m, n, 1]; dtypes promote (NumPy).",
         fn(_, a; tensors: TensorSeq) {
-            view(&a, pieces::dstack(&tensors.0))
+            view(&a, pieces::dstack(&tensors.tensors()))
         }
     },
     builtin! {
         name: "column_stack",
         doc: "Joins a tuple of tensors along axis 1, a vector [n] counting as a column [n, 1]; dtypes promote (NumPy).",
         fn(_, a; tensors: TensorSeq) {
-            view(&a, pieces::column_stack(&tensors.0))
+            view(&a, pieces::column_stack(&tensors.tensors()))
         }
     },
     builtin! {

@@ -116,18 +116,14 @@ pub const BUILTINS: &[Builtin] = &[
         name: "concat",
         doc: "Joins a tuple of tensors along an existing axis (NumPy's concatenate): `concat((a, b), axis=1)`; dtypes promote.",
         fn(_, a; tensors: TensorSeq, axis|dim: i64 = 0) {
-            ops::concat(&tensors.0, axis)
-                .map(Value::from)
-                .map_err(|e| join_err(&a, e))
+            joined(&a, rules::concat(&tensors.0, axis))
         }
     },
     builtin! {
         name: "stack",
         doc: "Joins a tuple of tensors of one shape along a new axis: `stack((a, b), axis=0)`.",
         fn(_, a; tensors: TensorSeq, axis|dim: i64 = 0) {
-            ops::stack(&tensors.0, axis)
-                .map(Value::from)
-                .map_err(|e| join_err(&a, e))
+            joined(&a, rules::stack(&tensors.0, axis))
         }
     },
     builtin! {
@@ -230,7 +226,16 @@ pub(super) fn view(a: &Bound, r: Result<Tensor, TensorError>) -> Result<Value, D
 
 /// A sequence of tensors: a tuple (numbers count as 0-d tensors), or a tensor's
 /// rows (NumPy iterates an array along its first axis).
-pub(super) struct TensorSeq(pub(super) Vec<Tensor>);
+/// The tensors of a tuple (numbers as 0-d tensors), or the rows of a tensor, each
+/// keeping its track for gradients.
+pub(super) struct TensorSeq(pub(super) Vec<Var>);
+
+impl TensorSeq {
+    /// The tensors alone, for ops that record nothing.
+    pub(super) fn tensors(&self) -> Vec<Tensor> {
+        self.0.iter().map(|v| v.tensor().clone()).collect()
+    }
+}
 
 impl<'a> FromArg<'a> for TensorSeq {
     fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {
@@ -238,17 +243,18 @@ impl<'a> FromArg<'a> for TensorSeq {
             Value::Tuple(items) => items
                 .iter()
                 .enumerate()
-                .map(|(k, v)| {
-                    v.to_tensor().ok_or_else(|| {
+                .map(|(k, v)| match v {
+                    Value::Tensor(t) => Ok((**t).clone()),
+                    other => other.to_tensor().map(Var::constant).ok_or_else(|| {
                         arg.err(format!(
                             "element {k} of `tensors` must be a tensor or number, got {}",
-                            v.describe()
+                            other.describe()
                         ))
-                    })
+                    }),
                 })
                 .collect::<Result<_, _>>()?,
             Value::Tensor(t) if t.ndim() > 0 => (0..t.shape()[0] as i64)
-                .map(|k| t.select(0, k))
+                .map(|k| rules::row(t, k))
                 .collect::<Result<_, _>>()
                 .map_err(|e| arg.tensor_err(e))?,
             other => {
@@ -261,6 +267,14 @@ impl<'a> FromArg<'a> for TensorSeq {
         };
         Ok(TensorSeq(parts))
     }
+}
+
+/// A recorded concat/stack's result as a value.
+fn joined(a: &Bound, r: autograd::Result<Var>) -> Result<Value, Diagnostic> {
+    r.map(Value::from).map_err(|e| match e {
+        autograd::GradError::Tensor(e) => join_err(a, e),
+        other => a.grad_err(other),
+    })
 }
 
 /// A concat/stack error, labelling the axis or the tensors, whichever is to blame.

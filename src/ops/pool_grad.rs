@@ -4,6 +4,8 @@
 //! order, so repeated positions accumulate in a fixed order.
 
 use super::pool::{planes, pool_axes, PoolParams};
+use super::{elems, output_buffer};
+use crate::kernels::math::Arith;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Result, Tensor, TensorError};
 
@@ -13,50 +15,71 @@ pub fn max_pool2d_positions(x: &Tensor, p: &PoolParams) -> Result<Vec<Option<usi
     let op = "max_pool2d";
     let (x4, _) = planes(op, x)?;
     let [rows, cols] = pool_axes(op, &x4, p, false)?;
+    let x4 = x4.contiguous();
+    let planes_n = x4.shape()[0] * x4.shape()[1];
     let (h, w) = (x4.shape()[2], x4.shape()[3]);
-    let data = x4.to_vec::<f64>();
-    let mut out =
-        Vec::with_capacity(x4.shape()[0] * x4.shape()[1] * rows.taps.len() * cols.taps.len());
-    for plane in 0..x4.shape()[0] * x4.shape()[1] {
-        let base = plane * h * w;
-        for r_taps in &rows.taps {
-            for c_taps in &cols.taps {
-                let mut best: Option<(usize, f64)> = None;
-                for &r in r_taps {
-                    for &c in c_taps {
-                        let at = base + r * w + c;
-                        let v = data[at];
-                        let better = match best {
-                            None => true,
-                            Some((_, b)) => !b.is_nan() && (v > b || v.is_nan()),
-                        };
-                        if better {
-                            best = Some((at, v));
-                        }
-                    }
+    crate::dispatch!(x4.dtype(), T => {
+        let data = elems::<T>(op, &x4)?;
+        let mut out = Vec::with_capacity(planes_n * rows.taps.len() * cols.taps.len());
+        for (k, plane) in data.chunks_exact(h * w).take(planes_n).enumerate() {
+            let base = k * h * w;
+            for r_taps in &rows.taps {
+                for c_taps in &cols.taps {
+                    out.push(window_max(plane, w, r_taps, c_taps).map(|at| base + at));
                 }
-                out.push(best.map(|(at, _)| at));
+            }
+        }
+        Ok(out)
+    })
+}
+
+/// The index in `plane` of the largest element of the window (the first of equal
+/// ones; a NaN wins, the first NaN), as max_pool2d takes it.
+fn window_max<T: PartialOrd + Copy>(
+    plane: &[T],
+    w: usize,
+    r_taps: &[usize],
+    c_taps: &[usize],
+) -> Option<usize> {
+    let mut best: Option<(usize, T)> = None;
+    for &r in r_taps {
+        for &c in c_taps {
+            let at = r * w + c;
+            let v = plane[at];
+            #[allow(clippy::eq_op)]
+            let better = match best {
+                None => true,
+                // b != b: b is NaN, which nothing replaces.
+                Some((_, b)) => b == b && (v > b || v != v),
+            };
+            if better {
+                best = Some((at, v));
             }
         }
     }
-    Ok(out)
+    best.map(|(at, _)| at)
 }
 
-/// Zeros of `shape` with `g`'s elements (row-major) added at `positions`.
+/// Zeros of `shape` with `g`'s elements (row-major) added at `positions`, in g's
+/// dtype, in order.
 pub fn scatter_positions(
     g: &Tensor,
     positions: &[Option<usize>],
     shape: &[usize],
 ) -> Result<Tensor> {
     check_count("max_pool2d", g, positions.len())?;
-    let n: usize = shape.iter().product();
-    let mut out = vec![0f64; n];
-    for (v, at) in g.to_vec::<f64>().into_iter().zip(positions) {
-        if let Some(&i) = at.as_ref() {
-            out[i] += v;
+    let g = g.contiguous();
+    crate::dispatch!(g.dtype(), T => {
+        let src = elems::<T>("max_pool2d", &g)?;
+        let mut out = output_buffer("max_pool2d", shape, T::default())?;
+        for (&v, at) in src.iter().zip(positions) {
+            if let Some(&i) = at.as_ref() {
+                let slot = out.get_mut(i).ok_or_else(outside)?;
+                *slot = slot.add(v);
+            }
         }
-    }
-    Ok(Tensor::from_vec(out, shape)?.to_dtype(g.dtype()))
+        Tensor::from_vec(out, shape)
+    })
 }
 
 /// The elements of `x` at `positions`, shaped `shape` (0 for `None`): the adjoint of
@@ -66,12 +89,22 @@ pub fn gather_positions(
     positions: &[Option<usize>],
     shape: &[usize],
 ) -> Result<Tensor> {
-    let data = x.to_vec::<f64>();
-    let out: Vec<f64> = positions
-        .iter()
-        .map(|at| at.map_or(0.0, |i| data[i]))
-        .collect();
-    Ok(Tensor::from_vec(out, shape)?.to_dtype(x.dtype()))
+    let x = x.contiguous();
+    crate::dispatch!(x.dtype(), T => {
+        let src = elems::<T>("max_pool2d", &x)?;
+        let out = positions
+            .iter()
+            .map(|at| match at {
+                Some(i) => src.get(*i).copied().ok_or_else(outside),
+                None => Ok(T::default()),
+            })
+            .collect::<Result<Vec<T>>>()?;
+        Tensor::from_vec(out, shape)
+    })
+}
+
+fn outside() -> TensorError {
+    TensorError::value("max_pool2d", "internal error: a position outside the input")
 }
 
 /// The gradient of `avg_pool2d(x, p, count_include_pad)` for the output gradient `g`:

@@ -1,12 +1,15 @@
 //! Layers: linear, embedding and dropout, as compositions of recorded ops.
 
-use super::{add, index, matmul, mul, transpose};
+use super::{index, matmul, mul, reshape, sum_to, transpose};
 use crate::autograd::error::{GradError, Result};
+use crate::autograd::record::record;
 use crate::autograd::var::Var;
 use crate::ops::index::Index;
 use crate::tensor::{Tensor, TensorError};
 
-/// x @ weightᵀ + bias (weight [out, in]), as torch.
+/// x @ weightᵀ + bias (weight [out, in]), as torch. One node: g_x = g @ weight,
+/// g_weight = gᵀ @ x over the rows of every batch dim (row-major, [out, in], as
+/// the weight), g_bias = Σ g over them.
 pub fn linear(x: &Var, weight: &Var, bias: Option<&Var>) -> Result<Var> {
     if weight.ndim() != 2 {
         return Err(GradError::Tensor(TensorError::shape(
@@ -17,11 +20,42 @@ pub fn linear(x: &Var, weight: &Var, bias: Option<&Var>) -> Result<Var> {
             ),
         )));
     }
-    let y = matmul(x, &transpose(weight, 0, 1)?)?;
-    match bias {
-        Some(b) => add(&y, b),
-        None => Ok(y),
-    }
+    let product = crate::ops::matmul(x, &weight.transpose(0, 1)?)?;
+    let y = match bias {
+        Some(b) => crate::ops::binary(
+            crate::ops::BinaryOp::Add,
+            crate::ops::Operand::Tensor(&product),
+            crate::ops::Operand::Tensor(b),
+        )?,
+        None => product,
+    };
+    let inputs: Vec<&Var> = [Some(x), Some(weight), bias]
+        .into_iter()
+        .flatten()
+        .collect();
+    let (sx, sw, sb) = (x.clone(), weight.clone(), bias.cloned());
+    Ok(record("linear", &inputs, y, move |g, _| {
+        let (out, inp) = (sw.shape()[0] as i64, sw.shape()[1] as i64);
+        let mut grads = Vec::with_capacity(3);
+        grads.push(match sx.is_tracked() {
+            true => Some(matmul(g, &sw)?),
+            false => None,
+        });
+        grads.push(match sw.is_tracked() {
+            true => {
+                let rows = reshape(g, &[-1, out])?;
+                Some(matmul(
+                    &transpose(&rows, 0, 1)?,
+                    &reshape(&sx, &[-1, inp])?,
+                )?)
+            }
+            false => None,
+        });
+        if let Some(b) = &sb {
+            grads.push(Some(sum_to(g, b.shape())?));
+        }
+        Ok(grads)
+    }))
 }
 
 /// The rows of `weight` [num, dim] that the integer `indices` pick, shaped

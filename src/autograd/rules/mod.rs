@@ -31,7 +31,7 @@ pub use norm::{layer_norm, rms_norm};
 pub use pool::{avg_pool2d, max_pool2d};
 pub use reduce::reduce;
 pub use shape::{
-    broadcast_to, cast, concat, identity, permute, reshape, reshaped, reverse_axes, sum_to,
+    broadcast_to, cast, concat, identity, permute, reshape, reshaped, reverse_axes, stack, sum_to,
     transpose,
 };
 pub use unary::unary;

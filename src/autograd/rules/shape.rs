@@ -108,6 +108,30 @@ pub fn concat(parts: &[Var], axis: i64) -> Result<Var> {
     }))
 }
 
+/// `parts`, of one shape, stacked along a new `axis` (each gets a size-1 axis there,
+/// then they are joined).
+pub fn stack(parts: &[Var], axis: i64) -> Result<Var> {
+    let Some(first) = parts.first() else {
+        return Ok(Var::constant(crate::ops::shape::stack(&[], axis)?));
+    };
+    let ndim = first.ndim() as i64 + 1;
+    let ax = crate::tensor::shape::normalize_axis("stack", axis, ndim as usize)?;
+    let widened = parts
+        .iter()
+        .map(|p| {
+            if p.shape() != first.shape() {
+                // ops::stack words the error.
+                let all: Vec<Tensor> = parts.iter().map(|p| p.tensor().clone()).collect();
+                crate::ops::shape::stack(&all, axis)?;
+            }
+            let mut dims = dims_of(p.shape());
+            dims.insert(ax, 1);
+            reshape(p, &dims)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    concat(&widened, ax as i64)
+}
+
 /// `:`, a whole axis.
 pub(super) const ALL: SliceSpec = SliceSpec {
     start: None,
