@@ -70,6 +70,9 @@ fn grad_fn(a: &Bound, f: &Value, argnums: &Value, with_value: bool) -> Result<Va
     let argnums = match argnums {
         Value::Tuple(items) => {
             let list = items.iter().map(index).collect::<Result<Vec<_>, _>>()?;
+            if list.is_empty() {
+                return Err(a.arg_err("argnums", "argnums must name at least one argument"));
+            }
             if let Some(i) = list
                 .iter()
                 .enumerate()

@@ -29,7 +29,7 @@ pub fn conv(x: &Var, w: &Var, b: Option<&Var>, spatial: usize, p: &ConvParams) -
             let output_padding: Vec<usize> = (0..spatial)
                 .map(|d| {
                     let span = p.dilation[d] * (sw.shape()[2 + d] - 1) + 1;
-                    let made = (out[d] - 1) * p.stride[d] + span;
+                    let made = out[d].saturating_sub(1) * p.stride[d] + span;
                     (image[d] + 2 * pad[d]).saturating_sub(made)
                 })
                 .collect();

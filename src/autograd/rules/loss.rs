@@ -193,16 +193,17 @@ fn weighted(l: &Var, w: Option<&Var>) -> Result<Var> {
 /// Class scores moved to rows: a [C] input is one row; [N, C, d...] becomes
 /// [N·∏d, C] (and the target [N, d...] the matching [N·∏d]).
 fn rows(op: &str, x: &Var, target_shape: &[usize]) -> Result<(Var, usize)> {
-    let c = if x.ndim() == 1 {
-        x.shape()[0]
-    } else {
-        x.shape()[1]
-    };
-    let mut expected: Vec<usize> = x.shape().to_vec();
-    if x.ndim() >= 1 {
-        expected.remove(if x.ndim() == 1 { 0 } else { 1 });
+    if x.ndim() == 0 {
+        return Err(GradError::Tensor(TensorError::shape(
+            op,
+            "input must have a class dim, got a 0-d tensor",
+        )));
     }
-    if x.ndim() == 0 || expected != target_shape {
+    let class_dim = usize::from(x.ndim() > 1);
+    let c = x.shape()[class_dim];
+    let mut expected: Vec<usize> = x.shape().to_vec();
+    expected.remove(class_dim);
+    if expected != target_shape {
         return Err(GradError::Tensor(TensorError::shape(
             op,
             format!(

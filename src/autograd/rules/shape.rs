@@ -70,7 +70,12 @@ pub fn sum_to(g: &Var, shape: &[usize]) -> Result<Var> {
     if g.shape() == shape {
         return Ok(g.clone());
     }
-    let lead = g.ndim() - shape.len();
+    let Some(lead) = g.ndim().checked_sub(shape.len()) else {
+        return Err(GradError::Tensor(crate::tensor::TensorError::shape(
+            "grad",
+            "internal: a gradient with fewer dims than its operand",
+        )));
+    };
     let mut axes: Vec<i64> = (0..lead as i64).collect();
     for (i, &d) in shape.iter().enumerate() {
         if d == 1 && g.shape()[lead + i] != 1 {
