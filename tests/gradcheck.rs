@@ -192,6 +192,21 @@ const CASES: &[Case] = &[
     case("softmax(a, axis=0)", &[(&[2, 3, 4], Any)]),
     twice("log_softmax(a)", &[(M, Any)]),
     case("log_softmax(a, dim=0)", &[(M, Any)]),
+    // clip, scans, gathers.
+    twice("clip(a, -0.5, 0.7)", &[(M, Any)]),
+    case("clip(a, min=0.3)", &[(M, Any)]),
+    case(
+        "clip(a, max=tensor([0.1, -0.2, 0.5, 0.0], dtype=f64))",
+        &[(M, Any)],
+    ),
+    twice("cumsum(a, axis=1)", &[(M, Any)]),
+    case("cumsum(a, axis=0)", &[(&[2, 3, 4], Any)]),
+    case("cumsum(a)", &[(M, Any)]),
+    twice(
+        "gather(a, 1, tensor([[0, 0], [3, 1], [2, 2]]))",
+        &[(M, Any)],
+    ),
+    case("gather(a, 0, tensor([[2, 0, 1, 1]]))", &[(M, Any)]),
     // Joins.
     case("concat((a, b), axis=1)", &[(&[3, 2], Any), (&[3, 4], Any)]),
     case("concat((a, a * 2.0, b))", &[(M, Any), (&[1, 4], Any)]),

@@ -5,6 +5,7 @@
 
 use super::shape::tuple;
 use super::{Bound, Builtin};
+use crate::autograd::{rules, Var};
 use crate::diag::Diagnostic;
 use crate::ops::{gather, lookup, scatter, Operand};
 use crate::runtime::value::Value;
@@ -58,8 +59,10 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "gather",
         doc: "out[..., j, ...] = x[..., index[..., j, ...], ...] along dim, for an integer index with x's number of dims, no larger than x elsewhere (torch; negative entries count from the end).",
-        fn(_, a; x|input: Tensor, dim|axis: i64, index: Tensor) {
-            result(&a, gather::gather(&x, dim, &index))
+        fn(_, a; x|input: Var, dim|axis: i64, index: Tensor) {
+            rules::gather(&x, dim, &index)
+                .map(Value::from)
+                .map_err(|e| a.grad_err(e))
         }
     },
     builtin! {

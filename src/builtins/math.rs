@@ -221,12 +221,18 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "clip",
         doc: "x limited to [min, max] (either may be none; max wins where min > max); the bounds broadcast and promote like maximum.",
-        fn(_, a; x: Operand, min|a_min: Option<Operand> = none, max|a_max: Option<Operand> = none) {
-            let result = match x {
-                Operand::Tensor(x) => ops::binary::clip(x, min, max).map(Value::from),
-                Operand::Scalar(s) => ops::binary::clip(&s.to_tensor(), min, max).map(|t| scalar::item(&t)),
-            };
-            result.map_err(|e| a.tensor_err(e))
+        fn(_, a; x: VarOperand, min|a_min: Option<VarOperand> = none, max|a_max: Option<VarOperand> = none) {
+            match x {
+                VarOperand::Var(x) => rules::clip(x, min, max)
+                    .map(Value::from)
+                    .map_err(|e| a.grad_err(e)),
+                VarOperand::Scalar(s) => {
+                    let bounds = (min.map(VarOperand::operand), max.map(VarOperand::operand));
+                    ops::binary::clip(&s.to_tensor(), bounds.0, bounds.1)
+                        .map(|t| scalar::item(&t))
+                        .map_err(|e| a.tensor_err(e))
+                }
+            }
         }
     },
     unary_builtin!(IsNan, "True where x is NaN (a bool tensor)."),

@@ -50,7 +50,12 @@ macro_rules! scan_builtin {
         builtin! {
             name: $name,
             doc: $doc,
-            fn(_, a; x: Tensor, axis|dim: Option<i64> = none) {
+            fn(_, a; x: Var, axis|dim: Option<i64> = none) {
+                if ScanOp::$op == ScanOp::Sum {
+                    return rules::cumsum(&x, axis)
+                        .map(Value::from)
+                        .map_err(|e| a.grad_err(e));
+                }
                 result(&a, ops::reduce::scan(ScanOp::$op, &x, axis))
             }
         }

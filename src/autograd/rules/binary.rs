@@ -149,6 +149,46 @@ fn compare(op: BinaryOp, x: &Var, n: f64) -> Result<Tensor> {
     )?)
 }
 
+/// x limited to [min, max] (either may be absent; max wins where min > max); the
+/// gradient passes where x lies within the bounds, as torch's clamp. Bounds that
+/// are themselves tracked have no gradient yet: an error names clip.
+pub fn clip(x: &Var, min: Option<VarOperand>, max: Option<VarOperand>) -> Result<Var> {
+    let y = ops::binary::clip(
+        x,
+        min.map(VarOperand::operand),
+        max.map(VarOperand::operand),
+    )?;
+    let bounds: Vec<&Var> = [min, max]
+        .into_iter()
+        .flatten()
+        .filter_map(VarOperand::var)
+        .collect();
+    if bounds.iter().any(|b| b.is_tracked()) && crate::autograd::record::recording(&bounds) {
+        let mut inputs = bounds.clone();
+        inputs.push(x);
+        return Ok(crate::autograd::record::opaque(
+            "clip (with tracked bounds)",
+            &inputs,
+            y,
+        ));
+    }
+    let mut inside = ops::binary(BinaryOp::Eq, x.operand_of(), x.operand_of())?;
+    for (bound, op) in [(min, BinaryOp::Ge), (max, BinaryOp::Le)] {
+        if let Some(b) = bound {
+            let ok = ops::binary(op, x.operand_of(), b.operand())?;
+            inside = ops::binary(
+                BinaryOp::LogicalAnd,
+                Operand::Tensor(&inside),
+                Operand::Tensor(&ok),
+            )?;
+        }
+    }
+    Ok(record("clip", &[x], y, move |g, _| {
+        let pass = Var::constant(inside.clone());
+        Ok(vec![Some(super::where_(&pass, VarOperand::Var(g), ZERO)?)])
+    }))
+}
+
 /// Where `x` is zero, as a bool constant.
 pub(super) fn is_zero(x: &Var) -> Result<Var> {
     Ok(Var::constant(ops::binary(

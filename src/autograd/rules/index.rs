@@ -17,6 +17,27 @@ pub fn index(x: &Var, items: &[Index]) -> std::result::Result<Var, IndexError> {
     }))
 }
 
+/// torch's gather: out[..., j, ...] = x[..., index[..., j, ...], ...] along `dim`;
+/// the gradient is added back at the indices (repeats accumulate, in index order).
+pub fn gather(x: &Var, dim: i64, idx: &Tensor) -> Result<Var> {
+    let y = crate::ops::gather::gather(x, dim, idx)?;
+    let (idx, shape) = (idx.clone(), x.shape().to_vec());
+    Ok(record("gather", &[x], y, move |g, _| {
+        Ok(vec![Some(scatter_add_into_zeros(g, &shape, dim, &idx)?)])
+    }))
+}
+
+/// Zeros of `shape` with `g` added at `idx` along `dim`: gather's adjoint, whose
+/// own adjoint is gather.
+fn scatter_add_into_zeros(g: &Var, shape: &[usize], dim: i64, idx: &Tensor) -> Result<Var> {
+    let zeros = Tensor::zeros(g.dtype(), shape)?;
+    let out = crate::ops::scatter::scatter_add(&zeros, dim, idx, g)?;
+    let idx = idx.clone();
+    Ok(record("gather_backward", &[g], out, move |gg, _| {
+        Ok(vec![Some(gather(gg, dim, &idx)?)])
+    }))
+}
+
 /// Row `i` of `x` along its first axis (`for r in x`, `let (a, b) = x`), a view.
 pub fn row(x: &Var, i: i64) -> crate::tensor::Result<Var> {
     index(x, &[Index::Int(i)]).map_err(|e| e.error)

@@ -17,9 +17,9 @@ mod shape;
 mod unary;
 
 pub use activation::{elu, glu, hardswish, leaky_relu, logsigmoid, mish, relu6, selu, softplus};
-pub use binary::{binary, where_};
+pub use binary::{binary, clip, where_};
 pub use conv::{conv, conv_transpose};
-pub use index::{index, row, stacked};
+pub use index::{gather, index, row, stacked};
 pub use layer::{dropout, embedding, linear};
 pub use loss::{
     binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div,
@@ -29,7 +29,7 @@ pub use matmul::matmul;
 pub use nn::{activation, log_softmax, relu, softmax};
 pub use norm::{layer_norm, rms_norm};
 pub use pool::{avg_pool2d, max_pool2d};
-pub use reduce::reduce;
+pub use reduce::{cumsum, reduce};
 pub use shape::{
     broadcast_to, cast, concat, identity, permute, reshape, reshaped, reverse_axes, stack, sum_to,
     transpose,

@@ -5,6 +5,7 @@ use super::{broadcast_to, div, mul, reshape, scale, sub};
 use crate::autograd::error::{GradError, Result};
 use crate::autograd::record::{output_of, record};
 use crate::autograd::var::Var;
+use crate::ops::index::Index;
 use crate::ops::{self, BinaryOp, ReduceOp, UnaryOp};
 use crate::tensor::shape::normalize_axis;
 
@@ -62,6 +63,28 @@ pub fn reduce(op: ReduceOp, x: &Var, axes: Option<&[i64]>, keepdim: bool) -> Res
             }
         };
         Ok(vec![Some(dx)])
+    }))
+}
+
+/// The running sum along `axis` (of the flattened x when none); the gradient is the
+/// running sum of g taken from the other end.
+pub fn cumsum(x: &Var, axis: Option<i64>) -> Result<Var> {
+    let y = ops::reduce::cumsum(x, axis)?;
+    let shape: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
+    Ok(record("cumsum", &[x], y, move |g, _| {
+        let ax = match axis {
+            Some(a) => crate::tensor::shape::normalize_axis("cumsum", a, g.ndim())?,
+            None => 0,
+        };
+        let mut items = vec![Index::Slice(super::shape::ALL); ax];
+        items.push(Index::Slice(crate::tensor::SliceSpec {
+            start: None,
+            stop: None,
+            step: -1,
+        }));
+        let flip = |v: &Var| super::index(v, &items).map_err(|e| GradError::Tensor(e.error));
+        let back = flip(&cumsum(&flip(g)?, Some(ax as i64))?)?;
+        Ok(vec![Some(reshape(&back, &shape)?)])
     }))
 }
 
