@@ -32,7 +32,7 @@ macro_rules! conv_builtin {
                     dilation: dilation.0,
                     groups,
                 };
-                recorded(&a, rules::conv(&x, &weight, bias.as_ref(), $spatial, &params))
+                a.recorded(rules::conv(&x, &weight, bias.as_ref(), $spatial, &params))
             }
         }
     };
@@ -74,7 +74,7 @@ pub const BUILTINS: &[Builtin] = &[
                 groups,
                 dilation: dilation.0,
             };
-            recorded(&a, rules::conv_transpose(&x, &weight, bias.as_ref(), 2, &params))
+            a.recorded(rules::conv_transpose(&x, &weight, bias.as_ref(), 2, &params))
         }
     },
     builtin! {
@@ -89,7 +89,7 @@ pub const BUILTINS: &[Builtin] = &[
             ceil_mode: bool = false,
         ) {
             let params = pool_params(kernel_size, stride, padding, dilation, ceil_mode);
-            recorded(&a, rules::max_pool2d(&x, &params))
+            a.recorded(rules::max_pool2d(&x, &params))
         }
     },
     builtin! {
@@ -104,7 +104,7 @@ pub const BUILTINS: &[Builtin] = &[
             count_include_pad: bool = true,
         ) {
             let params = pool_params(kernel_size, stride, padding, Sizes(vec![1, 1]), ceil_mode);
-            recorded(&a, rules::avg_pool2d(&x, &params, count_include_pad))
+            a.recorded(rules::avg_pool2d(&x, &params, count_include_pad))
         }
     },
     builtin! {
@@ -166,11 +166,7 @@ fn global(a: &Bound, x: &Var, op: ReduceOp) -> Result<Value, Diagnostic> {
     if !autograd::recording(&[x]) {
         return Ok(Value::from(pooled));
     }
-    recorded(a, rules::reduce(op, x, Some(&[-2, -1]), true))
-}
-
-fn recorded(a: &Bound, r: autograd::Result<Var>) -> Result<Value, Diagnostic> {
-    r.map(Value::from).map_err(|e| a.grad_err(e))
+    a.recorded(rules::reduce(op, x, Some(&[-2, -1]), true))
 }
 
 fn tensor_result(a: &Bound, r: TensorResult<Tensor>) -> Result<Value, Diagnostic> {

@@ -60,9 +60,7 @@ pub const BUILTINS: &[Builtin] = &[
         name: "gather",
         doc: "out[..., j, ...] = x[..., index[..., j, ...], ...] along dim, for an integer index with x's number of dims, no larger than x elsewhere (torch; negative entries count from the end).",
         fn(_, a; x|input: Var, dim|axis: i64, index: Tensor) {
-            rules::gather(&x, dim, &index)
-                .map(Value::from)
-                .map_err(|e| a.grad_err(e))
+            a.recorded(rules::gather(&x, dim, &index))
         }
     },
     builtin! {

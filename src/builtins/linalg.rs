@@ -32,9 +32,7 @@ pub const BUILTINS: &[Builtin] = &[
                 };
             }
             let (a, b): (Var, Var) = (bound.convert("a")?, bound.convert("b")?);
-            rules::matmul(&a, &b)
-                .map(Value::from)
-                .map_err(|e| bound.grad_err(e))
+            bound.recorded(rules::matmul(&a, &b))
         }
     },
     builtin! {

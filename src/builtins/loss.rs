@@ -2,10 +2,9 @@
 
 use super::{Bound, Builtin};
 use crate::autograd::rules::{self, Reduction};
-use crate::autograd::{self, Var};
+use crate::autograd::Var;
 use crate::diag::Diagnostic;
 use crate::runtime::builtin;
-use crate::runtime::value::Value;
 
 /// A builtin `NAME(input, target, reduction="mean")` for an elementwise loss.
 macro_rules! pair_loss {
@@ -15,7 +14,7 @@ macro_rules! pair_loss {
             doc: $doc,
             fn(_, a; input: Var, target: Var, reduction: String = "mean") {
                 let r = reduction_of(&a, &reduction, false)?;
-                recorded(&a, $rule(&input, &target, r))
+                a.recorded($rule(&input, &target, r))
             }
         }
     };
@@ -34,7 +33,7 @@ pub const BUILTINS: &[Builtin] = &[
             label_smoothing: f64 = 0.0,
         ) {
             let r = reduction_of(&a, &reduction, false)?;
-            recorded(&a, rules::cross_entropy(&logits, &target, weight.as_ref(), ignore_index, r, label_smoothing))
+            a.recorded(rules::cross_entropy(&logits, &target, weight.as_ref(), ignore_index, r, label_smoothing))
         }
     },
     builtin! {
@@ -48,7 +47,7 @@ pub const BUILTINS: &[Builtin] = &[
             reduction: String = "mean",
         ) {
             let r = reduction_of(&a, &reduction, false)?;
-            recorded(&a, rules::nll_loss(&input, target.tensor(), weight.as_ref(), ignore_index, r))
+            a.recorded(rules::nll_loss(&input, target.tensor(), weight.as_ref(), ignore_index, r))
         }
     },
     pair_loss!("mse_loss", rules::mse_loss, "(input - target)**2, broadcasting, reduced by reduction (\"mean\", \"sum\" or \"none\") as torch."),
@@ -61,7 +60,7 @@ pub const BUILTINS: &[Builtin] = &[
             if beta < 0.0 || beta.is_nan() {
                 return Err(a.arg_err("beta", format!("`beta` must not be negative, got {beta}")));
             }
-            recorded(&a, rules::smooth_l1_loss(&input, &target, r, beta))
+            a.recorded(rules::smooth_l1_loss(&input, &target, r, beta))
         }
     },
     builtin! {
@@ -72,7 +71,7 @@ pub const BUILTINS: &[Builtin] = &[
             if delta <= 0.0 || delta.is_nan() {
                 return Err(a.arg_err("delta", format!("`delta` must be positive, got {delta}")));
             }
-            recorded(&a, rules::huber_loss(&input, &target, r, delta))
+            a.recorded(rules::huber_loss(&input, &target, r, delta))
         }
     },
     builtin! {
@@ -80,7 +79,7 @@ pub const BUILTINS: &[Builtin] = &[
         doc: "-weight * (target * log(input) + (1 - target) * log(1 - input)) with each log clamped at -100; input must be in [0, 1] (torch).",
         fn(_, a; input: Var, target: Var, weight: Option<Var> = none, reduction: String = "mean") {
             let r = reduction_of(&a, &reduction, false)?;
-            recorded(&a, rules::binary_cross_entropy(&input, &target, weight.as_ref(), r))
+            a.recorded(rules::binary_cross_entropy(&input, &target, weight.as_ref(), r))
         }
     },
     builtin! {
@@ -88,7 +87,7 @@ pub const BUILTINS: &[Builtin] = &[
         doc: "binary_cross_entropy of sigmoid(input), computed stably; pos_weight weighs the positive term per class (torch).",
         fn(_, a; input: Var, target: Var, weight: Option<Var> = none, reduction: String = "mean", pos_weight: Option<Var> = none) {
             let r = reduction_of(&a, &reduction, false)?;
-            recorded(&a, rules::binary_cross_entropy_with_logits(&input, &target, weight.as_ref(), r, pos_weight.as_ref()))
+            a.recorded(rules::binary_cross_entropy_with_logits(&input, &target, weight.as_ref(), r, pos_weight.as_ref()))
         }
     },
     builtin! {
@@ -96,7 +95,7 @@ pub const BUILTINS: &[Builtin] = &[
         doc: "target * (log(target) - input) (0 where target is 0), input being log-probabilities; log_target=true takes target as log-probabilities; reduction may also be \"batchmean\" (torch).",
         fn(_, a; input: Var, target: Var, reduction: String = "mean", log_target: bool = false) {
             let r = reduction_of(&a, &reduction, true)?;
-            recorded(&a, rules::kl_div(&input, &target, r, log_target))
+            a.recorded(rules::kl_div(&input, &target, r, log_target))
         }
     },
 ];
@@ -113,8 +112,4 @@ fn reduction_of(a: &Bound, name: &str, batch_mean: bool) -> Result<Reduction, Di
             format!("`reduction` must be {choices}, got \"{name}\""),
         )
     })
-}
-
-fn recorded(a: &Bound, r: autograd::Result<Var>) -> Result<Value, Diagnostic> {
-    r.map(Value::from).map_err(|e| a.grad_err(e))
 }

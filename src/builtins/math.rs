@@ -223,9 +223,7 @@ pub const BUILTINS: &[Builtin] = &[
         doc: "x limited to [min, max] (either may be none; max wins where min > max); the bounds broadcast and promote like maximum.",
         fn(_, a; x: VarOperand, min|a_min: Option<VarOperand> = none, max|a_max: Option<VarOperand> = none) {
             match x {
-                VarOperand::Var(x) => rules::clip(x, min, max)
-                    .map(Value::from)
-                    .map_err(|e| a.grad_err(e)),
+                VarOperand::Var(x) => a.recorded(rules::clip(x, min, max)),
                 VarOperand::Scalar(s) => {
                     let bounds = (min.map(VarOperand::operand), max.map(VarOperand::operand));
                     ops::binary::clip(&s.to_tensor(), bounds.0, bounds.1)
@@ -294,9 +292,7 @@ pub(super) fn inplace_op(method: &str) -> Option<UnaryOp> {
 /// `op(x)`: a tensor for a tensor, a scalar for a scalar.
 fn unary(a: &Bound, op: UnaryOp, x: VarOperand) -> Result<Value, Diagnostic> {
     match x {
-        VarOperand::Var(t) => rules::unary(op, t)
-            .map(Value::from)
-            .map_err(|e| a.grad_err(e)),
+        VarOperand::Var(t) => a.recorded(rules::unary(op, t)),
         VarOperand::Scalar(s) => scalar::unary(op, s).map_err(|e| a.tensor_err(e)),
     }
 }
@@ -307,9 +303,7 @@ fn binary(a: &Bound, op: BinaryOp, l: VarOperand, r: VarOperand) -> Result<Value
         (VarOperand::Scalar(l), VarOperand::Scalar(r)) => {
             scalar::binary(op, l, r).map_err(|e| a.tensor_err(e))
         }
-        _ => rules::binary(op, l, r)
-            .map(Value::from)
-            .map_err(|e| a.grad_err(e)),
+        _ => a.recorded(rules::binary(op, l, r)),
     }
 }
 

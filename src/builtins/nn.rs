@@ -2,7 +2,7 @@
 
 use super::random::with_rng;
 use super::{Bound, Builtin};
-use crate::autograd::{self, rules, Var};
+use crate::autograd::{rules, Var};
 use crate::diag::Diagnostic;
 use crate::ops::nn::Activation;
 use crate::ops::{self, random, BinaryOp, Operand};
@@ -16,7 +16,7 @@ macro_rules! activation_builtin {
             name: $name,
             doc: $doc,
             fn(_, a; x: Var) {
-                recorded(&a, rules::activation($act, &x))
+                a.recorded(rules::activation($act, &x))
             }
         }
     };
@@ -27,7 +27,7 @@ pub const BUILTINS: &[Builtin] = &[
         name: "relu",
         doc: "max(x, 0) elementwise, keeping the dtype (NaN stays NaN); bool is an error.",
         fn(_, a; x: Var) {
-            recorded(&a, rules::relu(&x))
+            a.recorded(rules::relu(&x))
         }
     },
     activation_builtin!(
@@ -52,21 +52,21 @@ pub const BUILTINS: &[Builtin] = &[
                     return Err(a.arg_err("approximate", msg));
                 }
             };
-            recorded(&a, rules::activation(act, &x))
+            a.recorded(rules::activation(act, &x))
         }
     },
     builtin! {
         name: "softmax",
         doc: "exp(x) / sum(exp(x)) along axis, computed stably (the maximum is subtracted first); ints give f32.",
         fn(_, a; x: Var, axis|dim: i64 = -1) {
-            recorded(&a, rules::softmax(&x, axis))
+            a.recorded(rules::softmax(&x, axis))
         }
     },
     builtin! {
         name: "log_softmax",
         doc: "log(softmax(x)) along axis, computed stably as (x - max) - log(sum(exp(x - max))); ints give f32.",
         fn(_, a; x: Var, axis|dim: i64 = -1) {
-            recorded(&a, rules::log_softmax(&x, axis))
+            a.recorded(rules::log_softmax(&x, axis))
         }
     },
     builtin! {
@@ -74,7 +74,7 @@ pub const BUILTINS: &[Builtin] = &[
         doc: "(x - mean) / sqrt(var + eps) * weight + bias over the trailing dims normalized_shape (an int, tuple or 1-D int tensor; biased variance), as torch; ints give f32.",
         fn(_, a; x: Var, normalized_shape: Shape, weight: Option<Var> = none, bias: Option<Var> = none, eps: f64 = 1e-5) {
             let eps = check_eps(&a, eps)?;
-            recorded(&a, rules::layer_norm(&x, &normalized_shape.0, weight.as_ref(), bias.as_ref(), eps))
+            a.recorded(rules::layer_norm(&x, &normalized_shape.0, weight.as_ref(), bias.as_ref(), eps))
         }
     },
     builtin! {
@@ -82,7 +82,7 @@ pub const BUILTINS: &[Builtin] = &[
         doc: "x / sqrt(mean(x**2) + eps) * weight over the trailing dims normalized_shape, as torch; eps none is the dtype's machine epsilon; ints give f32.",
         fn(_, a; x: Var, normalized_shape: Shape, weight: Option<Var> = none, eps: Option<f64> = none) {
             let eps = eps.map(|e| check_eps(&a, e)).transpose()?;
-            recorded(&a, rules::rms_norm(&x, &normalized_shape.0, weight.as_ref(), eps))
+            a.recorded(rules::rms_norm(&x, &normalized_shape.0, weight.as_ref(), eps))
         }
     },
 ];
@@ -94,7 +94,7 @@ macro_rules! plain_activation {
             name: $name,
             doc: $doc,
             fn(_, a; x: Var) {
-                recorded(&a, $rule(&x))
+                a.recorded($rule(&x))
             }
         }
     };
@@ -106,14 +106,14 @@ pub const LAYERS: &[Builtin] = &[
         name: "leaky_relu",
         doc: "x where x > 0, else negative_slope * x (torch).",
         fn(_, a; x: Var, negative_slope: f64 = 0.01) {
-            recorded(&a, rules::leaky_relu(&x, negative_slope))
+            a.recorded(rules::leaky_relu(&x, negative_slope))
         }
     },
     builtin! {
         name: "elu",
         doc: "x where x > 0, else alpha * (exp(x) - 1) (torch).",
         fn(_, a; x: Var, alpha: f64 = 1.0) {
-            recorded(&a, rules::elu(&x, alpha))
+            a.recorded(rules::elu(&x, alpha))
         }
     },
     plain_activation!("selu", rules::selu, "scale * elu(x, alpha) with torch's constants (alpha 1.6732632423543772, scale 1.0507009873554805)."),
@@ -124,7 +124,7 @@ pub const LAYERS: &[Builtin] = &[
             if beta == 0.0 || beta.is_nan() {
                 return Err(a.arg_err("beta", format!("`beta` must be a nonzero number, got {beta}")));
             }
-            recorded(&a, rules::softplus(&x, beta, threshold))
+            a.recorded(rules::softplus(&x, beta, threshold))
         }
     },
     plain_activation!("mish", rules::mish, "x * tanh(softplus(x)) (torch)."),
@@ -135,21 +135,21 @@ pub const LAYERS: &[Builtin] = &[
         name: "glu",
         doc: "The first half of x along dim times sigmoid of the second half; the size along dim must be even (torch).",
         fn(_, a; x: Var, dim: i64 = -1) {
-            recorded(&a, rules::glu(&x, dim))
+            a.recorded(rules::glu(&x, dim))
         }
     },
     builtin! {
         name: "linear",
         doc: "x @ weight.T + bias, weight [out_features, in_features] (torch).",
         fn(_, a; x: Var, weight: Var, bias: Option<Var> = none) {
-            recorded(&a, rules::linear(&x, &weight, bias.as_ref()))
+            a.recorded(rules::linear(&x, &weight, bias.as_ref()))
         }
     },
     builtin! {
         name: "embedding",
         doc: "The rows of weight [num_embeddings, dim] picked by the integer idx, shaped idx.shape + [dim] (torch's embedding(input, weight)).",
         fn(_, a; idx: Tensor, weight: Var) {
-            recorded(&a, rules::embedding(&idx, &weight))
+            a.recorded(rules::embedding(&idx, &weight))
         }
     },
     builtin! {
@@ -169,14 +169,10 @@ pub const LAYERS: &[Builtin] = &[
             };
             let keep = ops::binary(BinaryOp::Lt, Operand::Tensor(u.tensor()), Operand::Scalar(Scalar::Float(1.0 - p)))
                 .map_err(|e| a.tensor_err(e))?;
-            recorded(&a, rules::dropout(&x, &keep, p))
+            a.recorded(rules::dropout(&x, &keep, p))
         }
     },
 ];
-
-fn recorded(a: &Bound, r: autograd::Result<Var>) -> Result<Value, Diagnostic> {
-    r.map(Value::from).map_err(|e| a.grad_err(e))
-}
 
 fn check_eps(a: &Bound, eps: f64) -> Result<f64, Diagnostic> {
     if eps.is_nan() || eps < 0.0 {

@@ -52,9 +52,7 @@ macro_rules! scan_builtin {
             doc: $doc,
             fn(_, a; x: Var, axis|dim: Option<i64> = none) {
                 if ScanOp::$op == ScanOp::Sum {
-                    return rules::cumsum(&x, axis)
-                        .map(Value::from)
-                        .map_err(|e| a.grad_err(e));
+                    return a.recorded(rules::cumsum(&x, axis));
                 }
                 result(&a, ops::reduce::scan(ScanOp::$op, &x, axis))
             }
@@ -273,9 +271,7 @@ fn reduce(
     keepdim: bool,
 ) -> Result<Value, Diagnostic> {
     let axes = axis.map(|a| a.0);
-    rules::reduce(op, x, axes.as_deref(), keepdim)
-        .map(Value::from)
-        .map_err(|e| a.grad_err(e))
+    a.recorded(rules::reduce(op, x, axes.as_deref(), keepdim))
 }
 
 fn result(a: &Bound, t: TensorResult<Tensor>) -> Result<Value, Diagnostic> {

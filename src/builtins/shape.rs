@@ -34,7 +34,7 @@ pub const BUILTINS: &[Builtin] = &[
                 })?;
                 dims.extend(list);
             }
-            recorded(&a, rules::reshape(&x, &dims))
+            a.recorded(rules::reshape(&x, &dims))
         }
     },
     builtin! {
@@ -42,8 +42,8 @@ pub const BUILTINS: &[Builtin] = &[
         doc: "All axes reversed (NumPy; the same as `x.T`), or axes d0 and d1 swapped when both are given; a view. `x.mT` swaps the last two (torch).",
         fn(_, a; x: Var, d0: Option<i64> = none, d1: Option<i64> = none) {
             match (d0, d1) {
-                (None, None) => recorded(&a, rules::reverse_axes(&x)),
-                (Some(d0), Some(d1)) => recorded(&a, rules::transpose(&x, d0, d1)),
+                (None, None) => a.recorded(rules::reverse_axes(&x)),
+                (Some(d0), Some(d1)) => a.recorded(rules::transpose(&x, d0, d1)),
                 _ => Err(a.err("transpose takes no axes (reverse them all) or two axes to swap, got one")),
             }
         }
@@ -52,7 +52,7 @@ pub const BUILTINS: &[Builtin] = &[
         name: "permute",
         doc: "Reorders all axes (a view): `permute(x, [2, 0, 1])`.",
         fn(_, a; x: Var, dims: Option<Axes>) {
-            recorded(&a, rules::permute(&x, &dims.map(|d| d.0).unwrap_or_default()))
+            a.recorded(rules::permute(&x, &dims.map(|d| d.0).unwrap_or_default()))
         }
     },
     builtin! {
@@ -80,7 +80,7 @@ pub const BUILTINS: &[Builtin] = &[
         name: "broadcast_to",
         doc: "A view of x repeated to shape by NumPy's broadcasting rule (a write gives it its own copy first).",
         fn(_, a; x: Var, shape: Shape) {
-            recorded(&a, rules::broadcast_to(&x, &shape.0))
+            a.recorded(rules::broadcast_to(&x, &shape.0))
         }
     },
     builtin! {
@@ -336,15 +336,10 @@ fn to_dtype(a: &Bound, name: &str, x: &Value, dtype: Option<DType>) -> Result<Va
     let dtype =
         dtype.ok_or_else(|| a.err(format!("{name}() needs a dtype, e.g. x.{name}(f32)")))?;
     if let Value::Tensor(t) = x {
-        return recorded(a, rules::cast(t, dtype));
+        return a.recorded(rules::cast(t, dtype));
     }
     let x: TensorLike = a.convert("x")?;
     Ok(Value::from(x.exact().to_dtype(dtype)))
-}
-
-/// A recorded op's result as a value.
-fn recorded(a: &Bound, r: autograd::Result<Var>) -> Result<Value, Diagnostic> {
-    r.map(Value::from).map_err(|e| a.grad_err(e))
 }
 
 /// `r`, x's elements in another shape, recorded as made from `x` by `op`.

@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 
-use crate::autograd::GradError;
+use crate::autograd::{GradError, Var};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::Span;
 use crate::tensor::TensorError;
@@ -149,6 +149,11 @@ impl Bound {
     pub fn tensor_err(&self, e: TensorError) -> Diagnostic {
         let spans: Vec<Span> = self.given.iter().flatten().map(|a| a.span).collect();
         tensor_diag(e, self.span, &spans)
+    }
+
+    /// A recorded op's result as a value, its error at the call.
+    pub fn recorded(&self, r: Result<Var, GradError>) -> Result<Value, Diagnostic> {
+        r.map(Value::from).map_err(|e| self.grad_err(e))
     }
 
     /// A recorded op's error at the call.

@@ -1,26 +1,16 @@
 //! The activations torch has beyond relu/sigmoid/silu/gelu, as compositions of
 //! recorded ops (their gradients, to any order, come from those).
 
-use super::{binary, mul, scale, unary, where_, VarOperand};
+use super::shape::ALL;
+use super::{binary, mul, number, scale, unary, where_, VarOperand};
 use crate::autograd::error::{GradError, Result};
 use crate::autograd::var::Var;
 use crate::ops::{BinaryOp, UnaryOp};
-use crate::tensor::{Scalar, TensorError};
+use crate::tensor::TensorError;
 
 /// torch's SELU constants.
 const SELU_ALPHA: f64 = 1.673_263_242_354_377_3;
 const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
-
-/// `:`, a whole axis.
-const ALL: crate::tensor::SliceSpec = crate::tensor::SliceSpec {
-    start: None,
-    stop: None,
-    step: 1,
-};
-
-fn number(x: f64) -> VarOperand<'static> {
-    VarOperand::Scalar(Scalar::Float(x))
-}
 
 /// Where `x > t`, as a bool constant.
 fn above(x: &Var, t: f64) -> Result<Var> {

@@ -2,14 +2,15 @@
 //! gradients (to any order) come from those.
 
 use super::{
-    binary, index, log_softmax, mul, reduce, reshape, rsub, scale, sub, unary, where_, VarOperand,
+    binary, index, log_softmax, mul, number, reduce, reshape, rsub, scale, sub, unary, where_,
+    VarOperand,
 };
 use crate::autograd::error::{GradError, Result};
 use crate::autograd::var::Var;
 use crate::ops::index::Index;
 use crate::ops::{self, BinaryOp, ReduceOp, UnaryOp};
 use crate::tensor::shape::shape_str;
-use crate::tensor::{Scalar, Tensor, TensorError};
+use crate::tensor::{Tensor, TensorError};
 
 /// How a loss's elements are combined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,10 +33,6 @@ impl Reduction {
             _ => None,
         }
     }
-}
-
-fn number(x: f64) -> VarOperand<'static> {
-    VarOperand::Scalar(Scalar::Float(x))
 }
 
 fn err(op: &str, msg: String) -> GradError {

@@ -83,31 +83,24 @@ fn div(a: &Var, b: &Var) -> Result<Var> {
     binary(BinaryOp::Div, VarOperand::Var(a), VarOperand::Var(b))
 }
 
+/// The weak number `x`, as an operand.
+fn number(x: f64) -> VarOperand<'static> {
+    VarOperand::Scalar(Scalar::Float(x))
+}
+
 /// `a * s` for a number `s`.
 fn scale(a: &Var, s: f64) -> Result<Var> {
-    binary(
-        BinaryOp::Mul,
-        VarOperand::Var(a),
-        VarOperand::Scalar(Scalar::Float(s)),
-    )
+    binary(BinaryOp::Mul, VarOperand::Var(a), number(s))
 }
 
 /// `a + s` for a number `s`.
 fn shift(a: &Var, s: f64) -> Result<Var> {
-    binary(
-        BinaryOp::Add,
-        VarOperand::Var(a),
-        VarOperand::Scalar(Scalar::Float(s)),
-    )
+    binary(BinaryOp::Add, VarOperand::Var(a), number(s))
 }
 
 /// `s - a` for a number `s`.
 fn rsub(s: f64, a: &Var) -> Result<Var> {
-    binary(
-        BinaryOp::Sub,
-        VarOperand::Scalar(Scalar::Float(s)),
-        VarOperand::Var(a),
-    )
+    binary(BinaryOp::Sub, number(s), VarOperand::Var(a))
 }
 
 fn neg(a: &Var) -> Result<Var> {
