@@ -144,12 +144,22 @@ fn vector_math_is_within_its_ulp_bound_and_simd_equals_scalar() {
 fn special_functions_round_their_f64_values_once() {
     use tsr::kernels::math::Float;
     type Special = (&'static str, fn(f32) -> f32, fn(f64) -> f64);
-    let cases: [Special; 8] = [
+    let cases: [Special; 10] = [
         ("erf", Float::erf, tsr::kernels::math::erf::erf),
         ("erfc", Float::erfc, tsr::kernels::math::erf::erfc),
         ("log1p", Float::log1p, f64::ln_1p),
         ("expm1", Float::expm1, f64::exp_m1),
         ("lgamma", Float::lgamma, tsr::kernels::math::special::lgamma),
+        (
+            "digamma",
+            Float::digamma,
+            tsr::kernels::math::special::digamma,
+        ),
+        (
+            "trigamma",
+            Float::trigamma,
+            tsr::kernels::math::special::trigamma,
+        ),
         ("sinc", Float::sinc, tsr::kernels::math::special::sinc),
         ("deg2rad", Float::deg2rad, |x| {
             x * (std::f64::consts::PI / 180.0)

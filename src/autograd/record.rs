@@ -44,6 +44,41 @@ pub(crate) fn record(
     Var::tracked(out, node, 0)
 }
 
+/// A several-output op's results, recorded as one node: `rule(gs, node)` gets one
+/// gradient per output (`None`: zero). Outputs that are not floats stay constants.
+pub(crate) fn record_many(
+    op: &'static str,
+    inputs: &[&Var],
+    outs: Vec<Tensor>,
+    rule: impl Fn(&[Option<Var>], &Rc<Node>) -> Result<Vec<Option<Var>>> + 'static,
+) -> Vec<Var> {
+    if !recording(inputs) {
+        return outs.into_iter().map(Var::constant).collect();
+    }
+    let (n, count) = (inputs.len(), outs.len());
+    let backward: Backward = Box::new(move |grads, node| {
+        if grads.iter().all(Option::is_none) {
+            return Ok(vec![None; n]);
+        }
+        rule(grads, node)
+    });
+    let node = Node::op(
+        op,
+        inputs,
+        NodeKind::Op {
+            backward: RefCell::new(Some(backward)),
+            outputs: count,
+        },
+    );
+    outs.into_iter()
+        .enumerate()
+        .map(|(slot, t)| match t.dtype().is_float() {
+            true => Var::tracked(t, Rc::clone(&node), slot),
+            false => Var::constant(t),
+        })
+        .collect()
+}
+
 /// The result of an op that has no gradient, made from `inputs`: tracked when they
 /// are, so that a gradient reaching it is an error naming `op`, never a silent zero.
 pub fn opaque(op: &'static str, inputs: &[&Var], out: Tensor) -> Var {
@@ -57,5 +92,10 @@ pub fn opaque(op: &'static str, inputs: &[&Var], out: Tensor) -> Var {
 /// Output `slot` of the node being run, rebuilt as tracked (a rule that saved its
 /// output, such as exp's, needs it tracked for the gradient of the gradient).
 pub(crate) fn output_of(node: &Rc<Node>, saved: &Tensor) -> Var {
-    Var::tracked(saved.clone(), Rc::clone(node), 0)
+    slot_of(node, saved, 0)
+}
+
+/// Output `slot` of the node being run, rebuilt as tracked.
+pub(crate) fn slot_of(node: &Rc<Node>, saved: &Tensor, slot: usize) -> Var {
+    Var::tracked(saved.clone(), Rc::clone(node), slot)
 }

@@ -3,35 +3,38 @@
 //! masked_fill and one_hot. (`where(cond)` with one argument is in shape.rs, beside
 //! its three-argument form.) Functions that write return a new tensor.
 
-use super::shape::tuple;
+use super::shape::{moved, tuple};
 use super::{Bound, Builtin};
-use crate::autograd::{rules, Var};
+use crate::autograd::rules::VarOperand;
+use crate::autograd::{self, rules, Var};
 use crate::diag::Diagnostic;
 use crate::ops::{gather, lookup, scatter, Operand};
 use crate::runtime::value::Value;
 use crate::runtime::{builtin, Shape};
-use crate::tensor::{Result as TensorResult, Tensor};
+use crate::tensor::{Result as TensorResult, Scalar, Tensor};
 
 pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "take",
         doc: "The elements at the integer positions idx along axis (of the flattened tensor when none); the axis is replaced by idx's shape; negative positions count from the end (NumPy).",
-        fn(_, a; x: Tensor, idx|indices: Tensor, axis|dim: Option<i64> = none) {
-            result(&a, gather::take(&x, &idx, axis))
+        fn(_, a; x: Var, idx|indices: Tensor, axis|dim: Option<i64> = none) {
+            moved(&a, &x, |t| gather::take(t, &idx, axis))
         }
     },
     builtin! {
         name: "take_along_axis",
         doc: "out[..., j, ...] = x[..., idx[..., j, ...], ...] along axis, for an integer idx with x's number of dims that broadcasts against x elsewhere (NumPy).",
-        fn(_, a; x: Tensor, idx|indices: Tensor, axis|dim: i64) {
-            result(&a, gather::take_along_axis(&x, &idx, axis))
+        fn(_, a; x: Var, idx|indices: Tensor, axis|dim: i64) {
+            moved(&a, &x, |t| gather::take_along_axis(t, &idx, axis))
         }
     },
     builtin! {
         name: "put_along_axis",
         doc: "A copy of x with out[..., idx[..., j, ...], ...] = values[..., j, ...] along axis (NumPy's put_along_axis, returning the result); values broadcast to idx; the last write wins.",
-        fn(_, a; x: Tensor, idx|indices: Tensor, values: Tensor, axis|dim: i64) {
-            result(&a, scatter::put_along_axis(&x, &idx, &values, axis))
+        fn(_, a; x: Var, idx|indices: Tensor, values: Var, axis|dim: i64) {
+            a.recorded(rules::moved_many("put_along_axis", &[x, values], |t| {
+                scatter::put_along_axis(&t[0], &idx, &t[1], axis)
+            }))
         }
     },
     builtin! {
@@ -66,39 +69,60 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "scatter",
         doc: "A copy of x with out[..., index[..., j, ...], ...] = src[..., j, ...] along dim (src a tensor, read in index's shape, or a number); the last write in index order wins (torch).",
-        fn(_, a; x|input: Tensor, dim|axis: i64, index: Tensor, src|value: Operand) {
-            result(&a, scatter::scatter(&x, dim, &index, src))
+        fn(_, a; x|input: Var, dim|axis: i64, index: Tensor, src|value: VarOperand) {
+            match src {
+                VarOperand::Var(src) => a.recorded(rules::moved_many("scatter", &[x.clone(), src.clone()], |t| {
+                    scatter::scatter(&t[0], dim, &index, Operand::Tensor(&t[1]))
+                })),
+                VarOperand::Scalar(s) if autograd::recording(&[&x]) => {
+                    // The number written where index points: where(written, s, x).
+                    let none = Tensor::scalar(false).broadcast_to(x.shape()).map_err(|e| a.tensor_err(e))?;
+                    let written = scatter::scatter(&none.contiguous(), dim, &index, Operand::Scalar(Scalar::Bool(true)))
+                        .map_err(|e| a.tensor_err(e))?;
+                    // Run once for its checks of index and dim.
+                    scatter::scatter(&x, dim, &index, Operand::Scalar(s)).map_err(|e| a.tensor_err(e))?;
+                    a.recorded(rules::where_(&Var::constant(written), VarOperand::Scalar(s), VarOperand::Var(&x)))
+                }
+                VarOperand::Scalar(s) => result(&a, scatter::scatter(&x, dim, &index, Operand::Scalar(s))),
+            }
         }
     },
     builtin! {
         name: "scatter_add",
         doc: "scatter that adds src into x instead of writing, in index order (the same bits for any thread count) (torch).",
-        fn(_, a; x|input: Tensor, dim|axis: i64, index: Tensor, src: Tensor) {
-            result(&a, scatter::scatter_add(&x, dim, &index, &src))
+        fn(_, a; x|input: Var, dim|axis: i64, index: Tensor, src: Var) {
+            a.recorded(rules::scatter_add(&x, dim, &index, &src))
         }
     },
     builtin! {
         name: "index_add",
         doc: "A copy of x with alpha * src[..., j, ...] added to x[..., index[j], ...] along dim for the 1-D index, in index order (torch).",
-        fn(_, a; x|input: Tensor, dim|axis: i64, index: Tensor, src|source: Tensor, alpha: Operand = 1) {
+        fn(_, a; x|input: Var, dim|axis: i64, index: Tensor, src|source: Var, alpha: Operand = 1) {
             let Operand::Scalar(alpha) = alpha else {
                 return Err(a.arg_err("alpha", "alpha must be a number"));
             };
-            result(&a, scatter::index_add(&x, dim, &index, &src, alpha))
+            a.recorded(rules::index_add(&x, dim, &index, &src, alpha))
         }
     },
     builtin! {
         name: "index_select",
         doc: "The slices of x at the 1-D integer index along dim, in index order; the axis keeps its place (torch).",
-        fn(_, a; x|input: Tensor, dim|axis: i64, index: Tensor) {
-            result(&a, gather::index_select(&x, dim, &index))
+        fn(_, a; x|input: Var, dim|axis: i64, index: Tensor) {
+            moved(&a, &x, |t| gather::index_select(t, dim, &index))
         }
     },
     builtin! {
         name: "masked_fill",
         doc: "A copy of x with value (a number or 0-d tensor, cast to x's dtype) where the bool mask, broadcast to x's shape, is true (torch).",
-        fn(_, a; x|input: Tensor, mask: Tensor, value: Operand) {
-            result(&a, scatter::masked_fill(&x, &mask, value))
+        fn(_, a; x|input: Var, mask: Tensor, value: Operand) {
+            let y = scatter::masked_fill(&x, &mask, value).map_err(|e| a.tensor_err(e))?;
+            match value {
+                // The same bits: value (cast to x's dtype) where mask, else x.
+                Operand::Scalar(s) if autograd::recording(&[&x]) => {
+                    a.recorded(rules::where_(&Var::constant(mask), VarOperand::Scalar(s), VarOperand::Var(&x)))
+                }
+                _ => Ok(Value::from(y)),
+            }
         }
     },
     builtin! {

@@ -1,11 +1,12 @@
 //! Linear algebra builtins: the matrix products and `numpy.linalg`.
 
+use std::rc::Rc;
+
 use super::shape::tuple;
 use super::sort::result;
 use super::Builtin;
-use crate::autograd::{rules, Var};
+use crate::autograd::{self, rules, Var};
 use crate::diag::Diagnostic;
-use crate::ops;
 use crate::ops::linalg::{self as la, NormOrd};
 use crate::runtime::builtin;
 use crate::runtime::quant_matmul::quant_matmul;
@@ -38,60 +39,64 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "dot",
         doc: "numpy.dot: the sum over the last axis of a and the second-to-last of b (inner product of 1-D, matrix product of 2-D); a 0-d operand multiplies.",
-        fn(_, bound; a: Tensor, b: Tensor) {
-            ops::linalg::dot(&a, &b)
-                .map(Value::from)
-                .map_err(|e| bound.tensor_err(e))
+        fn(_, bound; a: Var, b: Var) {
+            bound.recorded(la::dot(&a, &b))
         }
     },
     builtin! {
         name: "solve",
         doc: "The solution x of a @ x = b for square a, batched over leading axes (numpy.linalg.solve; b is a vector only when 1-D, as NumPy 2); a singular matrix is an error.",
-        fn(_, c; a: Tensor, b: Tensor) {
-            result(&c, la::solve(&a, &b))
+        fn(_, c; a: Var, b: Var) {
+            c.recorded(rules::solve(&a, &b))
         }
     },
     builtin! {
         name: "solve_triangular",
         doc: "The solution x of a @ x = b for triangular a, reading only its lower (lower=true) or upper triangle (scipy.linalg.solve_triangular), batched like solve; a zero on the diagonal is a singular matrix.",
-        fn(_, c; a: Tensor, b: Tensor, lower: bool = false) {
-            result(&c, la::solve_triangular(&a, &b, lower))
+        fn(_, c; a: Var, b: Var, lower: bool = false) {
+            c.recorded(rules::solve_triangular(&a, &b, lower))
         }
     },
     builtin! {
         name: "inv",
         doc: "The inverse of each square matrix (numpy.linalg.inv); a singular matrix is an error.",
-        fn(_, c; a: Tensor) {
-            result(&c, la::inv(&a))
+        fn(_, c; a: Var) {
+            c.recorded(rules::inv(&a))
         }
     },
     builtin! {
         name: "det",
         doc: "The determinant of each square matrix, from its LU factors (numpy.linalg.det); 1 for 0 x 0.",
-        fn(_, c; a: Tensor) {
-            result(&c, la::det(&a))
+        fn(_, c; a: Var) {
+            c.recorded(rules::det(&a))
         }
     },
     builtin! {
         name: "slogdet",
         doc: "(sign, logabsdet) of each square matrix's determinant, det = sign * exp(logabsdet) without overflow; a singular matrix gives (0, -inf) (numpy.linalg.slogdet).",
-        fn(_, c; a: Tensor) {
-            let (s, l) = la::slogdet(&a).map_err(|e| c.tensor_err(e))?;
-            Ok(tuple(vec![s, l]))
+        fn(_, c; a: Var) {
+            let (s, l) = rules::slogdet(&a).map_err(|e| c.grad_err(e))?;
+            Ok(Value::Tuple(Rc::new(vec![Value::from(s), Value::from(l)].into())))
         }
     },
     builtin! {
         name: "matrix_power",
         doc: "The square matrix a multiplied by itself n times by repeated squaring (the identity for 0, integers stay integers; a negative n inverts first) (numpy.linalg.matrix_power).",
-        fn(_, c; a: Tensor, n: i64) {
-            result(&c, la::matrix_power(&a, n))
+        fn(_, c; a: Var, n: i64) {
+            if !autograd::recording(&[&a]) {
+                return result(&c, la::matrix_power(&a, n));
+            }
+            c.recorded(rules::matrix_power(&a, n))
         }
     },
     builtin! {
         name: "cholesky",
         doc: "The lower-triangular L with a = L @ L.mT of each symmetric positive-definite matrix, reading only its lower triangle; upper=true gives U = L.mT (numpy.linalg.cholesky); otherwise not positive definite is an error.",
-        fn(_, c; a: Tensor, upper: bool = false) {
-            result(&c, la::cholesky(&a, upper))
+        fn(_, c; a: Var, upper: bool = false) {
+            if !autograd::recording(&[&a]) {
+                return result(&c, la::cholesky(&a, upper));
+            }
+            c.recorded(rules::cholesky(&a, upper))
         }
     },
     builtin! {
@@ -107,15 +112,16 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "eigh",
         doc: "(w, v): the eigenvalues, ascending, and eigenvectors (the columns of v) of each symmetric matrix, reading only its lower triangle (numpy.linalg.eigh).",
-        fn(_, c; a: Tensor) {
-            tensors(&c, la::eigh(&a, true))
+        fn(_, c; a: Var) {
+            let (w, v) = rules::eigh(&a).map_err(|e| c.grad_err(e))?;
+            Ok(Value::Tuple(Rc::new(vec![Value::from(w), Value::from(v)].into())))
         }
     },
     builtin! {
         name: "eigvalsh",
         doc: "The eigenvalues, ascending, of each symmetric matrix, reading only its lower triangle (numpy.linalg.eigvalsh).",
-        fn(_, c; a: Tensor) {
-            first(&c, la::eigh(&a, false))
+        fn(_, c; a: Var) {
+            c.recorded(rules::eigvalsh(&a))
         }
     },
     builtin! {
@@ -133,8 +139,8 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "svdvals",
         doc: "The singular values of each matrix, descending (numpy.linalg.svdvals).",
-        fn(_, c; a: Tensor) {
-            first(&c, la::svd(&a, false, false))
+        fn(_, c; a: Var) {
+            c.recorded(rules::svdvals(&a))
         }
     },
     builtin! {
@@ -162,14 +168,14 @@ pub const BUILTINS: &[Builtin] = &[
         name: "norm",
         doc: "numpy.linalg.norm: without axis, the 2-norm of all elements when ord is none, else the vector norm of a 1-D x or matrix norm of a 2-D x; one axis gives vector norms (ord any number: 2, 1, inf, -inf, 0 counts nonzeros), two axes matrix norms (ord \"fro\", \"nuc\", 1, -1, 2, -2, inf, -inf).",
         fn(_, c;
-            x: Tensor,
+            x: Var,
             ord: Option<&Value> = none,
             axis|dim: Option<Axes> = none,
             keepdim|keepdims: bool = false,
         ) {
             let ord = norm_ord(&c, ord)?;
             let axes = axis.map(|a| a.0);
-            result(&c, la::norm(&x, ord, axes.as_deref(), keepdim))
+            c.recorded(rules::linalg_norm(&x, ord, axes.as_deref(), keepdim))
         }
     },
     builtin! {
@@ -183,9 +189,9 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "tensordot",
         doc: "numpy.tensordot: the sum of products over the last axes of a and the first of b (axes an int n), or over the paired axes ((a axes), (b axes)); the result has a's other axes then b's.",
-        fn(_, c; a: Tensor, b: Tensor, axes: &Value = 2) {
+        fn(_, c; a: Var, b: Var, axes: &Value = 2) {
             if let Value::Int(n) = axes {
-                return result(&c, la::tensordot_n(&a, &b, *n));
+                return c.recorded(la::tensordot_n(&a, &b, *n));
             }
             let pairs = match axes {
                 Value::Tuple(items) if items.len() == 2 => {
@@ -196,21 +202,21 @@ pub const BUILTINS: &[Builtin] = &[
             let Some((axes_a, axes_b)) = pairs else {
                 return Err(c.err("tensordot: axes must be an int or a pair of axis lists"));
             };
-            result(&c, la::tensordot(&a, &b, &axes_a, &axes_b))
+            c.recorded(la::tensordot(&a, &b, &axes_a, &axes_b))
         }
     },
     builtin! {
         name: "vdot",
         doc: "numpy.vdot: the dot product of the flattened a and b (same size), 0-d.",
-        fn(_, c; a: Tensor, b: Tensor) {
-            result(&c, la::vdot(&a, &b))
+        fn(_, c; a: Var, b: Var) {
+            c.recorded(la::vdot(&a, &b))
         }
     },
     builtin! {
         name: "inner",
         doc: "numpy.inner: the sum of products over the last axes of a and b; the result has a's other axes then b's; a 0-d operand multiplies.",
-        fn(_, c; a: Tensor, b: Tensor) {
-            result(&c, la::inner(&a, &b))
+        fn(_, c; a: Var, b: Var) {
+            c.recorded(la::inner(&a, &b))
         }
     },
     builtin! {
@@ -223,8 +229,8 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "polyval",
         doc: "numpy.polyval: the polynomial with coefficients p (highest power first) at each element of x, by Horner's rule.",
-        fn(_, c; p: Tensor, x: Tensor) {
-            result(&c, la::polyval(&p, &x))
+        fn(_, c; p: Var, x: Var) {
+            c.recorded(la::polyval(&p, &x))
         }
     },
     builtin! {

@@ -133,6 +133,14 @@ pub const BUILTINS: &[Builtin] = &[
         "ln(abs(gamma(x))) (torch.lgamma), elementwise; inf at 0 and the negative integers; ints give f32."
     ),
     unary_builtin!(
+        Digamma,
+        "psi(x), the derivative of lgamma (torch.digamma), elementwise; -inf at 0, nan at the negative integers; ints give f32."
+    ),
+    unary_builtin!(
+        Trigamma,
+        "psi'(x), the derivative of digamma (torch.polygamma(1, x)), elementwise; inf at 0 and the negative integers; ints give f32."
+    ),
+    unary_builtin!(
         Sinc,
         "sin(pi x) / (pi x) with 1 at 0 (numpy.sinc), elementwise; ints give f32."
     ),
@@ -177,10 +185,13 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "nan_to_num",
         doc: "x with nan, inf and -inf replaced by nan, posinf and neginf (none: the dtype's largest and smallest finite values), as numpy.nan_to_num.",
-        fn(_, a; x: Operand, nan: f64 = 0.0, posinf: Option<f64> = none, neginf: Option<f64> = none) {
+        fn(_, a; x: VarOperand, nan: f64 = 0.0, posinf: Option<f64> = none, neginf: Option<f64> = none) {
             let result = match x {
-                Operand::Tensor(x) => ops::unary::nan_to_num(x, nan, posinf, neginf).map(Value::from),
-                Operand::Scalar(s) => {
+                VarOperand::Var(x) => {
+                    let y = ops::unary::nan_to_num(x, nan, posinf, neginf).map_err(|e| a.tensor_err(e))?;
+                    return a.recorded(rules::nan_to_num(x, y));
+                }
+                VarOperand::Scalar(s) => {
                     let x = Tensor::scalar(s.to_f64());
                     ops::unary::nan_to_num(&x, nan, posinf, neginf).map(|t| scalar::item(&t))
                 }

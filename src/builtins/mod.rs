@@ -25,6 +25,7 @@ mod math;
 mod matrix;
 mod model;
 mod nn;
+mod norm_layers;
 #[cfg(test)]
 mod panic_probe;
 mod plot;
@@ -74,6 +75,7 @@ const DOMAINS: &[&[Builtin]] = &[
     testing::BUILTINS,
     nn::BUILTINS,
     nn::LAYERS,
+    norm_layers::BUILTINS,
     loss::BUILTINS,
     conv::BUILTINS,
     random::BUILTINS,

@@ -7,7 +7,7 @@ use crate::diag::Diagnostic;
 use crate::ops::nn::Activation;
 use crate::ops::{self, random, BinaryOp, Operand};
 use crate::runtime::value::Value;
-use crate::runtime::{builtin, Shape};
+use crate::runtime::{builtin, Ctx, Shape};
 use crate::tensor::{DType, Scalar, Tensor};
 
 macro_rules! activation_builtin {
@@ -162,19 +162,72 @@ pub const LAYERS: &[Builtin] = &[
             if !training || p == 0.0 {
                 return Ok(Value::from(x));
             }
-            let shape = x.shape().to_vec();
-            let u = with_rng(ctx, &a, seed, |rng| random::rand(rng, &shape, DType::F32))?;
-            let Value::Tensor(u) = u else {
-                return Err(a.err("internal: dropout drew no tensor"));
-            };
-            let keep = ops::binary(BinaryOp::Lt, Operand::Tensor(u.tensor()), Operand::Scalar(Scalar::Float(1.0 - p)))
-                .map_err(|e| a.tensor_err(e))?;
+            let keep = keep_mask(ctx, &a, x.shape(), p, seed)?;
             a.recorded(rules::dropout(&x, &keep, p))
+        }
+    },
+    builtin! {
+        name: "scaled_dot_product_attention",
+        doc: "softmax(q @ k.mT * scale + mask) @ v, q [..., L, E], k [..., S, E], v [..., S, Ev] (torch's math definition); attn_mask bool (true takes part) or float (added); is_causal masks later positions; scale none is 1/sqrt(E); a row masked out entirely gives zeros; dropout_p draws from the session's random stream, or seed=.",
+        fn(ctx, a;
+            q: Var,
+            k: Var,
+            v: Var,
+            attn_mask: Option<Var> = none,
+            dropout_p: f64 = 0.0,
+            is_causal: bool = false,
+            scale: Option<f64> = none,
+            seed: Option<usize> = none,
+        ) {
+            if !(0.0..=1.0).contains(&dropout_p) {
+                return Err(a.arg_err("dropout_p", format!("dropout probability has to be between 0 and 1, got {dropout_p}")));
+            }
+            let mask = match (&attn_mask, is_causal) {
+                (Some(_), true) => {
+                    return Err(a.arg_err("is_causal", "is_causal=true and an attn_mask cannot be given together (torch)"));
+                }
+                (None, true) => rules::Mask::Causal,
+                (None, false) => rules::Mask::None,
+                (Some(m), false) if m.dtype() == DType::Bool => rules::Mask::Bool(m.tensor()),
+                (Some(m), false) if m.dtype().is_float() => rules::Mask::Add(m),
+                (Some(m), false) => {
+                    return Err(a.arg_err("attn_mask", format!("attn_mask must be bool (true takes part) or a float tensor to add, got {}", m.dtype())));
+                }
+            };
+            let keep = if dropout_p > 0.0 {
+                let shape = rules::scores_shape(&q, &k, &v).map_err(|e| a.grad_err(e))?;
+                Some(keep_mask(ctx, &a, &shape, dropout_p, seed)?)
+            } else {
+                None
+            };
+            let dropped = keep.as_ref().map(|keep| rules::AttentionDropout { keep, p: dropout_p });
+            a.recorded(rules::scaled_dot_product_attention(&q, &k, &v, mask, dropped, scale))
         }
     },
 ];
 
-fn check_eps(a: &Bound, eps: f64) -> Result<f64, Diagnostic> {
+/// Dropout's mask of `shape`: true (kept) with probability 1 − p, drawn from the
+/// session's random stream or from `seed`.
+fn keep_mask(
+    ctx: &mut dyn Ctx,
+    a: &Bound,
+    shape: &[usize],
+    p: f64,
+    seed: Option<usize>,
+) -> Result<Tensor, Diagnostic> {
+    let u = with_rng(ctx, a, seed, |rng| random::rand(rng, shape, DType::F32))?;
+    let Value::Tensor(u) = u else {
+        return Err(a.err("internal: dropout drew no tensor"));
+    };
+    ops::binary(
+        BinaryOp::Lt,
+        Operand::Tensor(u.tensor()),
+        Operand::Scalar(Scalar::Float(1.0 - p)),
+    )
+    .map_err(|e| a.tensor_err(e))
+}
+
+pub(super) fn check_eps(a: &Bound, eps: f64) -> Result<f64, Diagnostic> {
     if eps.is_nan() || eps < 0.0 {
         return Err(a.arg_err(
             "eps",

@@ -5,8 +5,11 @@
 use std::cmp::Ordering;
 
 use super::{sequences, Bound, Builtin};
-use crate::autograd::{rules, Var};
+use crate::autograd::{self, rules, Var};
 use crate::diag::Diagnostic;
+use crate::ops::gather;
+use crate::ops::order_picks::running_extreme_indices;
+use crate::ops::rearrange::moveaxis;
 use crate::ops::reduce::ScanOp;
 use crate::ops::{self, ReduceOp};
 use crate::runtime::value::Value;
@@ -51,10 +54,14 @@ macro_rules! scan_builtin {
             name: $name,
             doc: $doc,
             fn(_, a; x: Var, axis|dim: Option<i64> = none) {
-                if ScanOp::$op == ScanOp::Sum {
-                    return a.recorded(rules::cumsum(&x, axis));
+                match ScanOp::$op {
+                    ScanOp::Sum => a.recorded(rules::cumsum(&x, axis)),
+                    ScanOp::Prod if autograd::recording(&[&x]) => a.recorded(rules::cumprod(&x, axis)),
+                    ScanOp::Max | ScanOp::Min if autograd::recording(&[&x]) => {
+                        running_extreme(&a, &x, axis, ScanOp::$op == ScanOp::Max)
+                    }
+                    op => result(&a, ops::reduce::scan(op, &x, axis)),
                 }
-                result(&a, ops::reduce::scan(ScanOp::$op, &x, axis))
             }
         }
     };
@@ -223,8 +230,8 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "normalize",
         doc: "x divided by max(its p-norm along dim, eps), as torch.nn.functional.normalize (dim=1 by default, as torch).",
-        fn(_, a; x: Tensor, p: f64 = 2.0, dim|axis: Axes = 1, eps: f64 = 1e-12) {
-            result(&a, ops::reduce::normalize(&x, p, &dim.0, eps))
+        fn(_, a; x: Var, p: f64 = 2.0, dim|axis: Axes = 1, eps: f64 = 1e-12) {
+            a.recorded(rules::normalize(&x, p, &dim.0, eps))
         }
     },
     scan_builtin!(
@@ -272,6 +279,30 @@ fn reduce(
 ) -> Result<Value, Diagnostic> {
     let axes = axis.map(|a| a.0);
     a.recorded(rules::reduce(op, x, axes.as_deref(), keepdim))
+}
+
+/// cummax/cummin of a tracked x: the values recorded as copies of the elements
+/// each running extreme took (the same values as the scan).
+fn running_extreme(a: &Bound, x: &Var, axis: Option<i64>, max: bool) -> Result<Value, Diagnostic> {
+    let lanes_last = |t: &Tensor| -> TensorResult<Tensor> {
+        match axis {
+            None => t.reshape(&[-1]),
+            Some(ax) => moveaxis(t, &[ax], &[-1]),
+        }
+    };
+    let from_lanes = |t: Tensor| -> TensorResult<Tensor> {
+        match axis {
+            None => Ok(t),
+            Some(ax) => moveaxis(&t, &[-1], &[ax]),
+        }
+    };
+    let picks = lanes_last(x)
+        .and_then(|t| running_extreme_indices(&t, max))
+        .map_err(|e| a.tensor_err(e))?;
+    let last = picks.ndim() as i64 - 1;
+    a.recorded(rules::moved(a.builtin.name, x, |t| {
+        from_lanes(gather::take_along_axis(&lanes_last(t)?, &picks, last)?)
+    }))
 }
 
 fn result(a: &Bound, t: TensorResult<Tensor>) -> Result<Value, Diagnostic> {

@@ -134,7 +134,7 @@ pub const BUILTINS: &[Builtin] = &[
             if let Value::Str(s) = x {
                 return super::strings::split(&a, s, sections, axis);
             }
-            let x: Tensor = a.convert("x")?;
+            let x: Var = a.convert("x")?;
             let Some(sections) = sections else {
                 return Err(a.arg_err("sections", "split of a tensor is missing the argument `sections`"));
             };
@@ -143,7 +143,7 @@ pub const BUILTINS: &[Builtin] = &[
                 None => Sections::At(a.convert::<Option<Axes>>("sections")?.map(|s| s.0).unwrap_or_default()),
             };
             let axis = a.convert::<Option<i64>>("axis")?.unwrap_or(0);
-            Ok(tuple(or_diag(&a, ops::split(&x, &how, axis))?))
+            parts_moved(&a, &x, |t| ops::split(t, &how, axis))
         }
     },
     builtin! {
@@ -224,18 +224,37 @@ pub(super) fn view(a: &Bound, r: Result<Tensor, TensorError>) -> Result<Value, D
     r.map(Value::from).map_err(|e| a.tensor_err(e))
 }
 
+/// The pieces `f(x)` of a split, as a tuple, each recorded as moved from x.
+pub(super) fn parts_moved(
+    a: &Bound,
+    x: &Var,
+    f: impl Fn(&Tensor) -> Result<Vec<Tensor>, TensorError>,
+) -> Result<Value, Diagnostic> {
+    let parts = rules::moved_parts(a.builtin.name, x, f).map_err(|e| a.grad_err(e))?;
+    Ok(Value::Tuple(Rc::new(
+        parts
+            .into_iter()
+            .map(Value::from)
+            .collect::<Vec<_>>()
+            .into(),
+    )))
+}
+
+/// `f(x)` for an `f` that only moves x's elements (or writes zeros), recorded:
+/// the gradient goes back to where each element came from.
+pub(super) fn moved(
+    a: &Bound,
+    x: &Var,
+    f: impl Fn(&Tensor) -> Result<Tensor, TensorError>,
+) -> Result<Value, Diagnostic> {
+    a.recorded(rules::moved(a.builtin.name, x, f))
+}
+
 /// A sequence of tensors: a tuple (numbers count as 0-d tensors), or a tensor's
 /// rows (NumPy iterates an array along its first axis).
 /// The tensors of a tuple (numbers as 0-d tensors), or the rows of a tensor, each
 /// keeping its track for gradients.
 pub(super) struct TensorSeq(pub(super) Vec<Var>);
-
-impl TensorSeq {
-    /// The tensors alone, for ops that record nothing.
-    pub(super) fn tensors(&self) -> Vec<Tensor> {
-        self.0.iter().map(|v| v.tensor().clone()).collect()
-    }
-}
 
 impl<'a> FromArg<'a> for TensorSeq {
     fn from_arg(arg: Arg<'a>) -> Result<Self, Diagnostic> {

@@ -4,11 +4,14 @@
 use std::rc::Rc;
 
 use super::{Bound, Builtin};
+use crate::autograd::{self, rules, Var};
 use crate::diag::Diagnostic;
+use crate::ops::gather::gather;
 use crate::ops::sort::{self, Method};
 use crate::ops::stats::order_stat_over;
 use crate::runtime::value::Value;
 use crate::runtime::{builtin, Axes, TensorLike};
+use crate::tensor::shape::normalize_axis;
 use crate::tensor::{Result as TensorResult, Tensor};
 
 /// `NAME(x, q, axis=none, method="linear", keepdim=false)` for a quantile form with
@@ -19,7 +22,7 @@ macro_rules! quantile_builtin {
             name: $name,
             doc: $doc,
             fn(_, a;
-                x: Tensor,
+                x: Var,
                 q: TensorLike,
                 axis|dim: Option<Axes> = none,
                 method: String = "linear",
@@ -29,9 +32,11 @@ macro_rules! quantile_builtin {
                 // A number keeps all its bits: q = 0.3 is not the f32 nearest 0.3.
                 let q = q.exact();
                 let axes = axis.map(|a| a.0);
-                result(&a, order_stat_over($name, &x, axes.as_deref(), keepdim, |x, axis| {
+                let y = order_stat_over($name, &x, axes.as_deref(), keepdim, |x, axis| {
                     sort::quantile($name, x, &q, axis, m, $scale, $skip)
-                }))
+                }).map_err(|e| a.tensor_err(e))?;
+                let fractions: Vec<f64> = q.to_vec::<f64>().iter().map(|v| v / $scale).collect();
+                a.recorded(rules::order_stat($name, &x, y, axes.as_deref(), &fractions, m, $skip))
             }
         }
     };
@@ -41,8 +46,16 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "sort",
         doc: "A sorted copy along axis (the flattened tensor when none): ascending with NaN last (NumPy), descending with NaN first; stable keeps ties in order.",
-        fn(_, a; x: Tensor, axis|dim: i64 = -1, descending: bool = false, stable: bool = true) {
-            result(&a, sort::sort(&x, axis_or_none(&a, axis), descending, stable))
+        fn(_, a; x: Var, axis|dim: i64 = -1, descending: bool = false, stable: bool = true) {
+            let axis = axis_or_none(&a, axis);
+            if !autograd::recording(&[&x]) {
+                return result(&a, sort::sort(&x, axis, descending, stable));
+            }
+            let order = sort::argsort(&x, axis, descending).map_err(|e| a.tensor_err(e))?;
+            a.recorded(rules::moved("sort", &x, |t| {
+                let t = if axis.is_none() { t.reshape(&[-1])? } else { t.clone() };
+                gather(&t, axis.unwrap_or(0), &order)
+            }))
         }
     },
     builtin! {
@@ -56,15 +69,15 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "topk",
         doc: "The k largest (smallest when largest=false) elements along axis and their i64 indices, as a tuple (values, indices) (torch); NaN counts as largest; found by selection, not a full sort.",
-        fn(_, a; x: Tensor, k: i64, axis|dim: i64 = -1, largest: bool = true, sorted: bool = true) {
-            pair(&a, sort::topk(&x, k, axis, largest, sorted))
+        fn(_, a; x: Var, k: i64, axis|dim: i64 = -1, largest: bool = true, sorted: bool = true) {
+            picked(&a, "topk", &x, sort::topk(&x, k, axis, largest, sorted), axis)
         }
     },
     builtin! {
         name: "kthvalue",
         doc: "The k-th smallest element (k from 1) along axis and its i64 index, as a tuple (values, indices) with the axis removed (torch).",
-        fn(_, a; x: Tensor, k: i64, axis|dim: i64 = -1) {
-            pair(&a, sort::kthvalue(&x, k, axis))
+        fn(_, a; x: Var, k: i64, axis|dim: i64 = -1) {
+            picked(&a, "kthvalue", &x, sort::kthvalue(&x, k, axis), axis)
         }
     },
     builtin! {
@@ -77,21 +90,23 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "median",
         doc: "The median along axis (of everything when none), by selection; a NaN in a lane gives NaN; bool and ints give f64 (NumPy).",
-        fn(_, a; x: Tensor, axis|dim: Option<Axes> = none, keepdim|keepdims: bool = false) {
+        fn(_, a; x: Var, axis|dim: Option<Axes> = none, keepdim|keepdims: bool = false) {
             let axes = axis.map(|a| a.0);
-            result(&a, order_stat_over("median", &x, axes.as_deref(), keepdim, |x, axis| {
+            let y = order_stat_over("median", &x, axes.as_deref(), keepdim, |x, axis| {
                 sort::median(x, axis, false)
-            }))
+            }).map_err(|e| a.tensor_err(e))?;
+            a.recorded(rules::order_stat("median", &x, y, axes.as_deref(), &[0.5], Method::Linear, false))
         }
     },
     builtin! {
         name: "nanmedian",
         doc: "The median along axis (of everything when none) of the values that are not NaN (NaN when there are none); bool and ints give f64.",
-        fn(_, a; x: Tensor, axis|dim: Option<Axes> = none, keepdim|keepdims: bool = false) {
+        fn(_, a; x: Var, axis|dim: Option<Axes> = none, keepdim|keepdims: bool = false) {
             let axes = axis.map(|a| a.0);
-            result(&a, order_stat_over("nanmedian", &x, axes.as_deref(), keepdim, |x, axis| {
+            let y = order_stat_over("nanmedian", &x, axes.as_deref(), keepdim, |x, axis| {
                 sort::median(x, axis, true)
-            }))
+            }).map_err(|e| a.tensor_err(e))?;
+            a.recorded(rules::order_stat("nanmedian", &x, y, axes.as_deref(), &[0.5], Method::Linear, true))
         }
     },
     quantile_builtin!(
@@ -127,5 +142,44 @@ pub(super) fn pair(a: &Bound, t: TensorResult<(Tensor, Tensor)>) -> Result<Value
     let (v, i) = t.map_err(|e| a.tensor_err(e))?;
     Ok(Value::Tuple(Rc::new(
         vec![Value::from(v), Value::from(i)].into(),
+    )))
+}
+
+/// (values, indices) of a selection along `axis` (indices with the axis, or with
+/// it removed), the values recorded as the elements of x the indices point at.
+fn picked(
+    a: &Bound,
+    op: &'static str,
+    x: &Var,
+    t: TensorResult<(Tensor, Tensor)>,
+    axis: i64,
+) -> Result<Value, Diagnostic> {
+    let (v, i) = t.map_err(|e| a.tensor_err(e))?;
+    if !autograd::recording(&[x]) {
+        return pair(a, Ok((v, i)));
+    }
+    let shape = v.shape().to_vec();
+    let values = rules::moved(op, x, |t| {
+        let t = if t.ndim() == 0 {
+            t.reshape(&[1])?
+        } else {
+            t.clone()
+        };
+        let at = normalize_axis(op, axis, t.ndim())?;
+        let mut along = t.shape().to_vec();
+        along[at] = i.numel()
+            / along
+                .iter()
+                .enumerate()
+                .filter(|&(d, _)| d != at)
+                .map(|(_, &n)| n)
+                .product::<usize>()
+                .max(1);
+        let idx = i.reshape(&along.iter().map(|&n| n as i64).collect::<Vec<_>>())?;
+        gather(&t, at as i64, &idx)?.reshape(&shape.iter().map(|&n| n as i64).collect::<Vec<_>>())
+    })
+    .map_err(|e| a.grad_err(e))?;
+    Ok(Value::Tuple(Rc::new(
+        vec![Value::from(values), Value::from(i)].into(),
     )))
 }

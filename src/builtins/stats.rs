@@ -4,6 +4,7 @@
 
 use super::sort::{pair, result};
 use super::Builtin;
+use crate::autograd::{rules, Var};
 use crate::ops::stats::{self, Bins};
 use crate::runtime::value::Value;
 use crate::runtime::{builtin, Axes};
@@ -97,8 +98,9 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "diff",
         doc: "The n-th differences x[1:] - x[:-1] along axis (NumPy), in x's dtype; bool gives x[1:] != x[:-1].",
-        fn(_, a; x: Tensor, n: i64 = 1, axis|dim: i64 = -1) {
-            result(&a, stats::diff(&x, n, axis))
+        fn(_, a; x: Var, n: i64 = 1, axis|dim: i64 = -1) {
+            let y = stats::diff(&x, n, axis).map_err(|e| a.tensor_err(e))?;
+            a.recorded(rules::diff(&x, y, n, axis))
         }
     },
 ];

@@ -331,8 +331,11 @@ mod tests {
             let taken = sort_row(&mut got, descending);
             radix::sort_row(&mut want, &mut Vec::new(), descending);
             assert_eq!(taken, quicksort::available());
-            let bits = |v: &[T]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&got), bits(&want), "descending {descending}");
+            // Without a vector sort on this CPU the row is left to the caller.
+            if taken {
+                let bits = |v: &[T]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "descending {descending}");
+            }
         }
     }
 

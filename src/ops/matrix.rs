@@ -1,9 +1,9 @@
 //! Matrix-shaped functions built from views and elementwise ops: triangles
 //! (tril, triu), diagonals (diag, trace), and the products outer, kron and cross.
 
-use super::rearrange::{diagonal, moveaxis};
-use super::shape::stack;
-use super::{binary, output_buffer, reduce, unary, BinaryOp, Operand, ReduceOp, UnaryOp};
+use super::algebra::Algebra;
+use super::rearrange::diagonal;
+use super::{binary, output_buffer, reduce, BinaryOp, Operand, ReduceOp};
 use crate::tensor::shape::normalize_axis;
 use crate::tensor::{Result, Tensor, TensorError};
 
@@ -97,23 +97,19 @@ pub fn outer(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// `numpy.kron`: the Kronecker product, block `(i, j, ...)` being `a[i, j, ...] * b`;
 /// the lower-rank input gets leading size-1 axes.
-pub fn kron(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let rank = a.ndim().max(b.ndim());
-    let padded = |t: &Tensor| -> Vec<i64> {
-        let lead = rank - t.ndim();
+pub fn kron<T: Algebra>(a: &T, b: &T) -> std::result::Result<T, T::Error> {
+    let rank = a.dims().len().max(b.dims().len());
+    let padded = |t: &T| -> Vec<i64> {
+        let lead = rank - t.dims().len();
         std::iter::repeat_n(1, lead)
-            .chain(t.shape().iter().map(|&d| d as i64))
+            .chain(t.dims().iter().map(|&d| d as i64))
             .collect()
     };
     let (sa, sb) = (padded(a), padded(b));
     // a as [a0, 1, a1, 1, ...] times b as [1, b0, 1, b1, ...] is [a0, b0, a1, b1, ...].
     let a2: Vec<i64> = sa.iter().flat_map(|&d| [d, 1]).collect();
     let b2: Vec<i64> = sb.iter().flat_map(|&d| [1, d]).collect();
-    let product = binary(
-        BinaryOp::Mul,
-        Operand::Tensor(&a.reshape(&a2)?),
-        Operand::Tensor(&b.reshape(&b2)?),
-    )?;
+    let product = T::combine(BinaryOp::Mul, &a.reshape_to(&a2)?, &b.reshape_to(&b2)?)?;
     // The product's size passed the memory check, so each merged dim fits unless
     // the result is empty and another dim is huge.
     let shape = sa
@@ -124,7 +120,7 @@ pub fn kron(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         .ok_or_else(|| {
             TensorError::value("kron", "the result has more elements than can be counted")
         })?;
-    product.reshape(&shape)
+    product.reshape_to(&shape)
 }
 
 /// `numpy.cross(a, b, axis)`: the cross product of the vectors along axis (of
@@ -132,35 +128,34 @@ pub fn kron(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// give the z component only (the axis is removed); otherwise the result has the
 /// 3 components along axis. Computed as NumPy does, skipping the products with a
 /// missing z rather than multiplying by 0 (so inf and NaN propagate the same way).
-pub fn cross(a: &Tensor, b: &Tensor, axis: i64) -> Result<Tensor> {
-    let components = |t: &Tensor| -> Result<Vec<Tensor>> {
-        let ax = normalize_axis("cross", axis, t.ndim())?;
-        match t.shape()[ax] {
-            2 | 3 => (0..t.shape()[ax] as i64)
-                .map(|i| t.select(ax as i64, i))
+pub fn cross<T: Algebra>(a: &T, b: &T, axis: i64) -> std::result::Result<T, T::Error> {
+    let components = |t: &T| -> std::result::Result<Vec<T>, T::Error> {
+        let ax = normalize_axis("cross", axis, t.dims().len())?;
+        match t.dims()[ax] {
+            2 | 3 => (0..t.dims()[ax] as i64)
+                .map(|i| t.pick(ax as i64, i))
                 .collect(),
             n => Err(TensorError::shape(
                 "cross",
                 format!("vectors along axis {axis} must have 2 or 3 components, got {n}"),
-            )),
+            )
+            .into()),
         }
     };
     let (ca, cb) = (components(a)?, components(b)?);
-    let mul = |x: Option<&Tensor>, y: Option<&Tensor>| -> Result<Option<Tensor>> {
+    let mul = |x: Option<&T>, y: Option<&T>| -> std::result::Result<Option<T>, T::Error> {
         match (x, y) {
-            (Some(x), Some(y)) => {
-                binary(BinaryOp::Mul, Operand::Tensor(x), Operand::Tensor(y)).map(Some)
-            }
+            (Some(x), Some(y)) => T::combine(BinaryOp::Mul, x, y).map(Some),
             _ => Ok(None),
         }
     };
     // p - q where a missing term counts as zero; one of them is always present.
-    let sub = |p: Option<Tensor>, q: Option<Tensor>| -> Result<Tensor> {
+    let sub = |p: Option<T>, q: Option<T>| -> std::result::Result<T, T::Error> {
         match (p, q) {
-            (Some(p), Some(q)) => binary(BinaryOp::Sub, Operand::Tensor(&p), Operand::Tensor(&q)),
+            (Some(p), Some(q)) => T::combine(BinaryOp::Sub, &p, &q),
             (Some(p), None) => Ok(p),
-            (None, Some(q)) => unary(UnaryOp::Neg, &q),
-            (None, None) => Err(TensorError::value("cross", "internal error: no terms")),
+            (None, Some(q)) => q.negate(),
+            (None, None) => Err(TensorError::value("cross", "internal error: no terms").into()),
         }
     };
     let (a0, a1, a2) = (ca.first(), ca.get(1), ca.get(2));
@@ -172,8 +167,13 @@ pub fn cross(a: &Tensor, b: &Tensor, axis: i64) -> Result<Tensor> {
     let x = sub(mul(a1, b2)?, mul(a2, b1)?)?;
     let y = sub(mul(a2, b0)?, mul(a0, b2)?)?;
     // The three components share one shape and dtype (each is a broadcast product).
-    let out = stack(&[x, y, z], -1)?;
-    moveaxis(&out, &[-1], &[axis])
+    let out = T::stack_along(&[x, y, z], -1)?;
+    // The new last axis moved to `axis`.
+    let n = out.dims().len() as i64;
+    let at = normalize_axis("cross", axis, n as usize)? as i64;
+    let mut order: Vec<i64> = (0..n - 1).collect();
+    order.insert(at as usize, n - 1);
+    out.permute_to(&order)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Tensor operations: validate arguments, compute result shape and dtype, allocate,
 //! and hand raw slices to `kernels`. One file per family.
 
+pub mod algebra;
 mod axis_gather;
 pub mod binary;
 pub(crate) mod binary_inplace;
@@ -9,10 +10,12 @@ pub mod conv;
 pub(crate) mod create;
 pub mod gather;
 pub(crate) mod index;
+pub mod interpolate;
 pub mod linalg;
 pub mod lookup;
 pub(crate) mod matrix;
 pub mod nn;
+pub mod order_picks;
 pub(crate) mod pad;
 pub(crate) mod pieces;
 pub mod pool;

@@ -63,6 +63,7 @@ pub fn column_stack(parts: &[Tensor]) -> Result<Tensor> {
 }
 
 /// How `array_split` cuts an axis.
+#[derive(Clone)]
 pub enum SplitInto {
     /// This many parts as equal as can be: the first `len % n` one longer.
     Parts(i64),

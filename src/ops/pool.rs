@@ -110,21 +110,36 @@ pub fn avg_pool2d(x: &Tensor, p: &PoolParams, count_include_pad: bool) -> Result
 /// floor(o·n/out) up to ceil((o+1)·n/out), PyTorch's windows.
 pub fn adaptive_avg_pool2d(x: &Tensor, output_size: [Option<usize>; 2]) -> Result<Tensor> {
     let op = "adaptive_avg_pool2d";
-    let (x, unbatched) = planes(op, x)?;
+    let (x, [oh, ow], unbatched) = adaptive_size(op, x, output_size)?;
     let (h, w) = (x.shape()[2], x.shape()[3]);
-    let [oh, ow] = [output_size[0].unwrap_or(h), output_size[1].unwrap_or(w)];
-    positive(op, "output_size", &[oh, ow])?;
-    let axis = |n: usize, out: usize| {
-        let taps: Vec<Vec<usize>> = (0..out)
-            .map(|o| (o * n / out..((o + 1) * n).div_ceil(out)).collect())
-            .collect();
-        let divisors = taps.iter().map(Vec::len).collect();
-        Axis { taps, divisors }
-    };
     // The axes are built after the output is allocated: an absurd output_size fails
     // there, as an error.
-    let axes = || [axis(h, oh), axis(w, ow)];
+    let axes = || [adaptive_axis(h, oh), adaptive_axis(w, ow)];
     unbatch(average(op, &x, [oh, ow], axes)?, unbatched)
+}
+
+/// An adaptive pool's windows along an axis of `n` inputs and `out` outputs:
+/// output `o` reads floor(o·n/out) up to ceil((o+1)·n/out).
+pub(super) fn adaptive_axis(n: usize, out: usize) -> Axis {
+    let taps: Vec<Vec<usize>> = (0..out)
+        .map(|o| (o * n / out..((o + 1) * n).div_ceil(out)).collect())
+        .collect();
+    let divisors = taps.iter().map(Vec::len).collect();
+    Axis { taps, divisors }
+}
+
+/// The output size of an adaptive pool of `x` (an entry of `None` keeps that
+/// input size), checked, and whether x was unbatched.
+pub(super) fn adaptive_size(
+    op: &str,
+    x: &Tensor,
+    output_size: [Option<usize>; 2],
+) -> Result<(Tensor, [usize; 2], bool)> {
+    let (x, unbatched) = planes(op, x)?;
+    let (h, w) = (x.shape()[2], x.shape()[3]);
+    let size = [output_size[0].unwrap_or(h), output_size[1].unwrap_or(w)];
+    positive(op, "output_size", &size)?;
+    Ok((x, size, unbatched))
 }
 
 /// `global_avg_pool2d` (`ReduceOp::Mean`) and `global_max_pool2d` (`ReduceOp::Max`):

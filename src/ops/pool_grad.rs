@@ -1,9 +1,9 @@
-//! The adjoints of 2-d pooling, for gradients: max pooling's gradient goes to the
+//! The adjoints of 2-d pooling (adaptive too), for gradients: max pooling's gradient goes to the
 //! element each window took (its first maximum; a NaN wins, as in the forward), an
 //! average's is spread evenly over the window's taps. Plane by plane, in output
 //! order, so repeated positions accumulate in a fixed order.
 
-use super::pool::{planes, pool_axes, PoolParams};
+use super::pool::{adaptive_axis, adaptive_size, planes, pool_axes, Axis, PoolParams};
 use super::{elems, output_buffer};
 use crate::kernels::math::Arith;
 use crate::tensor::shape::shape_str;
@@ -14,7 +14,38 @@ use crate::tensor::{DType, Result, Tensor, TensorError};
 pub fn max_pool2d_positions(x: &Tensor, p: &PoolParams) -> Result<Vec<Option<usize>>> {
     let op = "max_pool2d";
     let (x4, _) = planes(op, x)?;
-    let [rows, cols] = pool_axes(op, &x4, p, false)?;
+    let axes = pool_axes(op, &x4, p, false)?;
+    window_positions(op, &x4, &axes)
+}
+
+/// For each output element of `adaptive_max_pool2d(x, output_size)` in row-major
+/// order, the flat index in x of the element its window took; and the output's shape.
+pub fn adaptive_max_pool2d_positions(
+    x: &Tensor,
+    output_size: [Option<usize>; 2],
+) -> Result<(Vec<Option<usize>>, Vec<usize>)> {
+    let op = "adaptive_max_pool2d";
+    let (x4, [oh, ow], _) = adaptive_size(op, x, output_size)?;
+    let planes_n = x4.shape()[0] * x4.shape()[1];
+    // Checked before the windows are built: an absurd output_size is an error.
+    let count = planes_n
+        .checked_mul(oh)
+        .and_then(|n| n.checked_mul(ow))
+        .ok_or_else(|| TensorError::value(op, "output_size is too large"))?;
+    output_buffer(op, &[count], 0u8)?;
+    let axes = [
+        adaptive_axis(x4.shape()[2], oh),
+        adaptive_axis(x4.shape()[3], ow),
+    ];
+    let positions = window_positions(op, &x4, &axes)?;
+    let mut shape = x.shape()[..x.ndim() - 2].to_vec();
+    shape.extend([oh, ow]);
+    Ok((positions, shape))
+}
+
+/// The flat index of each window's element that max pooling takes, windows in
+/// row-major output order.
+fn window_positions(op: &str, x4: &Tensor, [rows, cols]: &[Axis; 2]) -> Result<Vec<Option<usize>>> {
     let x4 = x4.contiguous();
     let planes_n = x4.shape()[0] * x4.shape()[1];
     let (h, w) = (x4.shape()[2], x4.shape()[3]);
@@ -117,7 +148,35 @@ pub fn avg_pool2d_backward(
 ) -> Result<Tensor> {
     let op = "avg_pool2d";
     let (x4, _) = planes(op, x)?;
-    let [rows, cols] = pool_axes(op, &x4, p, count_include_pad)?;
+    let axes = pool_axes(op, &x4, p, count_include_pad)?;
+    spread_windows(op, x, &x4, g, &axes)
+}
+
+/// The gradient of `adaptive_avg_pool2d(x, output_size)` for the output gradient
+/// `g`: each window's g divided by its size, added to each of its taps.
+pub fn adaptive_avg_pool2d_backward(
+    x: &Tensor,
+    g: &Tensor,
+    output_size: [Option<usize>; 2],
+) -> Result<Tensor> {
+    let op = "adaptive_avg_pool2d";
+    let (x4, [oh, ow], _) = adaptive_size(op, x, output_size)?;
+    check_count(op, g, x4.shape()[0] * x4.shape()[1] * oh * ow)?;
+    let axes = [
+        adaptive_axis(x4.shape()[2], oh),
+        adaptive_axis(x4.shape()[3], ow),
+    ];
+    spread_windows(op, x, &x4, g, &axes)
+}
+
+/// Zeros shaped as x with each window's `g` over its divisor added to its taps.
+fn spread_windows(
+    op: &str,
+    x: &Tensor,
+    x4: &Tensor,
+    g: &Tensor,
+    [rows, cols]: &[Axis; 2],
+) -> Result<Tensor> {
     let (h, w) = (x4.shape()[2], x4.shape()[3]);
     let planes_n = x4.shape()[0] * x4.shape()[1];
     check_count(op, g, planes_n * rows.taps.len() * cols.taps.len())?;

@@ -78,6 +78,10 @@ unary_ops! {
     Expm1("expm1") => real(Float::expm1);
     /// ln|Γ(x)| (torch's name; NumPy has none).
     Lgamma("lgamma") => real(Float::lgamma);
+    /// ψ(x), lgamma's derivative (torch's name).
+    Digamma("digamma") => real(Float::digamma);
+    /// ψ′(x), digamma's derivative (torch's polygamma(1, x)).
+    Trigamma("trigamma") => real(Float::trigamma);
     /// sin(πx)/(πx), 1 at 0.
     Sinc("sinc") => real(Float::sinc);
     Deg2rad("deg2rad") => real(Float::deg2rad);
@@ -305,6 +309,8 @@ mod tests {
             Log1p => x.ln_1p(),
             Expm1 => x.exp_m1(),
             Lgamma => crate::kernels::math::special::lgamma(x),
+            Digamma => crate::kernels::math::special::digamma(x),
+            Trigamma => crate::kernels::math::special::trigamma(x),
             Sinc => crate::kernels::math::special::sinc(x),
             Deg2rad => x * std::f64::consts::PI / 180.0,
             Rad2deg => x * 180.0 / std::f64::consts::PI,

@@ -49,18 +49,22 @@ impl Rest<'_> {
     /// The arguments as tensors (numbers as 0-d ones); an error names `op` and the
     /// first argument that is neither.
     pub fn tensors(&self, op: &str) -> Result<Vec<Tensor>, Diagnostic> {
+        Ok(self.vars(op)?.into_iter().map(Var::into_tensor).collect())
+    }
+
+    /// The arguments as tensors keeping their tracks for gradients (numbers as 0-d
+    /// constants).
+    pub fn vars(&self, op: &str) -> Result<Vec<Var>, Diagnostic> {
         self.0
             .iter()
-            .map(|arg| {
-                arg.value.to_tensor().ok_or_else(|| {
+            .map(|arg| match &arg.value {
+                Value::Tensor(t) => Ok((**t).clone()),
+                other => other.to_tensor().map(Var::constant).ok_or_else(|| {
                     Diagnostic::new(
                         arg.span,
-                        format!(
-                            "{op} needs tensors or numbers, got {}",
-                            arg.value.describe()
-                        ),
+                        format!("{op} needs tensors or numbers, got {}", other.describe()),
                     )
-                })
+                }),
             })
             .collect()
     }

@@ -8,7 +8,7 @@ use super::{concat, index, permute, reduce, reshape};
 use crate::autograd::error::{GradError, Result};
 use crate::autograd::record::record;
 use crate::autograd::var::Var;
-use crate::ops::conv::{self, ConvParams, Padding, TransposeParams};
+use crate::ops::conv::{self, ConvParams, Padding, TransposeParams, UnfoldParams};
 use crate::ops::index::Index;
 use crate::ops::ReduceOp;
 use crate::tensor::SliceSpec;
@@ -225,4 +225,16 @@ fn unbatch(v: &Var, unbatched: bool) -> Result<Var> {
     }
     let dims: Vec<i64> = v.shape()[1..].iter().map(|&d| d as i64).collect();
     reshape(v, &dims)
+}
+
+/// torch's fold: the columns added back into the image, overlaps summed; its
+/// adjoint is im2col (which only moves elements).
+pub fn col2im(cols: &Var, output_size: &[usize], p: &UnfoldParams) -> Result<Var> {
+    let y = conv::col2im(cols, output_size, p)?;
+    let p = p.clone();
+    Ok(record("col2im", &[cols], y, move |g, _| {
+        Ok(vec![Some(super::moved("im2col", g, |t| {
+            conv::im2col(t, &p)
+        })?)])
+    }))
 }

@@ -6,7 +6,7 @@ use crate::autograd::error::{GradError, Result};
 use crate::autograd::record::record;
 use crate::autograd::var::Var;
 use crate::ops::index::{add_at, read, select, Index};
-use crate::tensor::Tensor;
+use crate::tensor::{Scalar, Tensor};
 
 /// `x[items]`: a view for basic indexing, a gathered copy for advanced indexing.
 pub fn index(x: &Var, items: &[Index]) -> std::result::Result<Var, IndexError> {
@@ -70,4 +70,77 @@ pub fn stacked(rows: &[Option<&Var>], out: Tensor) -> Var {
             })
             .collect()
     })
+}
+
+/// torch's scatter_add: x with src (read in index's shape) added at index along
+/// `dim`; x's gradient passes, src's is gathered back from the same places.
+pub fn scatter_add(x: &Var, dim: i64, idx: &Tensor, src: &Var) -> Result<Var> {
+    let y = crate::ops::scatter::scatter_add(x, dim, idx, src)?;
+    let (idx, src_shape) = (idx.clone(), src.shape().to_vec());
+    Ok(record("scatter_add", &[x, src], y, move |g, _| {
+        Ok(vec![
+            Some(g.clone()),
+            Some(read_back("scatter_add", g, dim, &idx, &src_shape)?),
+        ])
+    }))
+}
+
+/// torch's index_add: x with alpha·src added at the 1-D index along `dim`.
+pub fn index_add(x: &Var, dim: i64, idx: &Tensor, src: &Var, alpha: Scalar) -> Result<Var> {
+    let y = crate::ops::scatter::index_add(x, dim, idx, src, alpha)?;
+    let idx = idx.clone();
+    Ok(record("index_add", &[x, src], y, move |g, _| {
+        let picked = super::moved("index_select", g, |t| {
+            crate::ops::gather::index_select(t, dim, &idx)
+        })?;
+        let ga = super::binary(
+            crate::ops::BinaryOp::Mul,
+            super::VarOperand::Var(&picked),
+            super::VarOperand::Scalar(alpha),
+        )?;
+        Ok(vec![Some(g.clone()), Some(ga)])
+    }))
+}
+
+/// The gradient of a source read in index's shape: g gathered at the index;
+/// a source larger than the index has no gradient built for its rest.
+fn read_back(op: &str, g: &Var, dim: i64, idx: &Tensor, src_shape: &[usize]) -> Result<Var> {
+    if src_shape != idx.shape() {
+        return Err(GradError::NotDifferentiable {
+            op: format!(
+                "{op} with src shaped {src_shape:?} unlike index {:?}",
+                idx.shape()
+            ),
+        });
+    }
+    gather(g, dim, idx)
+}
+
+/// numpy.diff's `y` (n-th differences along `axis`), recorded as the same
+/// subtractions of slices when x is tracked.
+pub fn diff(x: &Var, y: Tensor, n: i64, axis: i64) -> Result<Var> {
+    if !crate::autograd::record::recording(&[x]) || n <= 0 {
+        return Ok(Var::constant(y));
+    }
+    let axis = crate::tensor::shape::normalize_axis("diff", axis, x.ndim())?;
+    let slice = |t: &Var, start: Option<i64>, stop: Option<i64>| {
+        let mut items = vec![Index::Slice(super::shape::ALL); axis];
+        items.push(Index::Slice(crate::tensor::SliceSpec {
+            start,
+            stop,
+            step: 1,
+        }));
+        index(t, &items).map_err(|e| GradError::Tensor(e.error))
+    };
+    let mut t = x.clone();
+    for _ in 0..n {
+        let Some(last) = t.shape()[axis].checked_sub(1) else {
+            break;
+        };
+        t = super::sub(
+            &slice(&t, Some(1), None)?,
+            &slice(&t, None, Some(last as i64))?,
+        )?;
+    }
+    Ok(t)
 }

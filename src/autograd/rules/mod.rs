@@ -3,24 +3,39 @@
 //! itself be differentiated (`grad` of `grad`). One file per family.
 
 mod activation;
+mod algebra;
+mod attention;
 mod binary;
+mod channel_norm;
 mod conv;
 mod index;
+mod interpolate;
 mod layer;
+mod linalg;
 mod loss;
 mod matmul;
 mod nn;
 mod norm;
+mod order_stat;
 mod pool;
+mod positions;
 mod reduce;
 mod shape;
 mod unary;
+mod vector_norm;
 
 pub use activation::{elu, glu, hardswish, leaky_relu, logsigmoid, mish, relu6, selu, softplus};
+pub use attention::{scaled_dot_product_attention, scores_shape, AttentionDropout, Mask};
 pub use binary::{binary, clip, where_};
-pub use conv::{conv, conv_transpose};
-pub use index::{gather, index, row, stacked};
+pub use channel_norm::{batch_norm, group_norm, instance_norm, Affine, Running};
+pub use conv::{col2im, conv, conv_transpose};
+pub use index::{diff, gather, index, index_add, row, scatter_add, stacked};
+pub use interpolate::interpolate;
 pub use layer::{dropout, embedding, linear};
+pub use linalg::{
+    cholesky, det, eigh, eigvalsh, inv, matrix_power, norm as linalg_norm, slogdet, solve,
+    solve_triangular, svdvals,
+};
 pub use loss::{
     binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div,
     l1_loss, mse_loss, nll_loss, smooth_l1_loss, Reduction,
@@ -28,13 +43,18 @@ pub use loss::{
 pub use matmul::matmul;
 pub use nn::{activation, log_softmax, relu, softmax};
 pub use norm::{layer_norm, rms_norm};
-pub use pool::{avg_pool2d, max_pool2d};
-pub use reduce::{cumsum, reduce};
+pub use order_stat::order_stat;
+pub use pool::{
+    adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool2d, max_pool2d, max_pool3d, pool1d, Pool,
+};
+pub use positions::{moved, moved_many, moved_parts, taken, Positions};
+pub use reduce::{cumprod, cumsum, reduce};
 pub use shape::{
     broadcast_to, cast, concat, identity, permute, reshape, reshaped, reverse_axes, stack, sum_to,
     transpose,
 };
-pub use unary::unary;
+pub use unary::{nan_to_num, unary};
+pub use vector_norm::{normalize, vector_norm};
 
 use super::error::Result;
 use super::var::Var;

@@ -65,12 +65,27 @@ fn derivative(op: UnaryOp, g: &Var, x: &Var, y: impl Fn() -> Var) -> Result<Var>
         Rad2deg => scale(g, 180.0 / PI),
         // Zero almost everywhere (torch).
         Sign | Floor | Ceil | Trunc | Round(_) => zeros_from(g),
-        Lgamma => Err(GradError::NotDifferentiable {
-            op: "lgamma (its derivative, digamma, is not built yet)".into(),
+        Lgamma => mul(g, &un(Digamma, x)?),
+        Digamma => mul(g, &un(Trigamma, x)?),
+        Trigamma => Err(GradError::NotDifferentiable {
+            op: "trigamma (its derivative, polygamma(2, x), is not built yet)".into(),
         }),
         // Integer and bool results: never recorded.
         BitNot | IsNan | IsInf | IsFinite | LogicalNot => Err(GradError::NotDifferentiable {
             op: op.name().into(),
         }),
     }
+}
+
+/// `y`, numpy.nan_to_num of x: the gradient passes where x is finite (a
+/// replaced value is a constant).
+pub fn nan_to_num(x: &Var, y: crate::tensor::Tensor) -> Result<Var> {
+    let finite = Var::constant(ops::unary(UnaryOp::IsFinite, x)?);
+    Ok(record("nan_to_num", &[x], y, move |g, _| {
+        Ok(vec![Some(super::where_(
+            &finite,
+            super::VarOperand::Var(g),
+            ZERO,
+        )?)])
+    }))
 }

@@ -124,6 +124,12 @@ pub trait Float: Arith<Real = Self> {
     fn lgamma(self) -> Self {
         self.via_f64(special::lgamma)
     }
+    fn digamma(self) -> Self {
+        self.via_f64(special::digamma)
+    }
+    fn trigamma(self) -> Self {
+        self.via_f64(special::trigamma)
+    }
     fn sinc(self) -> Self {
         self.via_f64(special::sinc)
     }

@@ -1,7 +1,8 @@
 //! Matrix products with `numpy.matmul` and `numpy.dot` semantics.
 
 use crate::kernels::linalg::{matmul_batch, Mat, MatMul};
-use crate::ops::{binary, elems, output_buffer, BinaryOp, Operand};
+use crate::ops::algebra::Algebra;
+use crate::ops::{elems, output_buffer, BinaryOp};
 use crate::tensor::iter::StridedIter;
 use crate::tensor::shape::{broadcast_shapes, shape_str};
 use crate::tensor::{DType, Layout, Result, Tensor, TensorError};
@@ -29,11 +30,11 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// the last axis of `a` and the second-to-last of `b` (its only axis when 1-D), so
 /// the result has shape `a.shape[:-1] + b.shape[:-2] + b.shape[-1:]`. For 1-D and
 /// 2-D operands this is the inner product and the matrix product. Dtypes as `matmul`.
-pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    if a.ndim() == 0 || b.ndim() == 0 {
-        return binary(BinaryOp::Mul, Operand::Tensor(a), Operand::Tensor(b));
+pub fn dot<T: Algebra>(a: &T, b: &T) -> std::result::Result<T, T::Error> {
+    let (sa, sb) = (a.dims(), b.dims());
+    if sa.is_empty() || sb.is_empty() {
+        return T::combine(BinaryOp::Mul, a, b);
     }
-    let (sa, sb) = (a.shape(), b.shape());
     let (a_axis, b_axis) = (sa.len() - 1, sb.len().saturating_sub(2));
     let (k, kb) = (sa[a_axis], sb[b_axis]);
     if k != kb {
@@ -42,11 +43,11 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             shape_str(sa),
             shape_str(sb)
         );
-        return Err(TensorError::shape("dot", msg));
+        return Err(TensorError::shape("dot", msg).into());
     }
     if sb.len() == 1 {
         // numpy.matmul sums over the same axes here.
-        return matmul(a, b);
+        return T::matrix_product(a, b);
     }
     // One matrix product: a as [rows, k] times b's summed axis moved first, [k, cols].
     let rows: usize = sa[..a_axis].iter().product();
@@ -56,15 +57,15 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         .collect();
     let cols: usize = b_rest.iter().map(|&d| sb[d as usize]).product();
     let order: Vec<i64> = std::iter::once(b_axis as i64).chain(b_rest).collect();
-    let a2 = a.reshape(&[rows as i64, k as i64])?;
-    let b2 = b.permute(&order)?.reshape(&[k as i64, cols as i64])?;
     let shape: Vec<i64> = sa[..a_axis]
         .iter()
         .chain(&sb[..b_axis])
         .chain(&sb[b_axis + 1..])
         .map(|&d| d as i64)
         .collect();
-    matmul(&a2, &b2)?.reshape(&shape)
+    let a2 = a.reshape_to(&[rows as i64, k as i64])?;
+    let b2 = b.permute_to(&order)?.reshape_to(&[k as i64, cols as i64])?;
+    T::matrix_product(&a2, &b2)?.reshape_to(&shape)
 }
 
 /// The sizes of one product: `batch` stacks of (m × k) @ (k × n), where each operand

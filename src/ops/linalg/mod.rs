@@ -19,4 +19,4 @@ pub use lstsq::{lstsq, matrix_rank, pinv};
 pub use matmul::{dot, matmul};
 pub use matrix_norm::{norm, NormOrd};
 pub use poly::{interp, polyfit, polyval};
-pub use solve::{det, inv, matrix_power, slogdet, solve, solve_triangular};
+pub use solve::{by_squaring, det, inv, matrix_power, slogdet, solve, solve_triangular};

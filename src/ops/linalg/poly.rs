@@ -3,27 +3,28 @@
 
 use super::lstsq::lstsq;
 use super::stack::result_dtype;
+use crate::ops::algebra::Algebra;
 use crate::ops::{binary, BinaryOp, Operand};
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Result, Tensor, TensorError};
 
 /// `numpy.polyval(p, x)`: the polynomial with coefficients `p` (1-D, highest power
 /// first) at every element of `x`, by Horner's rule starting from `x`'s zeros.
-pub fn polyval(p: &Tensor, x: &Tensor) -> Result<Tensor> {
-    if p.ndim() != 1 {
+pub fn polyval<T: Algebra>(p: &T, x: &T) -> std::result::Result<T, T::Error> {
+    if p.dims().len() != 1 {
         return Err(TensorError::shape(
             "polyval",
             format!(
                 "p must be 1-D coefficients, got shape {}",
-                shape_str(p.shape())
+                shape_str(p.dims())
             ),
-        ));
+        )
+        .into());
     }
-    let mut y = Tensor::zeros(x.dtype(), x.shape())?;
-    for i in 0..p.shape()[0] {
-        let c = p.select(0, i as i64)?;
-        let yx = binary(BinaryOp::Mul, Operand::Tensor(&y), Operand::Tensor(x))?;
-        y = binary(BinaryOp::Add, Operand::Tensor(&yx), Operand::Tensor(&c))?;
+    let mut y = x.zeros_as()?;
+    for i in 0..p.dims()[0] {
+        let c = p.pick(0, i as i64)?;
+        y = T::combine(BinaryOp::Add, &T::combine(BinaryOp::Mul, &y, x)?, &c)?;
     }
     Ok(y)
 }

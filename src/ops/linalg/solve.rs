@@ -211,26 +211,35 @@ pub fn matrix_power(a: &Tensor, n: i64) -> Result<Tensor> {
         ));
     }
     let base = if n < 0 { inv(a)? } else { a.clone() };
-    let mut e = n.unsigned_abs();
     let m = shape[shape.len() - 1];
-    let mut result: Option<Tensor> = None;
+    match by_squaring(base, n.unsigned_abs(), matmul)? {
+        Some(r) => Ok(r),
+        None => identity_like(a, m),
+    }
+}
+
+/// `base` multiplied by itself `e` times by repeated squaring (`None` for 0):
+/// one order of products for every caller, so a recorded power has the bits of
+/// the untracked one.
+pub fn by_squaring<T: Clone, E>(
+    base: T,
+    mut e: u64,
+    mul: impl Fn(&T, &T) -> std::result::Result<T, E>,
+) -> std::result::Result<Option<T>, E> {
+    let mut result: Option<T> = None;
     let mut square = base;
     loop {
         if e & 1 == 1 {
             result = Some(match result {
                 None => square.clone(),
-                Some(r) => matmul(&r, &square)?,
+                Some(r) => mul(&r, &square)?,
             });
         }
         e >>= 1;
         if e == 0 {
-            break;
+            return Ok(result);
         }
-        square = matmul(&square, &square)?;
-    }
-    match result {
-        Some(r) => Ok(r),
-        None => identity_like(a, m),
+        square = mul(&square, &square)?;
     }
 }
 

@@ -20,15 +20,7 @@ pub fn order_stat_over(
     let r = match axes {
         None => stat(x, None)?,
         Some(&[a]) => stat(x, Some(a))?,
-        Some(_) => {
-            let kept: Vec<usize> = (0..ndim).filter(|&d| !reduced[d]).collect();
-            let folded: Vec<usize> = (0..ndim).filter(|&d| reduced[d]).collect();
-            let perm: Vec<i64> = kept.iter().chain(&folded).map(|&d| d as i64).collect();
-            let mut shape: Vec<i64> = kept.iter().map(|&d| x.shape()[d] as i64).collect();
-            shape.push(folded.iter().map(|&d| x.shape()[d] as i64).product());
-            let merged = x.permute(&perm)?.contiguous().reshape(&shape)?;
-            stat(&merged, Some(-1))?
-        }
+        Some(_) => stat(&merge_reduced(x, &reduced)?, Some(-1))?,
     };
     if !keepdim {
         return Ok(r);
@@ -39,4 +31,16 @@ pub fn order_stat_over(
     let mut shape: Vec<i64> = r.shape()[..lead].iter().map(|&d| d as i64).collect();
     shape.extend((0..ndim).map(|d| if reduced[d] { 1 } else { x.shape()[d] as i64 }));
     r.reshape(&shape)
+}
+
+/// x with the axes flagged in `reduced` moved last and merged into one, in a
+/// copy; the other axes keep their order.
+pub fn merge_reduced(x: &Tensor, reduced: &[bool]) -> Result<Tensor> {
+    let ndim = x.ndim();
+    let kept: Vec<usize> = (0..ndim).filter(|&d| !reduced[d]).collect();
+    let folded: Vec<usize> = (0..ndim).filter(|&d| reduced[d]).collect();
+    let perm: Vec<i64> = kept.iter().chain(&folded).map(|&d| d as i64).collect();
+    let mut shape: Vec<i64> = kept.iter().map(|&d| x.shape()[d] as i64).collect();
+    shape.push(folded.iter().map(|&d| x.shape()[d] as i64).product());
+    x.permute(&perm)?.contiguous().reshape(&shape)
 }

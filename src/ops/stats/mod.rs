@@ -13,7 +13,7 @@ pub use average::average;
 pub use bincount::bincount;
 pub use cov::{corrcoef, cov};
 pub use diff::diff;
-pub use fold_axes::order_stat_over;
+pub use fold_axes::{merge_reduced, order_stat_over};
 pub use histogram::{histogram, Bins};
 
 use crate::tensor::{DType, Result, Tensor, TensorError};

@@ -1,0 +1,50 @@
+//! `Var` as an `ops::algebra::Algebra`: each operation recorded, so the
+//! compositions written once over that trait (kron, cross, polyval, tensordot,
+//! vdot, inner, dot) record their gradients.
+
+use super::shape::ALL;
+use super::{binary, index, matmul, permute, reshape, stack, unary, VarOperand};
+use crate::autograd::error::{GradError, Result};
+use crate::autograd::var::Var;
+use crate::ops::algebra::Algebra;
+use crate::ops::index::Index;
+use crate::ops::{BinaryOp, UnaryOp};
+use crate::tensor::Tensor;
+
+impl Algebra for Var {
+    type Error = GradError;
+
+    fn dims(&self) -> &[usize] {
+        self.shape()
+    }
+    fn reshape_to(&self, dims: &[i64]) -> Result<Self> {
+        reshape(self, dims)
+    }
+    fn permute_to(&self, dims: &[i64]) -> Result<Self> {
+        permute(self, dims)
+    }
+    fn broadcast_as(&self, shape: &[usize]) -> Result<Self> {
+        super::broadcast_to(self, shape)
+    }
+    fn pick(&self, axis: i64, i: i64) -> Result<Self> {
+        let at = crate::tensor::shape::normalize_axis("select", axis, self.ndim())?;
+        let mut items = vec![Index::Slice(ALL); at];
+        items.push(Index::Int(i));
+        index(self, &items).map_err(|e| GradError::Tensor(e.error))
+    }
+    fn combine(op: BinaryOp, a: &Self, b: &Self) -> Result<Self> {
+        binary(op, VarOperand::Var(a), VarOperand::Var(b))
+    }
+    fn negate(&self) -> Result<Self> {
+        unary(UnaryOp::Neg, self)
+    }
+    fn matrix_product(a: &Self, b: &Self) -> Result<Self> {
+        matmul(a, b)
+    }
+    fn stack_along(parts: &[Self], axis: i64) -> Result<Self> {
+        stack(parts, axis)
+    }
+    fn zeros_as(&self) -> Result<Self> {
+        Ok(Var::constant(Tensor::zeros(self.dtype(), self.shape())?))
+    }
+}

@@ -1,0 +1,59 @@
+//! The few tensor operations that compositions such as kron, cross, polyval, the
+//! contractions (tensordot, vdot, inner) and dot are written in, as a trait:
+//! `Tensor` computes them; autograd's `Var` computes and records them. One
+//! definition serves both, so a recorded result has the bits of the plain one.
+
+use super::{binary, matmul, BinaryOp, Operand, UnaryOp};
+use crate::tensor::{Tensor, TensorError};
+
+pub trait Algebra: Sized + Clone {
+    type Error: From<TensorError>;
+
+    fn dims(&self) -> &[usize];
+    fn reshape_to(&self, dims: &[i64]) -> Result<Self, Self::Error>;
+    fn permute_to(&self, dims: &[i64]) -> Result<Self, Self::Error>;
+    fn broadcast_as(&self, shape: &[usize]) -> Result<Self, Self::Error>;
+    /// Index `i` along `axis`, the axis removed (a view).
+    fn pick(&self, axis: i64, i: i64) -> Result<Self, Self::Error>;
+    fn combine(op: BinaryOp, a: &Self, b: &Self) -> Result<Self, Self::Error>;
+    fn negate(&self) -> Result<Self, Self::Error>;
+    fn matrix_product(a: &Self, b: &Self) -> Result<Self, Self::Error>;
+    fn stack_along(parts: &[Self], axis: i64) -> Result<Self, Self::Error>;
+    /// Zeros of this shape and dtype (a constant).
+    fn zeros_as(&self) -> Result<Self, Self::Error>;
+}
+
+impl Algebra for Tensor {
+    type Error = TensorError;
+
+    fn dims(&self) -> &[usize] {
+        self.shape()
+    }
+    fn reshape_to(&self, dims: &[i64]) -> Result<Self, TensorError> {
+        self.reshape(dims)
+    }
+    fn permute_to(&self, dims: &[i64]) -> Result<Self, TensorError> {
+        self.permute(dims)
+    }
+    fn broadcast_as(&self, shape: &[usize]) -> Result<Self, TensorError> {
+        self.broadcast_to(shape)
+    }
+    fn pick(&self, axis: i64, i: i64) -> Result<Self, TensorError> {
+        self.select(axis, i)
+    }
+    fn combine(op: BinaryOp, a: &Self, b: &Self) -> Result<Self, TensorError> {
+        binary(op, Operand::Tensor(a), Operand::Tensor(b))
+    }
+    fn negate(&self) -> Result<Self, TensorError> {
+        super::unary(UnaryOp::Neg, self)
+    }
+    fn matrix_product(a: &Self, b: &Self) -> Result<Self, TensorError> {
+        matmul(a, b)
+    }
+    fn stack_along(parts: &[Self], axis: i64) -> Result<Self, TensorError> {
+        super::shape::stack(parts, axis)
+    }
+    fn zeros_as(&self) -> Result<Self, TensorError> {
+        Tensor::zeros(self.dtype(), self.shape())
+    }
+}
