@@ -182,8 +182,8 @@ pub const BUILTINS: &[Builtin] = &[
         name: "einsum",
         doc: "numpy.einsum: the sum of products of xs over the subscripts of spec (\"ij,jk->ik\"; ... broadcasts; a repeated subscript takes a diagonal; without -> the output is the subscripts seen once, sorted), contracted a pair at a time through the matrix product, the pair with the smallest result first.",
         fn(_, c; spec: String, xs: Rest) {
-            let xs = xs.tensors("einsum")?;
-            result(&c, la::einsum(&spec, &xs))
+            let xs = xs.vars("einsum")?;
+            c.recorded(la::einsum(&spec, &xs))
         }
     },
     builtin! {

@@ -1,5 +1,5 @@
 //! The few tensor operations that compositions such as kron, cross, polyval, the
-//! contractions (tensordot, vdot, inner) and dot are written in, as a trait:
+//! contractions (tensordot, vdot, inner, einsum) and dot are written in, as a trait:
 //! `Tensor` computes them; autograd's `Var` computes and records them. One
 //! definition serves both, so a recorded result has the bits of the plain one.
 
@@ -21,6 +21,12 @@ pub trait Algebra: Sized + Clone {
     fn stack_along(parts: &[Self], axis: i64) -> Result<Self, Self::Error>;
     /// Zeros of this shape and dtype (a constant).
     fn zeros_as(&self) -> Result<Self, Self::Error>;
+    /// The diagonal `offset` of the planes of axes `a1` and `a2`, as the last axis.
+    fn diagonal_of(&self, offset: i64, a1: i64, a2: i64) -> Result<Self, Self::Error>;
+    /// The sum over `axes`, which are removed.
+    fn sum_over(&self, axes: &[i64]) -> Result<Self, Self::Error>;
+    /// The same values in a row-major buffer of their own.
+    fn contiguous_copy(&self) -> Result<Self, Self::Error>;
 }
 
 impl Algebra for Tensor {
@@ -55,5 +61,14 @@ impl Algebra for Tensor {
     }
     fn zeros_as(&self) -> Result<Self, TensorError> {
         Tensor::zeros(self.dtype(), self.shape())
+    }
+    fn diagonal_of(&self, offset: i64, a1: i64, a2: i64) -> Result<Self, TensorError> {
+        super::rearrange::diagonal(self, offset, a1, a2)
+    }
+    fn sum_over(&self, axes: &[i64]) -> Result<Self, TensorError> {
+        super::reduce(super::ReduceOp::Sum, self, Some(axes), false)
+    }
+    fn contiguous_copy(&self) -> Result<Self, TensorError> {
+        Ok(self.contiguous())
     }
 }

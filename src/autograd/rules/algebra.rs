@@ -1,6 +1,6 @@
 //! `Var` as an `ops::algebra::Algebra`: each operation recorded, so the
 //! compositions written once over that trait (kron, cross, polyval, tensordot,
-//! vdot, inner, dot) record their gradients.
+//! vdot, inner, einsum, dot) record their gradients.
 
 use super::shape::ALL;
 use super::{binary, index, matmul, permute, reshape, stack, unary, VarOperand};
@@ -46,5 +46,20 @@ impl Algebra for Var {
     }
     fn zeros_as(&self) -> Result<Self> {
         Ok(Var::constant(Tensor::zeros(self.dtype(), self.shape())?))
+    }
+    fn diagonal_of(&self, offset: i64, a1: i64, a2: i64) -> Result<Self> {
+        super::moved("diagonal", self, |t| {
+            crate::ops::rearrange::diagonal(t, offset, a1, a2)
+        })
+    }
+    fn sum_over(&self, axes: &[i64]) -> Result<Self> {
+        super::reduce(crate::ops::ReduceOp::Sum, self, Some(axes), false)
+    }
+    fn contiguous_copy(&self) -> Result<Self> {
+        Ok(super::reshaped(
+            "contiguous",
+            self,
+            self.tensor().contiguous(),
+        ))
     }
 }

@@ -5,10 +5,9 @@
 //! one operand is left.
 
 use super::contract::{contract, Roles};
-use crate::ops::rearrange::diagonal;
-use crate::ops::{reduce, ReduceOp};
+use crate::ops::algebra::Algebra;
 use crate::tensor::shape::shape_str;
-use crate::tensor::{Result, Tensor, TensorError};
+use crate::tensor::{Result, TensorError};
 
 const OP: &str = "einsum";
 
@@ -107,24 +106,25 @@ fn output_labels(out: Option<&str>, inputs: &[Vec<Label>], broadcast: usize) -> 
 }
 
 /// One operand in the contraction: its tensor and the label of each axis.
-struct Term {
-    x: Tensor,
+struct Term<T> {
+    x: T,
     labels: Vec<Label>,
 }
 
-impl Term {
+impl<T: Algebra> Term<T> {
     /// Takes the diagonal of every repeated label until each appears once.
-    fn diagonals(mut self) -> Result<Term> {
+    fn diagonals(mut self) -> std::result::Result<Term<T>, T::Error> {
         while let Some((p, q)) = repeated(&self.labels) {
-            if self.x.shape()[p] != self.x.shape()[q] {
+            if self.x.dims()[p] != self.x.dims()[q] {
                 return Err(error(format!(
                     "a repeated subscript spans axes of sizes {} and {}",
-                    self.x.shape()[p],
-                    self.x.shape()[q]
-                )));
+                    self.x.dims()[p],
+                    self.x.dims()[q]
+                ))
+                .into());
             }
             let l = self.labels[p];
-            self.x = diagonal(&self.x, 0, p as i64, q as i64)?;
+            self.x = self.x.diagonal_of(0, p as i64, q as i64)?;
             self.labels.remove(q);
             self.labels.remove(p);
             self.labels.push(l);
@@ -133,7 +133,7 @@ impl Term {
     }
 
     /// Sums the axes whose labels `keep` rejects.
-    fn sum_unneeded(self, keep: impl Fn(Label) -> bool) -> Result<Term> {
+    fn sum_unneeded(self, keep: impl Fn(Label) -> bool) -> std::result::Result<Term<T>, T::Error> {
         let axes: Vec<i64> = (0..self.labels.len())
             .filter(|&d| !keep(self.labels[d]))
             .map(|d| d as i64)
@@ -143,7 +143,7 @@ impl Term {
         }
         let labels = self.labels.iter().copied().filter(|&l| keep(l)).collect();
         Ok(Term {
-            x: reduce(ReduceOp::Sum, &self.x, Some(&axes), false)?,
+            x: self.x.sum_over(&axes)?,
             labels,
         })
     }
@@ -152,7 +152,7 @@ impl Term {
         self.labels
             .iter()
             .position(|&x| x == l)
-            .map_or(1, |d| self.x.shape()[d])
+            .map_or(1, |d| self.x.dims()[d])
     }
 }
 
@@ -162,7 +162,7 @@ fn repeated(labels: &[Label]) -> Option<(usize, usize)> {
 }
 
 /// `numpy.einsum(spec, *xs)`.
-pub fn einsum(spec: &str, xs: &[Tensor]) -> Result<Tensor> {
+pub fn einsum<T: Algebra>(spec: &str, xs: &[T]) -> std::result::Result<T, T::Error> {
     let spec: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
     let (lhs, out) = match spec.split_once("->") {
         Some((l, o)) => (l, Some(o)),
@@ -174,12 +174,13 @@ pub fn einsum(spec: &str, xs: &[Tensor]) -> Result<Tensor> {
             "\"{spec}\" has {} operand terms but {} tensors were given",
             terms.len(),
             xs.len()
-        )));
+        ))
+        .into());
     }
     let inputs: Vec<Vec<Label>> = terms
         .iter()
         .zip(xs)
-        .map(|(t, x)| term_labels(t, x.ndim()))
+        .map(|(t, x)| term_labels(t, x.dims().len()))
         .collect::<Result<_>>()?;
     let broadcast = inputs
         .iter()
@@ -190,7 +191,7 @@ pub fn einsum(spec: &str, xs: &[Tensor]) -> Result<Tensor> {
         .unwrap_or(0);
     let output = output_labels(out, &inputs, broadcast)?;
     check_sizes(&spec, xs, &inputs)?;
-    let terms: Vec<Term> = xs
+    let terms: Vec<Term<T>> = xs
         .iter()
         .zip(inputs)
         .map(|(x, labels)| {
@@ -200,10 +201,10 @@ pub fn einsum(spec: &str, xs: &[Tensor]) -> Result<Tensor> {
             }
             .diagonals()
         })
-        .collect::<Result<_>>()?;
+        .collect::<std::result::Result<_, _>>()?;
     // Sum each label only one operand has and the output does not.
     let label_sets: Vec<Vec<Label>> = terms.iter().map(|t| t.labels.clone()).collect();
-    let mut live: Vec<Term> = terms
+    let mut live: Vec<Term<T>> = terms
         .into_iter()
         .enumerate()
         .map(|(i, t)| {
@@ -215,7 +216,7 @@ pub fn einsum(spec: &str, xs: &[Tensor]) -> Result<Tensor> {
                         .any(|(j, ls)| j != i && ls.contains(&l))
             })
         })
-        .collect::<Result<_>>()?;
+        .collect::<std::result::Result<_, _>>()?;
     while live.len() > 1 {
         let (i, j) = cheapest_pair(&live, &output);
         let b = live.remove(j);
@@ -225,30 +226,30 @@ pub fn einsum(spec: &str, xs: &[Tensor]) -> Result<Tensor> {
         live.push(contract_terms(a, b, needed_later)?);
     }
     let Some(last) = live.pop() else {
-        return Err(error("einsum needs at least one operand"));
+        return Err(error("einsum needs at least one operand").into());
     };
     let last = last.sum_unneeded(|l| output.contains(&l))?;
     let order: Vec<i64> = output
         .iter()
         .map(|l| last.labels.iter().position(|x| x == l).unwrap_or(0) as i64)
         .collect();
-    Ok(last.x.permute(&order)?.contiguous())
+    last.x.permute_to(&order)?.contiguous_copy()
 }
 
 /// Every label's sizes agree across operands (or are 1, which broadcasts).
-fn check_sizes(spec: &str, xs: &[Tensor], inputs: &[Vec<Label>]) -> Result<()> {
+fn check_sizes<T: Algebra>(spec: &str, xs: &[T], inputs: &[Vec<Label>]) -> Result<()> {
     for (i, (x, labels)) in xs.iter().zip(inputs).enumerate() {
         for (y, other) in xs.iter().zip(inputs).skip(i + 1) {
             for (d, l) in labels.iter().enumerate() {
                 for (e, _) in other.iter().enumerate().filter(|(_, m)| *m == l) {
-                    let (p, q) = (x.shape()[d], y.shape()[e]);
+                    let (p, q) = (x.dims()[d], y.dims()[e]);
                     if p != q && p != 1 && q != 1 {
                         return Err(TensorError::shape(
                             OP,
                             format!(
                                 "\"{spec}\": operands of shapes {} and {} disagree on the size of a subscript ({p} and {q})",
-                                shape_str(x.shape()),
-                                shape_str(y.shape())
+                                shape_str(x.dims()),
+                                shape_str(y.dims())
                             ),
                         ));
                     }
@@ -261,7 +262,7 @@ fn check_sizes(spec: &str, xs: &[Tensor], inputs: &[Vec<Label>]) -> Result<()> {
 
 /// The pair of operands whose contraction gives the fewest elements (the first
 /// such pair in order: the plan depends on the shapes only).
-fn cheapest_pair(live: &[Term], output: &[Label]) -> (usize, usize) {
+fn cheapest_pair<T: Algebra>(live: &[Term<T>], output: &[Label]) -> (usize, usize) {
     let mut best = (0, 1);
     let mut best_size = u128::MAX;
     for i in 0..live.len() {
@@ -293,7 +294,11 @@ fn cheapest_pair(live: &[Term], output: &[Label]) -> (usize, usize) {
 
 /// Contracts two operands: labels in both become the batch when still needed and are
 /// summed otherwise; the rest are kept.
-fn contract_terms(a: Term, b: Term, needed_later: impl Fn(Label) -> bool) -> Result<Term> {
+fn contract_terms<T: Algebra>(
+    a: Term<T>,
+    b: Term<T>,
+    needed_later: impl Fn(Label) -> bool,
+) -> std::result::Result<Term<T>, T::Error> {
     let shared: Vec<Label> = a
         .labels
         .iter()
@@ -301,7 +306,7 @@ fn contract_terms(a: Term, b: Term, needed_later: impl Fn(Label) -> bool) -> Res
         .filter(|l| b.labels.contains(l))
         .collect();
     let (batch, summed): (Vec<Label>, Vec<Label>) = shared.iter().partition(|&&l| needed_later(l));
-    let axes = |t: &Term, ls: &[Label]| -> Vec<usize> {
+    let axes = |t: &Term<T>, ls: &[Label]| -> Vec<usize> {
         ls.iter()
             .map(|l| t.labels.iter().position(|x| x == l).unwrap_or(0))
             .collect()
