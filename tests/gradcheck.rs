@@ -562,6 +562,23 @@ const CASES: &[Case] = &[
         &[(&[1, 2, 3, 4], Any)],
     ),
     case("col2im(a, [3, 3], 2)", &[(&[1, 8, 4], Any)]),
+    twice(
+        "einsum(\"ij,jk->ik\", a, b)",
+        &[(&[2, 3], Any), (&[3, 2], Any)],
+    ),
+    case("einsum(\"ii->i\", a)", &[(&[3, 3], Any)]),
+    case(
+        "einsum(\"bij,bkj->bik\", a, b)",
+        &[(&[2, 2, 3], Any), (&[2, 4, 3], Any)],
+    ),
+    case(
+        "einsum(\"i,j,ij\", a, b, c)",
+        &[(&[2], Any), (&[3], Any), (&[2, 3], Any)],
+    ),
+    case(
+        "einsum(\"...i,...i->...\", a, b)",
+        &[(&[2, 3], Any), (&[3], Any)],
+    ),
     case(
         "meshgrid(a, b)[0] * meshgrid(a, b)[1]",
         &[(&[3], Any), (&[2], Any)],
@@ -974,8 +991,8 @@ const NO_GRADIENT: &[(&str, &[&str])] = &[
     (
         "differentiable but not built yet: \"not differentiable: NAME\" (lang/SPEC.md)",
         &[
-            "average", "corrcoef", "cov", "einsum", "interp", "lstsq", "pinv", "polyfit", "qr",
-            "svd", "trigamma",
+            "average", "corrcoef", "cov", "interp", "lstsq", "pinv", "polyfit", "qr", "svd",
+            "trigamma",
         ],
     ),
 ];
