@@ -166,16 +166,12 @@ fn picked(
             t.clone()
         };
         let at = normalize_axis(op, axis, t.ndim())?;
-        let mut along = t.shape().to_vec();
-        along[at] = i.numel()
-            / along
-                .iter()
-                .enumerate()
-                .filter(|&(d, _)| d != at)
-                .map(|(_, &n)| n)
-                .product::<usize>()
-                .max(1);
-        let idx = i.reshape(&along.iter().map(|&n| n as i64).collect::<Vec<_>>())?;
+        // The indices with the axis (kthvalue's, a 0-d topk's lack it).
+        let mut along: Vec<i64> = i.shape().iter().map(|&n| n as i64).collect();
+        if along.len() < t.ndim() {
+            along.insert(at, 1);
+        }
+        let idx = i.reshape(&along)?;
         gather(&t, at as i64, &idx)?.reshape(&shape.iter().map(|&n| n as i64).collect::<Vec<_>>())
     })
     .map_err(|e| a.grad_err(e))?;
