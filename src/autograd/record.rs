@@ -79,6 +79,13 @@ pub(crate) fn record_many(
         .collect()
 }
 
+/// `value`, the exact result of op `op`, differentiated as `composed`: the same
+/// function written in recorded ops (whose last bits may differ). Used where the
+/// op's own algorithm (an SVD, NumPy's fallbacks) is not made of recorded ops.
+pub(crate) fn with_value(op: &'static str, composed: &Var, value: Tensor) -> Var {
+    record(op, &[composed], value, |g, _| Ok(vec![Some(g.clone())]))
+}
+
 /// The result of an op that has no gradient, made from `inputs`: tracked when they
 /// are, so that a gradient reaching it is an error naming `op`, never a silent zero.
 pub fn opaque(op: &'static str, inputs: &[&Var], out: Tensor) -> Var {

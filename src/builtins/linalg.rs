@@ -2,7 +2,6 @@
 
 use std::rc::Rc;
 
-use super::shape::tuple;
 use super::sort::result;
 use super::Builtin;
 use crate::autograd::{self, rules, Var};
@@ -12,7 +11,7 @@ use crate::runtime::builtin;
 use crate::runtime::quant_matmul::quant_matmul;
 use crate::runtime::value::{QuantValue, Value};
 use crate::runtime::{Axes, Bound, Rest};
-use crate::tensor::{Result as TensorResult, Tensor};
+use crate::tensor::Tensor;
 
 pub const BUILTINS: &[Builtin] = &[
     builtin! {
@@ -102,11 +101,14 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "qr",
         doc: "The QR factorization (q, r) of each matrix (numpy.linalg.qr): mode \"reduced\" gives q m x k and r k x n (k = min(m, n)), \"complete\" q m x m and r m x n, \"r\" r alone.",
-        fn(_, c; a: Tensor, mode: String = "reduced") {
+        fn(_, c; a: Var, mode: String = "reduced") {
+            // r alone is the reduced factorization's r (the same bits).
+            let factor_mode = if mode == "r" { "reduced" } else { mode.as_str() };
+            let (q, r) = rules::qr(&a, factor_mode).map_err(|e| c.grad_err(e))?;
             if mode == "r" {
-                return first(&c, la::qr(&a, &mode));
+                return Ok(Value::from(r));
             }
-            tensors(&c, la::qr(&a, &mode))
+            Ok(Value::Tuple(Rc::new(vec![Value::from(q), Value::from(r)].into())))
         }
     },
     builtin! {
@@ -127,13 +129,14 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "svd",
         doc: "(u, s, vh) with a = u @ diag(s) @ vh for each matrix, s descending (numpy.linalg.svd): u m x m and vh n x n, or m x k and k x n when full_matrices=false; compute_uv=false gives s alone.",
-        fn(_, c; a: Tensor, full_matrices: bool = true, compute_uv: bool = true) {
-            let parts = la::svd(&a, full_matrices, compute_uv);
-            if compute_uv {
-                tensors(&c, parts)
-            } else {
-                first(&c, parts)
+        fn(_, c; a: Var, full_matrices: bool = true, compute_uv: bool = true) {
+            if !compute_uv {
+                return c.recorded(rules::svdvals(&a));
             }
+            let (u, s, vh) = rules::svd(&a, full_matrices).map_err(|e| c.grad_err(e))?;
+            Ok(Value::Tuple(Rc::new(
+                vec![Value::from(u), Value::from(s), Value::from(vh)].into(),
+            )))
         }
     },
     builtin! {
@@ -146,15 +149,25 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "lstsq",
         doc: "(x, residuals, rank, sv): the least-squares solution of a @ x = b for a matrix a through its SVD, singular values at or below rcond times the largest dropped (none: max(m, n) epsilons); residuals are the squared residual sums of b's columns when a has full column rank and more rows than columns, else empty (numpy.linalg.lstsq).",
-        fn(_, c; a: Tensor, b: Tensor, rcond: Option<f64> = none) {
-            tensors(&c, la::lstsq(&a, &b, rcond))
+        fn(_, c; a: Var, b: Var, rcond: Option<f64> = none) {
+            let (x, residuals, rank, sv) =
+                rules::lstsq(&a, &b, rcond).map_err(|e| c.grad_err(e))?;
+            Ok(Value::Tuple(Rc::new(
+                vec![
+                    Value::from(x),
+                    Value::from(residuals),
+                    Value::from(rank),
+                    Value::from(sv),
+                ]
+                .into(),
+            )))
         }
     },
     builtin! {
         name: "pinv",
         doc: "The pseudo-inverse of each matrix through its SVD, singular values at or below rcond times the largest taken as zero (none: max(m, n) epsilons) (numpy.linalg.pinv).",
-        fn(_, c; a: Tensor, rcond: Option<f64> = none) {
-            result(&c, la::pinv(&a, rcond))
+        fn(_, c; a: Var, rcond: Option<f64> = none) {
+            c.recorded(rules::pinv(&a, rcond))
         }
     },
     builtin! {
@@ -222,8 +235,8 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "polyfit",
         doc: "numpy.polyfit: the least-squares coefficients, highest power first, of a degree-deg polynomial through (x, y), one column per column of a 2-D y.",
-        fn(_, c; x: Tensor, y: Tensor, deg: i64) {
-            result(&c, la::polyfit(&x, &y, deg))
+        fn(_, c; x: Var, y: Var, deg: i64) {
+            c.recorded(rules::polyfit(&x, &y, deg))
         }
     },
     builtin! {
@@ -236,21 +249,11 @@ pub const BUILTINS: &[Builtin] = &[
     builtin! {
         name: "interp",
         doc: "numpy.interp: the piecewise-linear interpolant through (xp, fp), xp increasing, at each x, as f64; left and right (default fp's first and last) outside xp.",
-        fn(_, c; x: Tensor, xp: Tensor, fp: Tensor, left: Option<f64> = none, right: Option<f64> = none) {
-            result(&c, la::interp(&x, &xp, &fp, left, right))
+        fn(_, c; x: Var, xp: Var, fp: Var, left: Option<f64> = none, right: Option<f64> = none) {
+            c.recorded(rules::interp(&x, &xp, &fp, left, right))
         }
     },
 ];
-
-/// The parts of a factorization as a tuple.
-fn tensors(a: &Bound, parts: TensorResult<Vec<Tensor>>) -> Result<Value, Diagnostic> {
-    parts.map(tuple).map_err(|e| a.tensor_err(e))
-}
-
-/// The only part of a factorization asked for.
-fn first(a: &Bound, parts: TensorResult<Vec<Tensor>>) -> Result<Value, Diagnostic> {
-    result(a, parts.map(|mut p| p.remove(0)))
-}
 
 /// A norm order from `none`, a number or a name.
 fn norm_ord(a: &Bound, ord: Option<&Value>) -> Result<NormOrd, Diagnostic> {

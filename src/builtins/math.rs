@@ -3,6 +3,7 @@
 use super::scalar_math as scalar;
 use super::{Bound, Builtin};
 use crate::autograd::rules::{self, VarOperand};
+use crate::autograd::Var;
 use crate::diag::Diagnostic;
 use crate::ops::{self, BinaryOp, Operand, UnaryOp};
 use crate::runtime::arith;
@@ -140,6 +141,13 @@ pub const BUILTINS: &[Builtin] = &[
         Trigamma,
         "psi'(x), the derivative of digamma (torch.polygamma(1, x)), elementwise; inf at 0 and the negative integers; ints give f32."
     ),
+    builtin! {
+        name: "polygamma",
+        doc: "The n-th derivative of digamma (torch.polygamma), elementwise: digamma for n = 0, trigamma for 1; for n >= 1, inf at 0 and the negative integers for odd n, -inf for even; ints give f32.",
+        fn(_, a; n: i64, x: Var) {
+            a.recorded(rules::polygamma(n, &x))
+        }
+    },
     unary_builtin!(
         Sinc,
         "sin(pi x) / (pi x) with 1 at 0 (numpy.sinc), elementwise; ints give f32."

@@ -61,37 +61,38 @@ pub const BUILTINS: &[Builtin] = &[
         name: "cov",
         doc: "The covariance matrix of the variables in x's rows (columns when rowvar=false), y's appended (NumPy), divided by n - ddof (ddof 1, 0 with bias=true); squeezed; ints give f32.",
         fn(_, a;
-            x: Tensor,
-            y: Option<Tensor> = none,
+            x: Var,
+            y: Option<Var> = none,
             rowvar: bool = true,
             bias: bool = false,
             ddof: Option<i64> = none,
         ) {
-            result(&a, stats::cov(&x, y.as_ref(), rowvar, bias, ddof))
+            a.recorded(stats::cov(&x, y.as_ref(), rowvar, bias, ddof))
         }
     },
     builtin! {
         name: "corrcoef",
         doc: "The Pearson correlation coefficients of the variables in x's rows (columns when rowvar=false), y's appended (NumPy), clipped to [-1, 1]; ints give f32.",
-        fn(_, a; x: Tensor, y: Option<Tensor> = none, rowvar: bool = true) {
-            result(&a, stats::corrcoef(&x, y.as_ref(), rowvar))
+        fn(_, a; x: Var, y: Option<Var> = none, rowvar: bool = true) {
+            a.recorded(stats::corrcoef(&x, y.as_ref(), rowvar))
         }
     },
     builtin! {
         name: "average",
         doc: "The weighted mean sum(x * weights) / sum(weights) over all elements or the given axes (the mean without weights); returned=true also gives the sum of the weights, as a tuple (NumPy).",
         fn(_, a;
-            x: Tensor,
+            x: Var,
             axis|dim: Option<Axes> = none,
-            weights: Option<Tensor> = none,
+            weights: Option<Var> = none,
             returned: bool = false,
         ) {
             let axes = axis.map(|a| a.0);
-            let both = stats::average(&x, axes.as_deref(), weights.as_ref());
+            let (avg, sum) = stats::average(&x, axes.as_deref(), weights.as_ref())
+                .map_err(|e| a.grad_err(e))?;
             if returned {
-                pair(&a, both)
+                Ok(Value::Tuple(std::rc::Rc::new(vec![Value::from(avg), Value::from(sum)].into())))
             } else {
-                result(&a, both.map(|(avg, _)| avg))
+                Ok(Value::from(avg))
             }
         }
     },

@@ -18,6 +18,7 @@ pub mod nn;
 pub mod order_picks;
 pub(crate) mod pad;
 pub(crate) mod pieces;
+pub mod polygamma;
 pub mod pool;
 pub mod pool_grad;
 pub(crate) mod random;

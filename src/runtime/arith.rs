@@ -36,23 +36,7 @@ pub fn binary(op: BinOp, l: &Value, r: &Value, at: OperandSpans) -> Result<Value
     }
     if op == BinOp::MatMul {
         if let Some(result) = quant_matmul(l, r) {
-            // Its gradient is not built yet: tracked, so that a gradient reaching it
-            // is an error rather than a silent zero.
-            let tracked: Vec<&autograd::Var> = [l, r]
-                .into_iter()
-                .filter_map(|v| match v {
-                    Value::Tensor(t) if t.is_tracked() => Some(&**t),
-                    _ => None,
-                })
-                .collect();
-            let made = |t| {
-                Value::from(autograd::opaque(
-                    "matmul with a quantized tensor",
-                    &tracked,
-                    t,
-                ))
-            };
-            return result.map(made).map_err(|msg| {
+            return result.map(Value::from).map_err(|msg| {
                 Diagnostic::new(at.whole, format!("matmul: {msg}"))
                     .with_label(at.lhs, format!("left operand is {}", l.describe()))
                     .with_label(at.rhs, format!("right operand is {}", r.describe()))

@@ -1,13 +1,33 @@
 //! The quantized matrix product behind `x @ q.T` and `q @ x`.
 
-use crate::quant::matmul_f32_q;
+use std::rc::Rc;
+
+use crate::autograd::{rules, Var};
+use crate::quant::{matmul_f32_q, QTensor};
 use crate::tensor::{DType, Tensor};
 
 use super::value::Value;
 
 /// `x @ q.T` (x [..., K], q [N, K]) and `q @ x` without dequantizing q; `None` when
-/// neither operand is quantized.
-pub fn quant_matmul(l: &Value, r: &Value) -> Option<Result<Tensor, String>> {
+/// neither operand is quantized. Recorded with respect to x (q is a constant).
+pub fn quant_matmul(l: &Value, r: &Value) -> Option<Result<Var, String>> {
+    let y = product(l, r)?;
+    let (x, q, x_left) = match (l, r) {
+        (x, Value::Quant(q)) => (x, q, true),
+        (Value::Quant(q), x) => (x, q, false),
+        _ => return None,
+    };
+    Some(y.map(|y| match x {
+        Value::Tensor(x) => {
+            let q: Rc<QTensor> = Rc::clone(&q.q);
+            rules::matmul_weight(x, y, x_left, move || q.dequantize())
+        }
+        _ => Var::constant(y),
+    }))
+}
+
+/// The product's values.
+fn product(l: &Value, r: &Value) -> Option<Result<Tensor, String>> {
     let as_f32 = |t: &Tensor| {
         if t.dtype() == DType::F32 {
             t.clone()

@@ -3,19 +3,22 @@
 //! vdot, inner, einsum, dot) record their gradients.
 
 use super::shape::ALL;
-use super::{binary, index, matmul, permute, reshape, stack, unary, VarOperand};
+use super::{binary, index, matmul, number, permute, reshape, stack, unary, VarOperand};
 use crate::autograd::error::{GradError, Result};
 use crate::autograd::var::Var;
 use crate::ops::algebra::Algebra;
 use crate::ops::index::Index;
-use crate::ops::{BinaryOp, UnaryOp};
-use crate::tensor::Tensor;
+use crate::ops::{BinaryOp, ReduceOp, UnaryOp};
+use crate::tensor::{DType, Tensor};
 
 impl Algebra for Var {
     type Error = GradError;
 
     fn dims(&self) -> &[usize] {
         self.shape()
+    }
+    fn values(&self) -> &Tensor {
+        self.tensor()
     }
     fn reshape_to(&self, dims: &[i64]) -> Result<Self> {
         reshape(self, dims)
@@ -44,6 +47,9 @@ impl Algebra for Var {
     fn stack_along(parts: &[Self], axis: i64) -> Result<Self> {
         stack(parts, axis)
     }
+    fn constant(t: Tensor) -> Self {
+        Var::constant(t)
+    }
     fn zeros_as(&self) -> Result<Self> {
         Ok(Var::constant(Tensor::zeros(self.dtype(), self.shape())?))
     }
@@ -61,5 +67,23 @@ impl Algebra for Var {
             self,
             self.tensor().contiguous(),
         ))
+    }
+    fn cast_to(&self, dtype: DType) -> Result<Self> {
+        super::cast(self, dtype)
+    }
+    fn concat_along(parts: &[Self], axis: i64) -> Result<Self> {
+        super::concat(parts, axis)
+    }
+    fn reduce_over(&self, op: ReduceOp, axes: Option<&[i64]>, keepdim: bool) -> Result<Self> {
+        super::reduce(op, self, axes, keepdim)
+    }
+    fn apply(&self, op: UnaryOp) -> Result<Self> {
+        unary(op, self)
+    }
+    fn scaled(&self, s: f64) -> Result<Self> {
+        super::scale(self, s)
+    }
+    fn clipped(&self, lo: f64, hi: f64) -> Result<Self> {
+        super::clip(self, Some(number(lo)), Some(number(hi)))
     }
 }

@@ -149,43 +149,70 @@ fn compare(op: BinaryOp, x: &Var, n: f64) -> Result<Tensor> {
     )?)
 }
 
-/// x limited to [min, max] (either may be absent; max wins where min > max); the
-/// gradient passes where x lies within the bounds, as torch's clamp. Bounds that
-/// are themselves tracked have no gradient yet: an error names clip.
+/// x limited to [min, max] (either may be absent; max wins where min > max), as
+/// minimum(maximum(x, min), max). Each element's gradient goes to what it took:
+/// x where it lies within the bounds, else the bound that won (torch's clamp).
 pub fn clip(x: &Var, min: Option<VarOperand>, max: Option<VarOperand>) -> Result<Var> {
     let y = ops::binary::clip(
         x,
         min.map(VarOperand::operand),
         max.map(VarOperand::operand),
     )?;
-    let bounds: Vec<&Var> = [min, max]
-        .into_iter()
-        .flatten()
-        .filter_map(VarOperand::var)
-        .collect();
-    if bounds.iter().any(|b| b.is_tracked()) && crate::autograd::record::recording(&bounds) {
-        let mut inputs = bounds.clone();
-        inputs.push(x);
-        return Ok(crate::autograd::record::opaque(
-            "clip (with tracked bounds)",
-            &inputs,
-            y,
-        ));
-    }
-    let mut inside = ops::binary(BinaryOp::Eq, x.operand_of(), x.operand_of())?;
-    for (bound, op) in [(min, BinaryOp::Ge), (max, BinaryOp::Le)] {
-        if let Some(b) = bound {
-            let ok = ops::binary(op, x.operand_of(), b.operand())?;
-            inside = ops::binary(
-                BinaryOp::LogicalAnd,
-                Operand::Tensor(&inside),
-                Operand::Tensor(&ok),
-            )?;
+    let compare = |op, a: Operand, b: Operand| ops::binary(op, a, b);
+    let and = |a: &Tensor, b: &Tensor| {
+        compare(BinaryOp::LogicalAnd, Operand::Tensor(a), Operand::Tensor(b))
+    };
+    let or = |a: &Tensor, b: &Tensor| {
+        compare(BinaryOp::LogicalOr, Operand::Tensor(a), Operand::Tensor(b))
+    };
+    let never = Tensor::scalar(false);
+    // Where max wins over x (x above it, or max below min), and where min does.
+    let max_wins = match max {
+        Some(hi) => {
+            let above = compare(BinaryOp::Gt, x.operand_of(), hi.operand())?;
+            match min {
+                Some(lo) => or(&above, &compare(BinaryOp::Lt, hi.operand(), lo.operand())?)?,
+                None => above,
+            }
         }
+        None => never.clone(),
+    };
+    let min_wins = match min {
+        Some(lo) => {
+            let below = compare(BinaryOp::Lt, x.operand_of(), lo.operand())?;
+            let not_max = compare(
+                BinaryOp::Eq,
+                Operand::Tensor(&max_wins),
+                Operand::Scalar(Scalar::Bool(false)),
+            )?;
+            and(&below, &not_max)?
+        }
+        None => never,
+    };
+    // x keeps its gradient where it is neither NaN nor clipped.
+    let mut inside = ops::binary(BinaryOp::Eq, x.operand_of(), x.operand_of())?;
+    for clipped in [&max_wins, &min_wins] {
+        let kept = compare(
+            BinaryOp::Eq,
+            Operand::Tensor(clipped),
+            Operand::Scalar(Scalar::Bool(false)),
+        )?;
+        inside = and(&inside, &kept)?;
     }
-    Ok(record("clip", &[x], y, move |g, _| {
-        let pass = Var::constant(inside.clone());
-        Ok(vec![Some(super::where_(&pass, VarOperand::Var(g), ZERO)?)])
+    let bounds = [min, max].map(|b| b.and_then(VarOperand::var).cloned());
+    let mut inputs = vec![x];
+    inputs.extend(bounds.iter().flatten());
+    let tracked_bounds = bounds.clone();
+    Ok(record("clip", &inputs, y, move |g, _| {
+        let pass =
+            |mask: &Tensor| super::where_(&Var::constant(mask.clone()), VarOperand::Var(g), ZERO);
+        let mut grads = vec![Some(pass(&inside)?)];
+        for (bound, won) in tracked_bounds.iter().zip([&min_wins, &max_wins]) {
+            if let Some(b) = bound {
+                grads.push(Some(sum_to(&pass(won)?, b.shape())?));
+            }
+        }
+        Ok(grads)
     }))
 }
 

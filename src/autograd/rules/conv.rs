@@ -6,19 +6,39 @@
 use super::shape::ALL;
 use super::{concat, index, permute, reduce, reshape};
 use crate::autograd::error::{GradError, Result};
-use crate::autograd::record::record;
+use crate::autograd::record::{record, recording, with_value};
 use crate::autograd::var::Var;
 use crate::ops::conv::{self, ConvParams, Padding, TransposeParams, UnfoldParams};
 use crate::ops::index::Index;
 use crate::ops::ReduceOp;
-use crate::tensor::SliceSpec;
+use crate::tensor::{Scalar, SliceSpec};
 
 /// conv{spatial}d(x, w, b).
 pub fn conv(x: &Var, w: &Var, b: Option<&Var>, spatial: usize, p: &ConvParams) -> Result<Var> {
     let y = conv::conv(x, w, b.map(Var::tensor), spatial, p)?;
     let inputs: Vec<&Var> = [Some(x), Some(w), b].into_iter().flatten().collect();
-    let (sx, sw, has_bias, p) = (x.clone(), w.clone(), b.is_some(), p.clone());
     let op = ["conv1d", "conv2d", "conv3d"][spatial.clamp(1, 3) - 1];
+    if let Some(widths) = uneven_same(p, w, spatial, x.ndim()) {
+        if recording(&inputs) {
+            // Differentiated as the conv of x padded first (the extra zero after,
+            // as the forward does), which has symmetric (no) padding.
+            let padded = super::moved("pad", x, |t| {
+                crate::ops::pad::pad(
+                    t,
+                    &widths,
+                    crate::ops::pad::PadMode::Constant,
+                    Scalar::Int(0),
+                )
+            })?;
+            let valid = ConvParams {
+                padding: Padding::Valid,
+                ..p.clone()
+            };
+            let composed = conv(&padded, w, b, spatial, &valid)?;
+            return Ok(with_value(op, &composed, y));
+        }
+    }
+    let (sx, sw, has_bias, p) = (x.clone(), w.clone(), b.is_some(), p.clone());
     Ok(record(op, &inputs, y, move |g, _| {
         let pad = explicit_padding(op, &p.padding, &sw, spatial, &p.dilation)?;
         let (x, g, unbatched) = batch_both(&sx, g, spatial)?;
@@ -174,8 +194,25 @@ fn grouped(groups: usize, x: &Var, g: &Var, f: impl Fn(&Var, &Var) -> Result<Var
     concat(&parts, 0)
 }
 
-/// The padding per spatial dim as explicit numbers; "same" with an odd total is not
-/// symmetric, and its gradient is not built yet.
+/// For `padding="same"` with an odd total in some spatial dim (an even dilated
+/// kernel), the (before, after) zeros of every dim of an `ndim`-d x.
+fn uneven_same(p: &ConvParams, w: &Var, spatial: usize, ndim: usize) -> Option<Vec<(i64, i64)>> {
+    if !matches!(p.padding, Padding::Same) {
+        return None;
+    }
+    let totals: Vec<usize> = (0..spatial)
+        .map(|d| p.dilation[d] * w.shape()[2 + d].saturating_sub(1))
+        .collect();
+    if totals.iter().all(|t| t.is_multiple_of(2)) {
+        return None;
+    }
+    let mut widths = vec![(0, 0); ndim - spatial];
+    widths.extend(totals.iter().map(|&t| ((t / 2) as i64, (t - t / 2) as i64)));
+    Some(widths)
+}
+
+/// The padding per spatial dim as explicit numbers ("same" with an odd total is
+/// differentiated through an explicit pad, see `uneven_same`).
 fn explicit_padding(
     op: &str,
     padding: &Padding,
@@ -192,16 +229,12 @@ fn explicit_padding(
                 if total.is_multiple_of(2) {
                     Ok(total / 2)
                 } else {
-                    Err(not_yet(op, "padding=\"same\" with an even dilated kernel"))
+                    Err(GradError::NotDifferentiable {
+                        op: format!("{op} (internal: uneven \"same\" padding reached the rule)"),
+                    })
                 }
             })
             .collect(),
-    }
-}
-
-fn not_yet(op: &str, what: &str) -> GradError {
-    GradError::NotDifferentiable {
-        op: format!("{op} ({what}: its gradient is not built yet)"),
     }
 }
 

@@ -80,7 +80,7 @@ pub fn scatter_add(x: &Var, dim: i64, idx: &Tensor, src: &Var) -> Result<Var> {
     Ok(record("scatter_add", &[x, src], y, move |g, _| {
         Ok(vec![
             Some(g.clone()),
-            Some(read_back("scatter_add", g, dim, &idx, &src_shape)?),
+            Some(read_back(g, dim, &idx, &src_shape)?),
         ])
     }))
 }
@@ -102,18 +102,26 @@ pub fn index_add(x: &Var, dim: i64, idx: &Tensor, src: &Var, alpha: Scalar) -> R
     }))
 }
 
-/// The gradient of a source read in index's shape: g gathered at the index;
-/// a source larger than the index has no gradient built for its rest.
-fn read_back(op: &str, g: &Var, dim: i64, idx: &Tensor, src_shape: &[usize]) -> Result<Var> {
-    if src_shape != idx.shape() {
-        return Err(GradError::NotDifferentiable {
-            op: format!(
-                "{op} with src shaped {src_shape:?} unlike index {:?}",
-                idx.shape()
-            ),
-        });
+/// The gradient of a source read in index's shape: g gathered at the index, and
+/// zeros for the rest of a larger source (elements never read).
+fn read_back(g: &Var, dim: i64, idx: &Tensor, src_shape: &[usize]) -> Result<Var> {
+    let picked = gather(g, dim, idx)?;
+    if src_shape == idx.shape() {
+        return Ok(picked);
     }
-    gather(g, dim, idx)
+    let widths: Vec<(i64, i64)> = src_shape
+        .iter()
+        .zip(idx.shape())
+        .map(|(&s, &i)| (0, s as i64 - i as i64))
+        .collect();
+    super::moved("pad", &picked, |t| {
+        crate::ops::pad::pad(
+            t,
+            &widths,
+            crate::ops::pad::PadMode::Constant,
+            Scalar::Int(0),
+        )
+    })
 }
 
 /// numpy.diff's `y` (n-th differences along `axis`), recorded as the same

@@ -1,22 +1,21 @@
 //! Linear algebra: solves, the inverse, determinants, Cholesky and symmetric
 //! eigenvectors, whose adjoints are written in these same recorded ops (so they
-//! differentiate again), and singular values (first order). The factorizations
-//! read only the lower triangle, so their gradients live there: an upper
-//! element does not change the result.
+//! differentiate again). The factorizations read only the lower triangle, so
+//! their gradients live there: an upper element does not change the result.
 
 use super::binary::ZERO;
 use super::vector_norm::vector_norm;
 use super::VarOperand;
 use super::{add, matmul, mul, neg, reduce, reshape, scale, sub, sum_to, transpose, unary, where_};
 use crate::autograd::error::{GradError, Result};
-use crate::autograd::record::{opaque, output_of, record, record_many, slot_of};
+use crate::autograd::record::{output_of, record, record_many, slot_of};
 use crate::autograd::var::Var;
 use crate::ops::linalg::{self as la, NormOrd};
 use crate::ops::{matrix, ReduceOp, UnaryOp};
 use crate::tensor::{Scalar, Tensor};
 
 /// The last two axes swapped.
-fn mt(v: &Var) -> Result<Var> {
+pub(super) fn mt(v: &Var) -> Result<Var> {
     transpose(v, -2, -1)
 }
 
@@ -28,7 +27,7 @@ fn per_matrix(v: &Var) -> Result<Var> {
 }
 
 /// Bool masks of an n×n matrix: strictly below the diagonal, and the diagonal.
-fn lower_masks(n: usize) -> Result<(Var, Var)> {
+pub(super) fn lower_masks(n: usize) -> Result<(Var, Var)> {
     let ones = Tensor::scalar(true).broadcast_to(&[n, n])?.contiguous();
     let lower = matrix::tril(&ones, -1)?;
     let diag = matrix::diag(&Tensor::scalar(true).broadcast_to(&[n])?.contiguous(), 0)?;
@@ -36,8 +35,18 @@ fn lower_masks(n: usize) -> Result<(Var, Var)> {
 }
 
 /// `v` where `mask`, else 0.
-fn keep(mask: &Var, v: &Var) -> Result<Var> {
+pub(super) fn keep(mask: &Var, v: &Var) -> Result<Var> {
     where_(mask, VarOperand::Var(v), ZERO)
+}
+
+/// The matrices with `v`'s last axis on their diagonals (torch's diag_embed).
+pub(super) fn diag_embed(v: &Var) -> Result<Var> {
+    let n = v.shape()[v.ndim() - 1];
+    let (_, diag) = lower_masks(n)?;
+    // v along each row, kept on the diagonal.
+    let mut dims: Vec<i64> = v.shape().iter().map(|&d| d as i64).collect();
+    dims.insert(dims.len() - 1, 1);
+    keep(&diag, &reshape(v, &dims)?)
 }
 
 /// The gradient of a function of a symmetric matrix built from its lower
@@ -215,10 +224,7 @@ fn eigen_adjoint(w: &Var, v: &Var, gw: Option<&Var>, gv: Option<&Var>) -> Result
     let (_, diag) = lower_masks(n)?;
     let mut inner: Option<Var> = None;
     if let Some(gw) = gw {
-        // diag(gw): gw along each row, kept on the diagonal.
-        let mut dims: Vec<i64> = gw.shape().iter().map(|&d| d as i64).collect();
-        dims.insert(dims.len() - 1, 1);
-        inner = Some(keep(&diag, &reshape(gw, &dims)?)?);
+        inner = Some(diag_embed(gw)?);
     }
     if let Some(gv) = gv {
         let mut rows: Vec<i64> = w.shape().iter().map(|&d| d as i64).collect();
@@ -244,27 +250,6 @@ fn eigen_adjoint(w: &Var, v: &Var, gw: Option<&Var>, gv: Option<&Var>) -> Result
         op: "eigh (internal: no gradient)".into(),
     })?;
     matmul(&matmul(v, &inner)?, &mt(v)?)
-}
-
-/// The singular values. Their gradient U·diag(g)·Vh is first order only: a
-/// gradient of it is the error "not differentiable: svdvals_backward".
-pub fn svdvals(a: &Var) -> Result<Var> {
-    let s = la::svd(a, false, false)?.remove(0);
-    let sa = a.clone();
-    Ok(record("svdvals", &[a], s, move |g, _| {
-        let mut f = la::svd(&sa, false, true)?;
-        let (vh, u) = (f.remove(2), f.remove(0));
-        // diag(g)·Vh: each row of Vh scaled by its singular value's gradient.
-        let mut dims: Vec<i64> = g.shape().iter().map(|&d| d as i64).collect();
-        dims.push(1);
-        let scaled = crate::ops::binary(
-            crate::ops::BinaryOp::Mul,
-            crate::ops::Operand::Tensor(&g.tensor().reshape(&dims)?),
-            crate::ops::Operand::Tensor(&vh),
-        )?;
-        let ga = crate::ops::matmul(&u, &scaled)?;
-        Ok(vec![Some(opaque("svdvals_backward", &[g, &sa], ga))])
-    }))
 }
 
 /// a multiplied by itself n times, by the same repeated squaring as the
@@ -317,7 +302,7 @@ pub fn norm(x: &Var, ord: NormOrd, axis: Option<&[i64]>, keepdim: bool) -> Resul
     let singular = |op: ReduceOp| -> Result<Var> {
         let rest: Vec<i64> = (0..ndim).filter(|&d| d != r && d != c).collect();
         let order: Vec<i64> = rest.iter().copied().chain([r, c]).collect();
-        let sv = svdvals(&super::permute(x, &order)?)?;
+        let sv = super::svdvals(&super::permute(x, &order)?)?;
         let out = reduce(op, &sv, Some(&[-1]), false)?;
         if !keepdim {
             return Ok(out);

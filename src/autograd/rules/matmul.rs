@@ -53,3 +53,27 @@ fn back_to(g: &Var, x: &Var) -> Result<Var> {
     }
     reshape(g, &x.shape().iter().map(|&d| d as i64).collect::<Vec<_>>())
 }
+
+/// The product of `x` and a constant weight `w` [N, K] that is not a tensor (a
+/// quantized one): `y = x @ wᵀ` when `x_left`, else `y = w @ x`. `weight` gives
+/// w's values (dequantized) only when a gradient is asked for: g @ w, or wᵀ @ g.
+pub fn matmul_weight(
+    x: &Var,
+    y: crate::tensor::Tensor,
+    x_left: bool,
+    weight: impl Fn() -> std::result::Result<crate::tensor::Tensor, String> + 'static,
+) -> Var {
+    record("matmul", &[x], y, move |g, _| {
+        let w = Var::constant(weight().map_err(|e| {
+            crate::autograd::error::GradError::NotDifferentiable {
+                op: format!("matmul with a quantized tensor ({e})"),
+            }
+        })?);
+        let gx = if x_left {
+            matmul(g, &w)?
+        } else {
+            matmul(&transpose(&w, -1, -2)?, g)?
+        };
+        Ok(vec![Some(gx)])
+    })
+}

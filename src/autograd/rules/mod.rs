@@ -8,6 +8,7 @@ mod attention;
 mod binary;
 mod channel_norm;
 mod conv;
+mod factorization;
 mod index;
 mod interpolate;
 mod layer;
@@ -17,8 +18,10 @@ mod matmul;
 mod nn;
 mod norm;
 mod order_stat;
+mod polynomial;
 mod pool;
 mod positions;
+mod pseudo_inverse;
 mod reduce;
 mod shape;
 mod unary;
@@ -29,31 +32,34 @@ pub use attention::{scaled_dot_product_attention, scores_shape, AttentionDropout
 pub use binary::{binary, clip, where_};
 pub use channel_norm::{batch_norm, group_norm, instance_norm, Affine, Running};
 pub use conv::{col2im, conv, conv_transpose};
+pub use factorization::{qr, svd, svdvals};
 pub use index::{diff, gather, index, index_add, row, scatter_add, stacked};
 pub use interpolate::interpolate;
 pub use layer::{dropout, embedding, linear};
 pub use linalg::{
     cholesky, det, eigh, eigvalsh, inv, matrix_power, norm as linalg_norm, slogdet, solve,
-    solve_triangular, svdvals,
+    solve_triangular,
 };
 pub use loss::{
     binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div,
     l1_loss, mse_loss, nll_loss, smooth_l1_loss, Reduction,
 };
-pub use matmul::matmul;
+pub use matmul::{matmul, matmul_weight};
 pub use nn::{activation, log_softmax, relu, softmax};
 pub use norm::{layer_norm, rms_norm};
 pub use order_stat::order_stat;
+pub use polynomial::{interp, polyfit};
 pub use pool::{
     adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool2d, max_pool2d, max_pool3d, pool1d, Pool,
 };
 pub use positions::{moved, moved_many, moved_parts, taken, Positions};
+pub use pseudo_inverse::{lstsq, pinv};
 pub use reduce::{cumprod, cumsum, reduce};
 pub use shape::{
     broadcast_to, cast, concat, identity, permute, reshape, reshaped, reverse_axes, stack, sum_to,
     transpose,
 };
-pub use unary::{nan_to_num, unary};
+pub use unary::{nan_to_num, polygamma, unary};
 pub use vector_norm::{normalize, vector_norm};
 
 use super::error::Result;

@@ -20,6 +20,15 @@ pub fn unary(op: UnaryOp, x: &Var) -> Result<Var> {
     }))
 }
 
+/// ψ⁽ⁿ⁾(x) elementwise; its derivative is ψ⁽ⁿ⁺¹⁾(x).
+pub fn polygamma(n: i64, x: &Var) -> Result<Var> {
+    let y = ops::polygamma::polygamma(n, x)?;
+    let saved = x.clone();
+    Ok(record("polygamma", &[x], y, move |g, _| {
+        Ok(vec![Some(mul(g, &polygamma(n + 1, &saved)?)?)])
+    }))
+}
+
 /// g · op′(x); `y` gives the op's output, tracked.
 fn derivative(op: UnaryOp, g: &Var, x: &Var, y: impl Fn() -> Var) -> Result<Var> {
     use UnaryOp::*;
@@ -67,9 +76,7 @@ fn derivative(op: UnaryOp, g: &Var, x: &Var, y: impl Fn() -> Var) -> Result<Var>
         Sign | Floor | Ceil | Trunc | Round(_) => zeros_from(g),
         Lgamma => mul(g, &un(Digamma, x)?),
         Digamma => mul(g, &un(Trigamma, x)?),
-        Trigamma => Err(GradError::NotDifferentiable {
-            op: "trigamma (its derivative, polygamma(2, x), is not built yet)".into(),
-        }),
+        Trigamma => mul(g, &polygamma(2, x)?),
         // Integer and bool results: never recorded.
         BitNot | IsNan | IsInf | IsFinite | LogicalNot => Err(GradError::NotDifferentiable {
             op: op.name().into(),
