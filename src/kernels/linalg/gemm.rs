@@ -38,6 +38,11 @@ const MAX_TILE_EDGE: usize = 2048;
 const ROW_ALIGN: usize = 48;
 /// ...and tile widths of every kernel's `nr` (8, 16, 32; 4 for scalar).
 const COL_ALIGN: usize = 32;
+/// On several threads, a B of at most this many values is packed once and shared
+/// (each tile would pack its own columns of it again)...
+const SHARED_B_VALUES: usize = 1 << 20;
+/// ...and A is split into about this many blocks of rows per thread.
+const SHARED_B_BLOCKS_PER_THREAD: usize = 2;
 /// Rows of a matrix-vector product per parallel chunk.
 const MATVEC_ROWS: usize = 256;
 
@@ -60,10 +65,14 @@ fn gemm_on<T: GemmFloat>(isa: Isa, out: &mut [T], a: Mat<T>, b: Mat<T>) {
     if n == 1 && a.col_stride() == 1 {
         return matvec(isa, out, a, b);
     }
-    let (tm, tn) = tile_shape(m, n, k, threads());
+    let kernel = T::kernel(isa);
+    let threads = threads();
+    if threads > 1 && m * n * k >= PARALLEL_MACS && k * n <= SHARED_B_VALUES {
+        return shared_b(kernel, out, (a, b), threads);
+    }
+    let (tm, tn) = tile_shape(m, n, k, threads);
     let (row_tiles, col_tiles) = (m.div_ceil(tm), n.div_ceil(tn));
     let dst = Disjoint::new(out);
-    let kernel = T::kernel(isa);
     let tile = |t: usize| {
         let (r, c) = (t / col_tiles * tm, t % col_tiles * tn);
         let (r_end, c_end) = ((r + tm).min(m), (c + tn).min(n));
@@ -157,6 +166,79 @@ unsafe fn blocked<T: GemmFloat>(
             }
         }
     }
+}
+
+/// `out = a · b` on several threads with B packed once: its blocks of `KC` rows are
+/// packed in parallel, then blocks of A's rows run in parallel against all of them.
+/// Each output element is still one chain over k in order (the same bits as a tile).
+fn shared_b<T: GemmFloat>(
+    kernel: MicroKernel<T>,
+    out: &mut [T],
+    (a, b): (Mat<T>, Mat<T>),
+    threads: usize,
+) {
+    let (m, k, n) = (a.rows(), a.cols(), b.cols());
+    let (mr, nr) = (kernel.mr, kernel.nr);
+    // Block pc (rows pc..pc + kc of B) is packed at pc · width as ⌈n / nr⌉ panels [kc][nr].
+    let width = n.div_ceil(nr) * nr;
+    let blocks: Vec<(usize, usize)> = (0..k).step_by(KC).map(|pc| (pc, KC.min(k - pc))).collect();
+    let rows = m
+        .div_ceil(SHARED_B_BLOCKS_PER_THREAD * threads)
+        .next_multiple_of(mr)
+        .min(MC);
+    let row_blocks = m.div_ceil(rows);
+    T::with_scratch(k * width, |b_packed| {
+        let packing = Disjoint::new(b_packed);
+        for_each_item(
+            blocks.len(),
+            || (),
+            |_, q| {
+                let (pc, kc) = blocks[q];
+                // SAFETY: block q's values pc·width..(pc + kc)·width lie inside the k · width
+                // buffer, and the blocks' ranges do not overlap.
+                let dst = unsafe { packing.part(pc * width, kc * width) };
+                pack_b(dst, b.block(pc..pc + kc, 0..n), nr);
+            },
+        );
+        let b_packed: &[T] = b_packed;
+        let dst = Disjoint::new(out);
+        for_each_item(
+            row_blocks,
+            || (),
+            |_, t| {
+                let (r, r_end) = (t * rows, ((t + 1) * rows).min(m));
+                T::with_scratch(packed_len(rows, KC.min(k), mr), |a_packed| {
+                    for &(pc, kc) in &blocks {
+                        pack_a(a_packed, a.block(r..r_end, pc..pc + kc), mr);
+                        let b_block = &b_packed[pc * width..(pc + kc) * width];
+                        for (jq, b_panel) in b_block.chunks_exact(kc * nr).enumerate() {
+                            let a_panels = a_packed
+                                .chunks_exact(kc * mr)
+                                .take((r_end - r).div_ceil(mr));
+                            for (iq, a_panel) in a_panels.enumerate() {
+                                let (i, j) = (r + iq * mr, jq * nr);
+                                let clip = (mr.min(m - i), nr.min(n - j));
+                                // SAFETY: (i, j) and the clipped tile from it lie inside the
+                                // m × n output, in rows r..r_end that only this item writes;
+                                // the panels hold kc·mr and kc·nr values.
+                                unsafe {
+                                    run_clipped(
+                                        kernel,
+                                        kc,
+                                        (a_panel, b_panel),
+                                        dst.at(i * n + j),
+                                        n,
+                                        clip,
+                                        pc > 0,
+                                    )
+                                };
+                            }
+                        }
+                    }
+                });
+            },
+        );
+    });
 }
 
 /// Values in the largest register tile (12 × 32 for f32 on AVX-512).
@@ -270,8 +352,10 @@ mod tests {
     }
 
     /// Shapes around the parallel threshold and past each block (KC, MC, NC), with m
-    /// and n not multiples of any register tile.
-    const SHAPES: [(usize, usize, usize); 7] = [
+    /// and n not multiples of any register tile; on several threads the ones with a
+    /// small enough B take `shared_b` (an MLP layer's among them).
+    const SHAPES: [(usize, usize, usize); 8] = [
+        (256, 784, 250),
         (3, 3, 3),
         (64, 64, 64),
         (1, 700, 301),
