@@ -55,7 +55,8 @@ pub fn polyfit(x: &Tensor, y: &Tensor, deg: i64) -> Result<Tensor> {
     let dtype = result_dtype(DType::promote(x.dtype(), y.dtype()));
     let xs = x.to_vec::<f64>();
     let (n, cols) = (xs.len(), deg + 1);
-    let mut lhs = vec![0.0; n * cols];
+    // Checked against the memory limit: a huge deg is an error, not an abort.
+    let mut lhs = crate::ops::output_buffer(op, &[n, cols], 0.0)?;
     for (i, &xi) in xs.iter().enumerate() {
         let mut power = 1.0;
         for j in (0..cols).rev() {
