@@ -263,13 +263,21 @@ impl Interp {
         // The selection is computed after make_writable, which may move the elements.
         t.make_writable();
         let items: Vec<Index> = idx.iter().map(|(i, _)| i.clone()).collect();
-        let region =
-            ix::select(t.layout(), &items).map_err(|e| index_diag(e, t, idx, base, target))?;
         let at = OperandSpans {
             lhs: target,
             rhs: value,
             whole: target.to(value),
         };
+        // `x[mask] = v`, the common masked write: one pass, no offsets.
+        if let (None, [Index::Tensor(mask)], Some(src)) =
+            (op, items.as_slice(), rhs.to_tensor_exact())
+        {
+            if let Some(done) = ix::fill_masked(t, mask, &src) {
+                return done.map_err(|e| write_diag(e, &rhs, at));
+            }
+        }
+        let region =
+            ix::select(t.layout(), &items).map_err(|e| index_diag(e, t, idx, base, target))?;
         let new = match op {
             None => rhs,
             Some(op) => {

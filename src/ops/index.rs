@@ -589,6 +589,39 @@ pub fn write(t: &mut Tensor, sel: &Selection, value: &Tensor) -> Result<()> {
     }
 }
 
+/// `t[mask] = value` for a bool mask of t's shape and a one-element value, in one
+/// pass when t and the mask are both contiguous: each element keeps its value or
+/// takes `value` (cast to t's dtype as `write` casts it), with no offsets built.
+/// `None` when this path does not apply (the caller selects and writes); call it
+/// after `make_writable`.
+pub fn fill_masked(t: &mut Tensor, mask: &Tensor, value: &Tensor) -> Option<Result<()>> {
+    let applies = mask.dtype() == DType::Bool
+        && t.ndim() > 0
+        && mask.shape() == t.shape()
+        && value.numel() == 1
+        && t.is_contiguous()
+        && mask.is_contiguous();
+    applies.then(|| fill_masked_contiguous(t, mask, value))
+}
+
+fn fill_masked_contiguous(t: &mut Tensor, mask: &Tensor, value: &Tensor) -> Result<()> {
+    let (n, from) = (t.numel(), t.layout().offset);
+    let start = mask.layout().offset;
+    let flags = elems::<bool>("index", mask)?
+        .get(start..start + n)
+        .ok_or_else(internal)?;
+    crate::dispatch!(t.dtype(), T => {
+        let v = value.to_vec::<T>().first().copied().ok_or_else(internal)?;
+        let dst = T::vec_mut(t.storage_mut()).ok_or_else(internal)?;
+        let dst = dst.get_mut(from..from + n).ok_or_else(internal)?;
+        // A select, not a branch: random masks would mispredict half the time.
+        for (x, &f) in dst.iter_mut().zip(flags) {
+            *x = if f { v } else { *x };
+        }
+        Ok(())
+    })
+}
+
 /// Adds `value` (broadcast to the selection's shape, cast to t's dtype) into the
 /// elements `sel` addresses; a repeated offset accumulates every value, in
 /// selection order (NumPy's `add.at`). `sel` must come from `t`'s layout after
@@ -684,6 +717,44 @@ mod tests {
             Selection::View(l) => l,
             other => panic!("expected a view, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn fill_masked_matches_select_and_write() {
+        // A contiguous tensor, and a contiguous slice of one (a nonzero offset).
+        let base = Tensor::from_vec((0..24).map(|i| i as f32 - 7.5).collect(), &[4, 6]).unwrap();
+        let rows = SliceSpec {
+            start: Some(1),
+            stop: None,
+            step: 1,
+        };
+        for t in [base.clone(), base.slice(0, rows).unwrap()] {
+            let flags: Vec<bool> = (0..t.numel()).map(|i| (i * 7) % 3 == 0).collect();
+            let m = Tensor::from_vec(flags, t.shape()).unwrap();
+            let value = Tensor::scalar(2.25f64);
+            let mut fast = t.clone();
+            fast.make_writable();
+            fill_masked(&mut fast, &m, &value).unwrap().unwrap();
+            let mut slow = t.clone();
+            slow.make_writable();
+            let sel = select(slow.layout(), &[Index::Tensor(m.clone())]).unwrap();
+            write(&mut slow, &sel, &value).unwrap();
+            assert_eq!(fast.to_vec::<f32>(), slow.to_vec::<f32>());
+            assert_eq!(
+                t.to_vec::<f32>(),
+                base.to_vec::<f32>()[t.layout().offset..].to_vec()
+            );
+        }
+        // Not applicable: a transposed view, a mask of another shape, several values.
+        let mut tt = base.transpose(0, 1).unwrap();
+        let m = Tensor::from_vec(vec![true; 24], &[6, 4]).unwrap();
+        assert!(fill_masked(&mut tt, &m, &Tensor::scalar(1.0f32)).is_none());
+        let mut t = base.clone();
+        let row = Tensor::from_vec(vec![true; 6], &[6]).unwrap();
+        assert!(fill_masked(&mut t, &row, &Tensor::scalar(1.0f32)).is_none());
+        let two = Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap();
+        let all = Tensor::from_vec(vec![true; 24], &[4, 6]).unwrap();
+        assert!(fill_masked(&mut t, &all, &two).is_none());
     }
 
     fn ints(v: &[i64], shape: &[usize]) -> Index {
