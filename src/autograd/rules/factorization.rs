@@ -2,9 +2,9 @@
 //! they differentiate again), torch's formulas. Factors that are not unique (the
 //! extra columns of complete/full factors) take no gradient.
 
-use super::linalg::{diag_embed, lower_masks, mt};
+use super::linalg::{as_column, as_row, diag_embed, lower_masks, mt};
 use super::shape::ALL;
-use super::{add, concat, div, index, matmul, mul, reshape, solve_triangular, sub, where_};
+use super::{add, concat, div, index, matmul, mul, solve_triangular, sub, where_};
 use super::{number, VarOperand};
 use crate::autograd::error::{GradError, Result};
 use crate::autograd::record::{record, record_many, slot_of};
@@ -33,20 +33,6 @@ fn plus(a: Option<Var>, b: Var) -> Result<Option<Var>> {
         Some(a) => add(&a, &b)?,
         None => b,
     }))
-}
-
-/// `v` with a size-1 axis inserted before its last (a row over each matrix).
-fn as_row(v: &Var) -> Result<Var> {
-    let mut dims: Vec<i64> = v.shape().iter().map(|&d| d as i64).collect();
-    dims.insert(dims.len() - 1, 1);
-    reshape(v, &dims)
-}
-
-/// `v` with a size-1 axis appended (a column over each matrix).
-fn as_column(v: &Var) -> Result<Var> {
-    let mut dims: Vec<i64> = v.shape().iter().map(|&d| d as i64).collect();
-    dims.push(1);
-    reshape(v, &dims)
 }
 
 /// `x · R⁻ᵀ` for an upper-triangular R.

@@ -44,9 +44,21 @@ pub(super) fn diag_embed(v: &Var) -> Result<Var> {
     let n = v.shape()[v.ndim() - 1];
     let (_, diag) = lower_masks(n)?;
     // v along each row, kept on the diagonal.
+    keep(&diag, &as_row(v)?)
+}
+
+/// `v` with a size-1 axis inserted before its last (a row over each matrix).
+pub(super) fn as_row(v: &Var) -> Result<Var> {
     let mut dims: Vec<i64> = v.shape().iter().map(|&d| d as i64).collect();
     dims.insert(dims.len() - 1, 1);
-    keep(&diag, &reshape(v, &dims)?)
+    reshape(v, &dims)
+}
+
+/// `v` with a size-1 axis appended (a column over each matrix).
+pub(super) fn as_column(v: &Var) -> Result<Var> {
+    let mut dims: Vec<i64> = v.shape().iter().map(|&d| d as i64).collect();
+    dims.push(1);
+    reshape(v, &dims)
 }
 
 /// The gradient of a function of a symmetric matrix built from its lower
@@ -227,11 +239,7 @@ fn eigen_adjoint(w: &Var, v: &Var, gw: Option<&Var>, gv: Option<&Var>) -> Result
         inner = Some(diag_embed(gw)?);
     }
     if let Some(gv) = gv {
-        let mut rows: Vec<i64> = w.shape().iter().map(|&d| d as i64).collect();
-        rows.push(1);
-        let mut cols: Vec<i64> = w.shape().iter().map(|&d| d as i64).collect();
-        cols.insert(cols.len() - 1, 1);
-        let gaps = sub(&reshape(w, &cols)?, &reshape(w, &rows)?)?;
+        let gaps = sub(&as_row(w)?, &as_column(w)?)?;
         // 1 on the diagonal first, so that no 1/0 reaches even a masked gradient.
         let safe = where_(
             &diag,
