@@ -18,11 +18,21 @@ pub trait Fma: Copy + Default {
     /// `dot_chunks_scalar` on the best kernel `isa` allows (the SIMD kernels also take
     /// the tail); returns the elements consumed.
     fn dot_chunks(isa: Isa, x: &[Self], y: &[Self], acc: &mut [Self; LANES]) -> usize;
+    /// Rows per pass of `dot_rows_chunks` (as many as the registers hold accumulators).
+    const ROWS: usize;
+    /// `dot_chunks_scalar` of `Self::ROWS` rows of `y`'s length against `y` at once,
+    /// `acc[r]` for row `r`; `None` when `isa` has no such kernel.
+    fn dot_rows_chunks(
+        isa: Isa,
+        rows: &[&[Self]],
+        y: &[Self],
+        acc: &mut [[Self; LANES]],
+    ) -> Option<usize>;
 }
 
 /// Implements `Fma` for a float type and its kernels in `x86`.
 macro_rules! fma_of {
-    ($t:ty, $avx512:ident, $avx2:ident) => {
+    ($t:ty, $avx512:ident, $avx2:ident, $rows_avx2:ident, $rows:literal) => {
         impl Fma for $t {
             fn mul_add(self, a: $t, b: $t) -> $t {
                 <$t>::mul_add(self, a, b)
@@ -47,11 +57,38 @@ macro_rules! fma_of {
                 let _ = isa;
                 dot_chunks_scalar(x, y, acc)
             }
+
+            const ROWS: usize = $rows;
+
+            fn dot_rows_chunks(
+                isa: Isa,
+                rows: &[&[$t]],
+                y: &[$t],
+                acc: &mut [[$t; LANES]],
+            ) -> Option<usize> {
+                let fits = rows.len() == $rows && acc.len() == $rows;
+                if !fits || rows.iter().any(|r| r.len() != y.len()) {
+                    return None;
+                }
+                // The AVX2 kernel on AVX-512 machines too: the product is bound by
+                // memory, and the bits are the same.
+                #[cfg(target_arch = "x86_64")]
+                if isa.avx2() {
+                    // SAFETY: an `Isa` with AVX2 exists only on a CPU with AVX2 and FMA;
+                    // `rows` and `acc` have `$rows` entries, each row `y`'s length.
+                    return Some(unsafe { x86::$rows_avx2(rows, y, acc) });
+                }
+                let _ = (isa, y);
+                None
+            }
         }
     };
 }
-fma_of!(f32, f32_avx512, f32_avx2);
-fma_of!(f64, f64_avx512, f64_avx2);
+fma_of!(f32, f32_avx512, f32_avx2, f32_rows_avx2, 4);
+fma_of!(f64, f64_avx512, f64_avx2, f64_rows_avx2, 2);
+
+/// The most rows any `Fma::dot_rows_chunks` takes per pass.
+const MAX_ROWS: usize = 4;
 
 /// Σ x·y over the common length.
 pub fn dot<T: Fma>(isa: Isa, x: &[T], y: &[T]) -> T {
@@ -59,7 +96,36 @@ pub fn dot<T: Fma>(isa: Isa, x: &[T], y: &[T]) -> T {
     let (x, y) = (&x[..len], &y[..len]);
     let mut acc = [T::default(); LANES];
     let whole = T::dot_chunks(isa, x, y, &mut acc);
-    for (l, (&p, &q)) in x[whole..].iter().zip(&y[whole..]).enumerate() {
+    finish(acc, &x[whole..], &y[whole..])
+}
+
+/// `out[r] = dot(isa, rows[r], y)` for every row, with exactly those bits. Where a SIMD
+/// kernel exists it takes `T::ROWS` rows per pass over `y`: a matrix-vector product is
+/// bound by memory, and several rows streaming at once keep more of it in flight (4096²
+/// f32 in 3.55 ms instead of 4.75, one thread of an AVX2 Zen, in a kernel harness).
+pub fn dot_rows<T: Fma>(isa: Isa, rows: &[&[T]], y: &[T], out: &mut [T]) {
+    let mut done = 0;
+    let mut acc = [[T::default(); LANES]; MAX_ROWS];
+    let group = T::ROWS.min(MAX_ROWS);
+    for (rs, os) in rows.chunks_exact(group).zip(out.chunks_exact_mut(group)) {
+        let acc = &mut acc[..group];
+        acc.fill([T::default(); LANES]);
+        let Some(whole) = T::dot_rows_chunks(isa, rs, y, acc) else {
+            break;
+        };
+        for ((o, acc), r) in os.iter_mut().zip(acc.iter()).zip(rs) {
+            *o = finish(*acc, &r[whole..], &y[whole..]);
+        }
+        done += group;
+    }
+    for (o, r) in out.iter_mut().zip(rows).skip(done) {
+        *o = dot(isa, r, y);
+    }
+}
+
+/// The lanes' last elements (`x` and `y` past the whole chunks), then the fixed tree.
+fn finish<T: Fma>(mut acc: [T; LANES], x: &[T], y: &[T]) -> T {
+    for (l, (&p, &q)) in x.iter().zip(y).enumerate() {
         acc[l] = p.mul_add(q, acc[l]);
     }
     let mut width = LANES;
@@ -147,6 +213,70 @@ mod x86 {
         _mm512_storeu_pd,
         _mm512_fmadd_pd
     );
+    /// A SIMD `dot_chunks` of `$rows` rows against one `y` at once: each `y` vector is
+    /// loaded once for all rows, and each row's lanes are exactly `dot_chunks`'.
+    macro_rules! simd_dot_rows {
+        ($name:ident, $features:literal, $t:ty, $lanes:literal, $rows:literal,
+         $load:ident, $store:ident, $fma:ident) => {
+            /// # Safety
+            /// The CPU has the features this function is compiled for; `rows` and `acc`
+            /// have `$rows` entries and every row is at least `y`'s length.
+            #[target_feature(enable = $features)]
+            pub unsafe fn $name(rows: &[&[$t]], y: &[$t], acc: &mut [[$t; LANES]]) -> usize {
+                const NV: usize = LANES / $lanes;
+                let chunks = y.len() / LANES;
+                let rp: [*const $t; $rows] = std::array::from_fn(|r| rows[r].as_ptr());
+                // SAFETY: loads and stores are of `$lanes` values at offsets of a
+                // multiple of `$lanes` inside `acc[r]`, or inside the first
+                // `chunks · LANES` values of `y` and of each row (the caller's promise).
+                unsafe {
+                    let mut v = [[$load(acc[0].as_ptr()); NV]; $rows];
+                    for (vr, a) in v.iter_mut().zip(acc.iter()) {
+                        for (i, v) in vr.iter_mut().enumerate() {
+                            *v = $load(a.as_ptr().add(i * $lanes));
+                        }
+                    }
+                    for c in 0..chunks {
+                        let yp = y.as_ptr().add(c * LANES);
+                        for i in 0..NV {
+                            let o = c * LANES + i * $lanes;
+                            let yv = $load(yp.add(i * $lanes));
+                            for (vr, p) in v.iter_mut().zip(rp) {
+                                vr[i] = $fma($load(p.add(o)), yv, vr[i]);
+                            }
+                        }
+                    }
+                    for (vr, a) in v.iter().zip(acc.iter_mut()) {
+                        for (i, v) in vr.iter().enumerate() {
+                            $store(a.as_mut_ptr().add(i * $lanes), *v);
+                        }
+                    }
+                }
+                chunks * LANES
+            }
+        };
+    }
+
+    simd_dot_rows!(
+        f32_rows_avx2,
+        "avx2,fma",
+        f32,
+        8,
+        4,
+        _mm256_loadu_ps,
+        _mm256_storeu_ps,
+        _mm256_fmadd_ps
+    );
+    simd_dot_rows!(
+        f64_rows_avx2,
+        "avx2,fma",
+        f64,
+        4,
+        2,
+        _mm256_loadu_pd,
+        _mm256_storeu_pd,
+        _mm256_fmadd_pd
+    );
     simd_dot!(
         f32_avx2,
         "avx2,fma",
@@ -201,6 +331,33 @@ mod tests {
                     scalar64.to_bits(),
                     "{isa:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn rows_at_once_give_each_row_its_dot() {
+        let y = data(1000, 5);
+        let a = data(7 * 1000, 6);
+        let a64: Vec<f64> = a.iter().map(|&v| v as f64 * 1.1).collect();
+        let y64: Vec<f64> = y.iter().map(|&v| v as f64).collect();
+        for len in [0, 1, 31, 32, 33, 95, 1000] {
+            for n_rows in [0, 1, 2, 3, 4, 5, 7] {
+                let rows: Vec<&[f32]> = a.chunks(1000).take(n_rows).map(|r| &r[..len]).collect();
+                let rows64: Vec<&[f64]> =
+                    a64.chunks(1000).take(n_rows).map(|r| &r[..len]).collect();
+                for isa in Isa::supported() {
+                    let mut out = vec![f32::NAN; n_rows];
+                    dot_rows(isa, &rows, &y[..len], &mut out);
+                    let mut out64 = vec![f64::NAN; n_rows];
+                    dot_rows(isa, &rows64, &y64[..len], &mut out64);
+                    for r in 0..n_rows {
+                        let want = dot(Isa::SCALAR, rows[r], &y[..len]);
+                        assert_eq!(out[r].to_bits(), want.to_bits(), "{isa:?} {len} {r}");
+                        let want64 = dot(Isa::SCALAR, rows64[r], &y64[..len]);
+                        assert_eq!(out64[r].to_bits(), want64.to_bits(), "{isa:?} {len} {r}");
+                    }
+                }
             }
         }
     }

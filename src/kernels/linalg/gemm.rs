@@ -10,7 +10,7 @@
 //! kernel's width (kept in L2/L3), A in blocks of `MC × KC` packed into panels of its
 //! height (kept in L2); the kernel runs one A panel against one B panel (in L1).
 
-use super::dot::dot;
+use super::dot::dot_rows;
 use super::gemm_kernel::{GemmFloat, MicroKernel, CACHE_LINE};
 use super::gemm_pack::{pack_a, pack_b, packed_len};
 use super::mat::Mat;
@@ -316,11 +316,11 @@ fn tile_shape(m: usize, n: usize, k: usize, threads: usize) -> (usize, usize) {
 fn matvec<T: GemmFloat>(isa: Isa, out: &mut [T], a: Mat<T>, b: Mat<T>) {
     let x: Vec<T> = (0..b.rows()).map(|p| b.at(p, 0)).collect();
     for_each_chunk_mut(out, MATVEC_ROWS, |start, chunk| {
-        for (r, o) in chunk.iter_mut().enumerate() {
+        let rows: Vec<&[T]> = (start..start + chunk.len())
             // Cannot fire: `matmul` takes this path only for an `a` with unit column stride.
-            let row = a.row(start + r).expect("matvec rows are contiguous");
-            *o = dot(isa, row, &x);
-        }
+            .map(|r| a.row(r).expect("matvec rows are contiguous"))
+            .collect();
+        dot_rows(isa, &rows, &x, chunk);
     });
 }
 
