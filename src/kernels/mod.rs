@@ -6,8 +6,8 @@
 //!
 //! Plumbing sits at the top: `isa` (which SIMD kernels may run), `twin` (one body built
 //! for AVX-512, for AVX2 and as its scalar twin), `parallel` (fixed-chunk parallel loops that stop on
-//! Ctrl-C), `interrupt` (the Ctrl-C flag), `alloc` (output buffers) and `strided` (runs
-//! of a strided layout). The rooms below use the plumbing and each other only downward:
+//! Ctrl-C), `interrupt` (the Ctrl-C flag), `alloc` (output buffers), `stream` (copies
+//! into large results that bypass the cache) and `strided` (runs of a strided layout). The rooms below use the plumbing and each other only downward:
 //!
 //! * `math/`: the scalar definitions every kernel and its twin share: element
 //!   arithmetic (`Arith`, `Float`), exp/log/trig, erf, the activations, and `apply`,
@@ -44,5 +44,6 @@ pub(crate) mod quicksort;
 pub(crate) mod radix;
 pub(crate) mod reduce;
 pub(crate) mod sort;
+pub mod stream;
 pub(crate) mod strided;
 pub(crate) mod twin;

@@ -3,9 +3,13 @@
 //! never fused). Parallel over fixed chunks of blocks; on x86-64 the same code is also
 //! compiled for AVX2 (plain multiplies and subtracts vectorize to the same bits).
 
+use std::mem::MaybeUninit;
+
 use super::{dense, legacy, low_k, q4_k, q5_k, q6_k, q8_0, q8_k, QType};
+use crate::kernels::alloc::filled;
 use crate::kernels::isa::Isa;
-use crate::kernels::parallel::for_each_chunk_mut;
+use crate::kernels::parallel::{for_each_chunk_mut, for_each_chunk_mut_with};
+use crate::kernels::stream::{copy_out, STREAM_MIN_BYTES};
 use crate::kernels::twin::twin;
 
 /// Runs the block function `$f` over the whole blocks of `$src`, writing `$dst`.
@@ -21,6 +25,9 @@ pub(super) use each;
 
 /// Elements per parallel work item (whole blocks of every type).
 const CHUNK: usize = 1 << 16;
+/// Elements a work item dequantizes into its cached buffer at a time (whole blocks of
+/// every type; a divisor of `CHUNK`).
+const PIECE: usize = 1 << 12;
 
 /// Checks that `bytes` hold exactly `n` elements of `qtype`.
 pub fn check_len(op: &str, qtype: QType, bytes: usize, n: usize) -> Result<(), String> {
@@ -41,9 +48,28 @@ pub fn check_len(op: &str, qtype: QType, bytes: usize, n: usize) -> Result<(), S
 /// The `n` values stored in `bytes` as `qtype`, as f32.
 pub fn dequantize(bytes: &[u8], qtype: QType, n: usize) -> Result<Vec<f32>, String> {
     check_len("dequantize", qtype, bytes.len(), n)?;
-    let mut out = vec![0f32; n];
-    dequantize_into(bytes, qtype, &mut out)?;
-    Ok(out)
+    let isa = Isa::detect();
+    // Each piece is dequantized in cache, then copied out: a large result with
+    // streaming stores. 16M Q4_K values here (AVX2 Zen, 1 thread) took 18.8 ms zeroing
+    // the whole buffer first, 15.4 zeroing each chunk in cache, 11.7 streamed.
+    let stream = n * std::mem::size_of::<f32>() >= STREAM_MIN_BYTES;
+    let fill = |out: &mut [MaybeUninit<f32>]| {
+        for_each_chunk_mut_with(
+            out,
+            CHUNK,
+            || vec![0f32; PIECE],
+            |piece, start, o| {
+                for (i, dst) in o.chunks_mut(PIECE).enumerate() {
+                    let piece = &mut piece[..dst.len()];
+                    dequantize_values(isa, qtype, bytes, start + i * PIECE, piece);
+                    copy_out(isa, piece, dst, stream);
+                }
+            },
+        )
+    };
+    // SAFETY: `fill` copies a dequantized piece into every part of the buffer.
+    let out = unsafe { filled(n, fill) };
+    out.ok_or_else(|| format!("dequantize: cannot allocate {n} f32 values"))
 }
 
 /// Dequantizes `bytes` (whole blocks of `qtype`) into `out`, which must hold exactly
@@ -51,17 +77,19 @@ pub fn dequantize(bytes: &[u8], qtype: QType, n: usize) -> Result<Vec<f32>, Stri
 pub fn dequantize_into(bytes: &[u8], qtype: QType, out: &mut [f32]) -> Result<(), String> {
     check_len("dequantize", qtype, bytes.len(), out.len())?;
     let isa = Isa::detect();
-    let chunk_bytes = CHUNK / qtype.block_len() * qtype.block_bytes();
     for_each_chunk_mut(out, CHUNK, |start, o| {
-        let first = start / CHUNK * chunk_bytes;
-        dequantize_blocks(
-            isa,
-            qtype,
-            &bytes[first..(first + chunk_bytes).min(bytes.len())],
-            o,
-        );
+        dequantize_values(isa, qtype, bytes, start, o)
     });
     Ok(())
+}
+
+/// The values `start..start + out.len()` of `bytes` into `out`; `start` and the length
+/// are whole blocks, and the caller has checked that `bytes` holds them.
+fn dequantize_values(isa: Isa, qtype: QType, bytes: &[u8], start: usize, out: &mut [f32]) {
+    let (bl, bb) = (qtype.block_len(), qtype.block_bytes());
+    let first = start / bl * bb;
+    let last = (first + out.len() / bl * bb).min(bytes.len());
+    dequantize_blocks(isa, qtype, &bytes[first..last], out);
 }
 
 twin! {

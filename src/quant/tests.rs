@@ -95,6 +95,24 @@ fn simd_dequantizers_match_scalar_bits() {
 }
 
 #[test]
+fn large_results_are_the_blocks_values() {
+    // Past `STREAM_MIN_BYTES` the result is copied out with streaming stores; a length
+    // that is not a whole number of work items or pieces checks the last ones.
+    let n = (crate::kernels::stream::STREAM_MIN_BYTES / 4 + 3 * 4096 + 256) / 256 * 256;
+    for qtype in [QType::Q4K, QType::Q8_0] {
+        let bytes = random_bytes(qtype.bytes_for(n).unwrap(), 77);
+        let got = dequantize(&bytes, qtype, n).unwrap();
+        let mut want = vec![0f32; n];
+        dequantize_blocks(Isa::SCALAR, qtype, &bytes, &mut want);
+        let same = got
+            .iter()
+            .zip(&want)
+            .all(|(x, y)| x.to_bits() == y.to_bits());
+        assert!(same && got.len() == n, "{qtype:?}");
+    }
+}
+
+#[test]
 fn roundtrip_error_is_small() {
     let x = normal(8192, 9);
     for (qtype, bound) in [
