@@ -134,7 +134,7 @@ unsafe fn tile(
             // SAFETY: the caller guarantees the kernel's features.
             unsafe {
                 match kernel {
-                    RowsKernel::Avx2 => return false,
+                    RowsKernel::Avx2 => rows_q8_0::rows_avx2(w.0, a.0, w.1, out),
                     RowsKernel::Avx512 => rows_q8_0::rows_avx512(w.0, a.0, w.1, out),
                     RowsKernel::Avx512Vnni => rows_q8_0::rows_vnni(w.0, a.0, w.1, out),
                 }

@@ -1,16 +1,18 @@
-//! Q8_0 weight rows against Q8_0 activation rows with 512-bit registers, in tiles of a
-//! few weight rows by a group of activation rows (each block loaded once per tile).
+//! Q8_0 weight rows against Q8_0 activation rows in tiles of a few weight rows by a
+//! group of activation rows (each block loaded once per tile), with 256-bit registers
+//! (`rows_avx2`) and 512-bit ones.
 //!
-//! The AVX2 kernel takes blocks in pairs into two accumulators, even blocks and odd
-//! ones; here a pair sits side by side in one register, so the two accumulators are
-//! the halves of one, each lane getting the same FMA with the same operands. A last odd
-//! block goes into the first half alone, and the total adds the halves and takes the
-//! AVX2 kernel's horizontal sum: the same bits. Integer sums are exact, so computing
+//! The single-row AVX2 kernel takes blocks in pairs into two accumulators, even blocks
+//! and odd ones; `rows_avx2` keeps those two per pair of rows. With 512 bits a pair of
+//! blocks sits side by side in one register, so the two accumulators are the halves
+//! of one, each lane getting the same FMA with the same operands. A last odd block goes
+//! into the even accumulator alone, and the total adds the two and takes the AVX2
+//! kernel's horizontal sum: the same bits. Integer sums are exact, so computing
 //! |x|·(sign(x)·y) with a mask, or with one VNNI instruction, changes nothing.
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
-//! `Isa::detect`) that the CPU has AVX-512 F/BW and the AVX2 set (and AVX-512 VNNI for
-//! the `_vnni` driver).
+//! `Isa::detect`) that the CPU has the AVX2 set (and AVX-512 F/BW for the 512-bit
+//! drivers, AVX-512 VNNI for the `_vnni` one).
 
 use std::arch::x86_64::*;
 
@@ -150,3 +152,64 @@ driver!(
     "avx512f,avx512bw,avx512dq,avx512vnni,avx2,fma,f16c",
     sums_vnni
 );
+
+/// `out[j·m + i]` = the dot product of weight row `j` of `w` with activation row `i` of
+/// `a` (m rows), both Q8_0 rows of `bytes` bytes, in 256-bit registers: per pair of
+/// rows, the single-row kernel's even and odd accumulators, each block's scale product
+/// and integer sums computed as it does. (It walks the tiles as the 512-bit drivers
+/// do; they are left as they were measured and tested on an AVX-512 machine.)
+#[target_feature(enable = "avx2,fma,f16c")]
+pub fn rows_avx2(w: &[u8], a: &[u8], bytes: usize, out: &mut [f32]) {
+    let m = a.len() / bytes;
+    let (blocks, pairs) = (bytes / BLOCK, bytes / BLOCK / 2);
+    let ones = _mm256_set1_epi16(1);
+    for (ws, outs) in w.chunks(WROWS * bytes).zip(out.chunks_mut(WROWS * m)) {
+        let nr = outs.len() / m;
+        // A tile with fewer weight rows repeats its last one (its sums are not stored).
+        let wrow = |r: usize| &ws[r.min(nr - 1) * bytes..][..bytes];
+        for g0 in (0..m).step_by(GROUP) {
+            let rows = GROUP.min(m - g0);
+            let arow = |i: usize| &a[(g0 + i) * bytes..][..bytes];
+            // [even, odd] per weight row and activation row.
+            let mut acc = [[[_mm256_setzero_ps(); 2]; GROUP]; WROWS];
+            for p in 0..pairs {
+                let at = 2 * BLOCK * p;
+                // Per weight row and block of the pair: x, |x| and the scale.
+                let wq: [[(__m256i, __m256i, __m256); 2]; WROWS] = std::array::from_fn(|r| {
+                    std::array::from_fn(|h| {
+                        let x = &wrow(r)[at + h * BLOCK..];
+                        let q = load(x, 2);
+                        (q, _mm256_sign_epi8(q, q), _mm256_set1_ps(f16_at(x, 0)))
+                    })
+                });
+                for i in 0..rows {
+                    let y = &arow(i)[at..];
+                    let yq = [load(y, 2), load(y, 2 + BLOCK)];
+                    let yd = [
+                        _mm256_set1_ps(f16_at(y, 0)),
+                        _mm256_set1_ps(f16_at(y, BLOCK)),
+                    ];
+                    for (wq, acc) in wq.iter().zip(acc.iter_mut()) {
+                        for (h, &(q, abs, d)) in wq.iter().enumerate() {
+                            let p = _mm256_maddubs_epi16(abs, _mm256_sign_epi8(yq[h], q));
+                            let s = _mm256_cvtepi32_ps(_mm256_madd_epi16(p, ones));
+                            acc[i][h] = _mm256_fmadd_ps(_mm256_mul_ps(d, yd[h]), s, acc[i][h]);
+                        }
+                    }
+                }
+            }
+            for (r, orow) in outs.chunks_mut(m).enumerate() {
+                for (i, o) in orow[g0..g0 + rows].iter_mut().enumerate() {
+                    let [mut even, odd] = acc[r][i];
+                    if blocks % 2 == 1 {
+                        let at = 2 * BLOCK * pairs;
+                        let (x, y) = (&wrow(r)[at..], &arow(i)[at..]);
+                        let d = _mm256_set1_ps(f16_at(x, 0) * f16_at(y, 0));
+                        even = _mm256_fmadd_ps(d, q8_0_block(x, y), even);
+                    }
+                    *o = hsum(_mm256_add_ps(even, odd));
+                }
+            }
+        }
+    }
+}
