@@ -8,10 +8,7 @@
 
 use std::arch::x86_64::*;
 
-use half::f16;
-
 use crate::quant::blocks::unpack_scales_mins;
-use crate::quant::rounding::f16_to_f32;
 
 /// 32 bytes of `b` from `off` (bounds-checked; the offsets used are constant per block).
 #[target_feature(enable = "avx2")]
@@ -45,8 +42,14 @@ pub(super) fn hsum128(s: __m128) -> f32 {
     _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
 }
 
+/// The f16 at `b[off..off + 2]` as f32 by F16C: exact, as the scalar twin's integer
+/// conversion, without its branches (which cost about 7% of a Q6_K dot here). A
+/// signaling NaN comes out quiet; every use multiplies it, which quiets it anyway.
+#[target_feature(enable = "f16c")]
+#[inline]
 pub(super) fn f16_at(b: &[u8], off: usize) -> f32 {
-    f16_to_f32(f16::from_le_bytes([b[off], b[off + 1]]))
+    let h = u16::from_le_bytes([b[off], b[off + 1]]);
+    _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(i32::from(h))))
 }
 
 pub(super) fn f32_at(b: &[u8], off: usize) -> f32 {
@@ -103,7 +106,7 @@ fn scales_and_min_sums(scales: &[u8], y: &[u8]) -> (__m256i, __m128i) {
     (_mm256_set_m128i(sc, sc), mins)
 }
 
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
     let m4 = _mm256_set1_epi8(0x0f);
     let mut acc = _mm256_setzero_ps();
@@ -134,7 +137,7 @@ pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
     hsum(acc) + hsum128(acc_m)
 }
 
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
     let m4 = _mm256_set1_epi8(0x0f);
     let sixteen = _mm256_set1_epi8(16);
@@ -175,7 +178,7 @@ pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
     hsum(acc) + hsum128(acc_m)
 }
 
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
     let m4 = _mm256_set1_epi8(0x0f);
     let m2 = _mm256_set1_epi8(3);
