@@ -1,7 +1,9 @@
 //! Elementwise unary ops, into a new tensor or in place.
 
 use super::{elems, new_tensor};
-use crate::kernels::elementwise::map::{unary_map_in_place, unary_map_new, unary_map_then_new};
+use crate::kernels::elementwise::map::{
+    math_map_new, unary_map_in_place, unary_map_new, unary_map_then_new,
+};
 use crate::kernels::isa::Isa;
 use crate::kernels::math::MathFn;
 use crate::kernels::math::{is_nan, truth, Arith, Float};
@@ -197,9 +199,17 @@ impl<T: Arith> Apply<T> for NewTensor<'_> {
 /// `f` of every element of `a` (of type `T`) with the vector math of `T::Real`
 /// (f16/bf16 through f32 blocks, rounding once), into a new tensor.
 pub(super) fn math_map<T: Arith>(op: &str, a: &Tensor, f: MathFn) -> Result<Tensor> {
-    let (isa, x) = (Isa::detect(), elems(op, a)?);
+    let isa = Isa::detect();
+    let layout = a.layout();
+    // A dense float tensor maps straight from its storage into the result.
+    if T::DTYPE == <T::Real as Elem>::DTYPE && layout.is_contiguous() {
+        let x = elems::<T::Real>(op, a)?;
+        let x = &x[layout.offset..layout.offset + layout.numel()];
+        return new_tensor(op, a.shape(), || math_map_new(isa, f, x));
+    }
+    let x = elems(op, a)?;
     new_tensor(op, a.shape(), || {
-        unary_map_then_new(isa, x, a.layout(), T::to_real, |chunk| {
+        unary_map_then_new(isa, x, layout, T::to_real, |chunk| {
             T::Real::math_in_place(isa, f, chunk)
         })
     })

@@ -10,6 +10,7 @@ use std::mem::MaybeUninit;
 
 use crate::kernels::alloc::{assume_written, filled};
 use crate::kernels::isa::Isa;
+use crate::kernels::math::{Float, MathFn};
 use crate::kernels::parallel::{for_each_chunk_mut, ELEMENTWISE_CHUNK};
 use crate::kernels::strided::{at, for_each_run, for_each_run_in, Span};
 use crate::kernels::twin::twin;
@@ -114,6 +115,21 @@ where
     unsafe {
         filled(layout.numel(), |out| {
             unary_map_then(isa, out, a, layout, f, post)
+        })
+    }
+}
+
+/// `f` of every element of the dense slice `src` into a new buffer, chunk by chunk in
+/// parallel with `Float::math_into` (one pass over memory for f32); `None` when the
+/// buffer cannot be allocated.
+pub fn math_map_new<T: Float>(isa: Isa, f: MathFn, src: &[T]) -> Option<Vec<T>> {
+    // SAFETY: `math_into` writes the first `min` of its two lengths, which are equal
+    // here, and the chunks tile the output (only an interrupt skips chunks).
+    unsafe {
+        filled(src.len(), |out| {
+            for_each_chunk_mut(out, ELEMENTWISE_CHUNK, |start, chunk| {
+                T::math_into(isa, f, &src[start..start + chunk.len()], chunk)
+            })
         })
     }
 }

@@ -2,11 +2,14 @@
 //! f32 through the `twin!` builds of `wide` and `exp_f32`, f16/bf16 through f32 blocks,
 //! f64 through std (and `activation`) element by element.
 
+use std::mem::MaybeUninit;
+
 use half::{bf16, f16};
 
 use super::activation;
 use super::exp_f32;
 use super::wide::{cos, exp2, gelu_tanh, ln, log10, log2, sin, tan, TRIG_FAST_LIMIT};
+use crate::kernels::alloc::assume_written;
 use crate::kernels::isa::Isa;
 use crate::kernels::twin::twin;
 
@@ -38,6 +41,46 @@ twin! {
     }
 }
 
+twin! {
+    /// `dst[i] = f(src[i])` (over the shorter of the two).
+    fn map_into[F: Fn(f32) -> f32](dst: &mut [MaybeUninit<f32>], src: &[f32], f: F) {
+        for (d, &x) in dst.iter_mut().zip(src) {
+            d.write(f(x));
+        }
+    }
+}
+
+/// Evaluates `$run` with `$g` bound to the f32 function of the `MathFn` `$f` (a function
+/// item, so that the twin it is passed to inlines it). Trig functions give the vector
+/// form here; their huge arguments are fixed up afterwards (`exact_trig`).
+macro_rules! with_f32_fn {
+    ($f:expr, $g:ident => $run:expr) => {
+        with_f32_fn!(@match $f, $g, $run;
+            Exp: exp_f32::exp, Exp2: exp2, Ln: ln, Log2: log2, Log10: log10,
+            Tanh: exp_f32::tanh, Sigmoid: exp_f32::sigmoid, Silu: exp_f32::silu,
+            GeluTanh: gelu_tanh, Gelu: activation::gelu::<f32>, Sin: sin, Cos: cos, Tan: tan)
+    };
+    (@match $f:expr, $g:ident, $run:expr; $($variant:ident: $fun:path),*) => {
+        match $f {
+            $(MathFn::$variant => {
+                let $g = $fun;
+                $run
+            })*
+        }
+    };
+}
+
+/// For a trig function, std's f64 form, which the lanes beyond the vector reduction's
+/// range are recomputed with.
+fn exact_trig(f: MathFn) -> Option<fn(f64) -> f64> {
+    match f {
+        MathFn::Sin => Some(f64::sin),
+        MathFn::Cos => Some(f64::cos),
+        MathFn::Tan => Some(f64::tan),
+        _ => None,
+    }
+}
+
 /// Recomputes through std's f64 functions the lanes whose |x| is beyond the vector
 /// reduction's range (the inputs are read from `src`, results written to `dst`).
 fn fix_large_trig(dst: &mut [f32], src: &[f32], f: fn(f64) -> f64) {
@@ -53,31 +96,29 @@ const BLOCK: usize = 256;
 
 /// `xs[i] = f(xs[i])` for f32, vectorized with `isa`.
 pub fn apply_f32(isa: Isa, f: MathFn, xs: &mut [f32]) {
-    match f {
-        MathFn::Exp => map_in_place(isa, xs, exp_f32::exp),
-        MathFn::Exp2 => map_in_place(isa, xs, exp2),
-        MathFn::Ln => map_in_place(isa, xs, ln),
-        MathFn::Log2 => map_in_place(isa, xs, log2),
-        MathFn::Log10 => map_in_place(isa, xs, log10),
-        MathFn::Tanh => map_in_place(isa, xs, exp_f32::tanh),
-        MathFn::Sigmoid => map_in_place(isa, xs, exp_f32::sigmoid),
-        MathFn::Silu => map_in_place(isa, xs, exp_f32::silu),
-        MathFn::GeluTanh => map_in_place(isa, xs, gelu_tanh),
-        MathFn::Gelu => xs.iter_mut().for_each(|x| *x = activation::gelu(*x)),
-        MathFn::Sin => trig(isa, xs, sin, f64::sin),
-        MathFn::Cos => trig(isa, xs, cos, f64::cos),
-        MathFn::Tan => trig(isa, xs, tan, f64::tan),
-    }
-}
-
-/// A trig function in blocks: the vector pass, then std for the few huge arguments.
-fn trig(isa: Isa, xs: &mut [f32], fast: impl Fn(f32) -> f32, exact: fn(f64) -> f64) {
+    let Some(exact) = exact_trig(f) else {
+        return with_f32_fn!(f, g => map_in_place(isa, xs, g));
+    };
+    // A trig function in blocks: the vector pass, then std for the few huge arguments.
     let mut src = [0f32; BLOCK];
     for block in xs.chunks_mut(BLOCK) {
         let src = &mut src[..block.len()];
         src.copy_from_slice(block);
-        map_in_place(isa, block, &fast);
+        with_f32_fn!(f, g => map_in_place(isa, block, g));
         fix_large_trig(block, src, exact);
+    }
+}
+
+/// `dst[i] = f(src[i])` for f32, vectorized with `isa`: one pass over memory where a
+/// copy and `apply_f32` would take two. Writes the first `min(src.len(), dst.len())`
+/// elements of `dst` (callers pass equal lengths).
+pub fn apply_f32_into(isa: Isa, f: MathFn, src: &[f32], dst: &mut [MaybeUninit<f32>]) {
+    let n = src.len().min(dst.len());
+    let (src, dst) = (&src[..n], &mut dst[..n]);
+    with_f32_fn!(f, g => map_into(isa, dst, src, g));
+    if let Some(exact) = exact_trig(f) {
+        // SAFETY: `map_into` wrote every element, the slices being of one length.
+        fix_large_trig(unsafe { assume_written(dst) }, src, exact);
     }
 }
 
@@ -164,6 +205,57 @@ mod tests {
         assert_eq!(big[0], f64::from(1e30f32).sin() as f32);
         assert_eq!(big[1], (-3e7f64).sin() as f32);
         assert!(big[2].is_nan());
+    }
+
+    #[test]
+    fn mapping_into_a_new_buffer_gives_the_in_place_bits() {
+        use MathFn::*;
+        let mut xs: Vec<f32> = (0..1001).map(|i| (i as f32 - 500.0) * 0.037).collect();
+        let edges = [
+            0.0,
+            -0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            1e-40,
+            -1e-40,
+        ];
+        xs.extend(edges);
+        // Arguments beyond the trig functions' vector range take the f64 fix-up.
+        xs.extend([1e30, -3e7, 88.7, -103.9, 200.0]);
+        let all = [
+            Exp, Exp2, Ln, Log2, Log10, Sin, Cos, Tan, Tanh, Sigmoid, Silu, Gelu, GeluTanh,
+        ];
+        for isa in Isa::supported() {
+            for f in all {
+                let mut want = xs.clone();
+                apply_f32(isa, f, &mut want);
+                let mut got = vec![MaybeUninit::new(7.0f32); xs.len()];
+                apply_f32_into(isa, f, &xs, &mut got);
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    // SAFETY: the buffer was initialized when it was made.
+                    let g = unsafe { g.assume_init() };
+                    assert_eq!(
+                        g.to_bits(),
+                        w.to_bits(),
+                        "{f:?} of {} on {}",
+                        xs[i],
+                        isa.name()
+                    );
+                }
+                if isa == Isa::SCALAR {
+                    continue;
+                }
+                // And the vector build agrees with the scalar twin.
+                let mut scalar = xs.clone();
+                apply_f32(Isa::SCALAR, f, &mut scalar);
+                let same = scalar
+                    .iter()
+                    .zip(&want)
+                    .all(|(s, w)| s.to_bits() == w.to_bits());
+                assert!(same, "{f:?} on {} differs from the scalar twin", isa.name());
+            }
+        }
     }
 
     #[test]

@@ -3,10 +3,13 @@
 //! NaN, and f16/bf16 compute in f32 and round once. Ops pick these functions and the
 //! kernels apply them, so each elementwise op is one line in `ops`.
 
+use std::mem::MaybeUninit;
+
 use half::{bf16, f16};
 
 use super::apply::{self, MathFn};
 use super::{erf, special};
+use crate::kernels::alloc::assume_written;
 use crate::kernels::isa::Isa;
 use crate::tensor::Elem;
 
@@ -96,6 +99,17 @@ pub trait Float: Arith<Real = Self> {
     /// `xs[i] = f(xs[i])` over a slice: vectorized for f32 (and f16/bf16 through f32
     /// blocks), std's functions element by element for f64.
     fn math_in_place(isa: Isa, f: MathFn, xs: &mut [Self]);
+    /// `dst[i] = f(src[i])`, the same values as a copy and `math_in_place`, writing the
+    /// first `min(src.len(), dst.len())` elements of `dst`. f32 maps in one pass; the
+    /// others copy, then map in place.
+    fn math_into(isa: Isa, f: MathFn, src: &[Self], dst: &mut [MaybeUninit<Self>]) {
+        let n = src.len().min(dst.len());
+        for (d, &x) in dst[..n].iter_mut().zip(src) {
+            d.write(x);
+        }
+        // SAFETY: the loop above wrote each of the first `n` elements.
+        Self::math_in_place(isa, f, unsafe { assume_written(&mut dst[..n]) })
+    }
 
     // The functions below compute in f64 and round once to the type (f32, f16 and
     // bf16 too), so an f32 result is within a hair of correctly rounded.
@@ -396,7 +410,7 @@ macro_rules! divmod {
 }
 
 macro_rules! impl_float {
-    ($($t:ty: $apply:path),*) => {$(
+    ($($t:ty: $apply:path $(=> $into:path)?),*) => {$(
         impl Arith for $t {
             type Real = $t;
             type Acc = $t;
@@ -494,6 +508,9 @@ macro_rules! impl_float {
             fn math_in_place(isa: Isa, f: MathFn, xs: &mut [Self]) {
                 $apply(isa, f, xs)
             }
+            $(fn math_into(isa: Isa, f: MathFn, src: &[Self], dst: &mut [MaybeUninit<Self>]) {
+                $into(isa, f, src, dst)
+            })?
         }
     )*};
     (@std $t:ty, $($f:ident),*) => {$(
@@ -504,7 +521,7 @@ macro_rules! impl_float {
     )*};
 }
 
-impl_float!(f32: apply::apply_f32, f64: apply::apply_f64);
+impl_float!(f32: apply::apply_f32 => apply::apply_f32_into, f64: apply::apply_f64);
 
 /// Half-precision types: widen to f32 (exact), compute, round once.
 macro_rules! impl_half {
