@@ -182,10 +182,15 @@ fn shared_b<T: GemmFloat>(
     // Block pc (rows pc..pc + kc of B) is packed at pc · width as ⌈n / nr⌉ panels [kc][nr].
     let width = n.div_ceil(nr) * nr;
     let blocks: Vec<(usize, usize)> = (0..k).step_by(KC).map(|pc| (pc, KC.min(k - pc))).collect();
-    let rows = m
-        .div_ceil(SHARED_B_BLOCKS_PER_THREAD * threads)
-        .next_multiple_of(mr)
-        .min(MC);
+    // Blocks of A's rows of at most MC, at least SHARED_B_BLOCKS_PER_THREAD per thread,
+    // as many as a multiple of the thread count so that the threads finish together
+    // (1024 rows on 2 threads were five blocks of 192 and one of 64: 576 rows against 448).
+    let panels = m.div_ceil(mr);
+    let wanted = panels
+        .div_ceil(MC / mr)
+        .max(SHARED_B_BLOCKS_PER_THREAD * threads)
+        .next_multiple_of(threads);
+    let rows = panels.div_ceil(wanted) * mr;
     let row_blocks = m.div_ceil(rows);
     T::with_scratch(k * width, |b_packed| {
         let packing = Disjoint::new(b_packed);
