@@ -96,16 +96,19 @@ const BLOCK: usize = 256;
 
 /// `xs[i] = f(xs[i])` for f32, vectorized with `isa`.
 pub fn apply_f32(isa: Isa, f: MathFn, xs: &mut [f32]) {
-    let Some(exact) = exact_trig(f) else {
+    if exact_trig(f).is_none() {
         return with_f32_fn!(f, g => map_in_place(isa, xs, g));
-    };
-    // A trig function in blocks: the vector pass, then std for the few huge arguments.
+    }
+    // A trig function reads its inputs again after the vector pass (the few huge
+    // arguments go through std): a block at a time, mapped from a copy.
     let mut src = [0f32; BLOCK];
     for block in xs.chunks_mut(BLOCK) {
         let src = &mut src[..block.len()];
         src.copy_from_slice(block);
-        with_f32_fn!(f, g => map_in_place(isa, block, g));
-        fix_large_trig(block, src, exact);
+        // SAFETY: `MaybeUninit<f32>` has the layout of f32, and `apply_f32_into` only
+        // writes initialized values through the view, so `block` stays initialized.
+        let dst = unsafe { &mut *(block as *mut [f32] as *mut [MaybeUninit<f32>]) };
+        apply_f32_into(isa, f, src, dst);
     }
 }
 
