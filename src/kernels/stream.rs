@@ -16,11 +16,13 @@ use super::isa::Isa;
 /// the last-level cache of the CPUs tsr runs on holds for one core).
 pub const STREAM_MIN_BYTES: usize = 16 << 20;
 
-/// Copies `src` into `dst` (which must have `src`'s length), with streaming stores
-/// when `stream` is set and the ISA allows them (AVX2 machines), else normal ones.
-/// Returns once the copy is visible to other threads.
+/// Copies `src` into `dst`, writing the first `min(src.len(), dst.len())` elements
+/// (callers pass equal lengths), with streaming stores when `stream` is set and the
+/// ISA allows them (AVX2 machines), else normal ones. Returns once the copy is visible
+/// to other threads.
 pub fn copy_out<T: Copy>(isa: Isa, src: &[T], dst: &mut [MaybeUninit<T>], stream: bool) {
-    assert_eq!(src.len(), dst.len(), "copy_out: lengths differ");
+    let n = src.len().min(dst.len());
+    let (src, dst) = (&src[..n], &mut dst[..n]);
     #[cfg(target_arch = "x86_64")]
     if stream && isa.avx2() {
         // SAFETY: an `Isa` with AVX2 exists only on a CPU that has it (and AVX).
