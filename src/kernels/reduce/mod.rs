@@ -1,9 +1,12 @@
 //! Reductions: the lanes each output element reduces (`lanes`), NumPy's pairwise sum
-//! over lanes or down columns (`pairwise`), vectorized extremes and their positions
-//! (`extreme`), and the sum driver that picks between lanes and columns by layout.
+//! over lanes or down columns (`pairwise`, its AVX2 leaf in `leaf_avx2`), vectorized
+//! extremes and their positions (`extreme`), and the sum driver that picks between
+//! lanes and columns by layout.
 
 mod extreme;
 mod lanes;
+#[cfg(target_arch = "x86_64")]
+mod leaf_avx2;
 mod pairwise;
 
 pub use extreme::{arg_extreme, extreme};

@@ -6,8 +6,9 @@
 //! `((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))`, then the `n % 8` leftovers added in
 //! order; longer lanes split at `half - half % 8` (`half = n / 2`) and add left + right.
 //! It depends only on `n`, so:
-//! - the AVX2 build (the same code compiled with `#[target_feature]`, where the 8
-//!   partials become one f32 register) gives the scalar twin's bits;
+//! - the AVX2 build (the same code compiled with `#[target_feature]`, its leaves for
+//!   f32 and f64 accumulators written in vectors in `leaf_avx2`) gives the scalar
+//!   twin's bits;
 //! - the top levels may run on several threads (`rayon::join` above
 //!   [`PARALLEL_MIN`]) without changing a bit;
 //! - [`column_sums`] runs the tree over *rows*, with a vector of column accumulators in
@@ -16,6 +17,8 @@
 //!
 //! On aarch64 the plain build is the NEON build (untested here: no such machine).
 
+#[cfg(target_arch = "x86_64")]
+use super::leaf_avx2::leaf_avx2;
 use crate::kernels::isa::Isa;
 use crate::kernels::math::arith::Arith;
 
@@ -86,7 +89,7 @@ where
 #[target_feature(enable = "avx2,fma,f16c")]
 fn tree_avx2<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(xs: &[T], to_acc: F) -> A {
     if xs.len() <= PAIRWISE_BLOCK {
-        return block(xs, to_acc);
+        return leaf_avx2(xs, to_acc).unwrap_or_else(|| block(xs, to_acc));
     }
     let (left, right) = xs.split_at(split(xs.len()));
     tree_avx2(left, to_acc).add(tree_avx2(right, to_acc))
@@ -101,11 +104,12 @@ fn tree<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(xs: &[T], to_acc: F) -> A {
     tree(left, to_acc).add(tree(right, to_acc))
 }
 
-/// A leaf of the tree: at most `PAIRWISE_BLOCK` elements.
+/// A leaf of the tree: at most `PAIRWISE_BLOCK` elements. The scalar twin of
+/// `leaf_avx2`, and the AVX2 leaf of the other accumulator types.
 #[inline(always)]
 fn block<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(xs: &[T], to_acc: F) -> A {
-    // Whole arrays of 8 per step: the AVX2 build turns the partials into one register
-    // of f32 (two of f64) instead of interleaving them across loop iterations.
+    // Whole arrays of 8 per step, so the compiler can keep the partials in registers
+    // instead of interleaving them across loop iterations.
     let (eights, rest) = xs.as_chunks::<8>();
     let Some((first, eights)) = eights.split_first() else {
         // Fewer than 8: a plain running sum.
@@ -405,6 +409,45 @@ mod tests {
         }
         let ints: Vec<u8> = (0..=255).collect();
         assert_eq!(pairwise_sum(&ints, Arith::to_acc), 255 * 128);
+    }
+
+    /// The vector leaves equal the scalar twin bitwise at every leaf length (a running
+    /// sum, 8 partials with and without leftovers, a split), for f32 and f64 lanes with
+    /// signed zeros, infinities and NaN among the values.
+    #[test]
+    fn vector_leaves_equal_the_scalar_leaf() {
+        let (s, v) = (Isa::SCALAR, Isa::detect());
+        let specials = [
+            -0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            1e30,
+            -1e-30,
+        ];
+        for n in (0..=40).chain([49, 63, 64, 65, 127, 128, 129, 300]) {
+            let xs = awkward(n);
+            let f32s = |isa| pairwise_sum_with(isa, &xs, |x| x).to_bits();
+            assert_eq!(f32s(s), f32s(v), "f32, n = {n}");
+            let wide: Vec<f64> = xs.iter().map(|&x| f64::from(x) / 3.0).collect();
+            let f64s = |isa| pairwise_sum_with(isa, &wide, |x| x).to_bits();
+            assert_eq!(f64s(s), f64s(v), "f64, n = {n}");
+            for (k, &special) in specials.iter().enumerate() {
+                let mut odd = xs.clone();
+                odd.iter_mut().skip(k).step_by(5).for_each(|x| *x = special);
+                let sum = |isa| pairwise_sum_with(isa, &odd, |x| x);
+                let (a, b) = (sum(s), sum(v));
+                assert!(
+                    a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan(),
+                    "n = {n}"
+                );
+            }
+        }
+        let zeros = [-0.0f32; 3];
+        assert_eq!(
+            pairwise_sum_with(v, &zeros, |x| x).to_bits(),
+            0.0f32.to_bits()
+        );
     }
 
     /// The AVX2 build and the scalar twin agree bitwise for f64, widened f32 and halves.
