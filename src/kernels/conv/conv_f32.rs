@@ -27,7 +27,7 @@ use crate::kernels::isa::Isa;
 use crate::kernels::linalg::microkernel::{
     pack_panels, panels_len, product, row_stride, LANES, MR, NR,
 };
-use crate::kernels::parallel::{for_each_item, Disjoint};
+use crate::kernels::parallel::{for_each_item, threads, Disjoint};
 
 /// Bytes of one block's columns (a quarter of a 1 MiB L2).
 const BLOCK_BYTES: usize = 1 << 18;
@@ -60,11 +60,9 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands) {
     }
     let (taps, l) = (win.kernel_len(), win.out_len());
     let k = ci * taps;
-    // A multiple of NR positions (of LANES for an output smaller than that).
-    let block = (BLOCK_BYTES / 4 / k / NR * NR)
-        .clamp(NR, MAX_BLOCK)
-        .min(l.next_multiple_of(LANES));
-    let (blocks, ldb) = (l.div_ceil(block), row_stride(block));
+    let samples = out.len() / (ch.c_out * l);
+    let blocks = Blocks::new(l, k, samples, threads());
+    let ldb = row_stride(blocks.most);
     // Per group, the weights packed for the micro-kernel.
     let size = panels_len(co, k);
     let mut panels = vec![0.0; ch.groups * size];
@@ -78,14 +76,13 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands) {
     let layout = Padded::new(win);
     let x = layout.lay_out(isa, x, win.image_len());
     let image = layout.channel_len();
-    let samples = out.len() / (ch.c_out * l);
     let out = Disjoint::new(out);
     for_each_item(
-        samples * blocks,
+        samples * blocks.count,
         || vec![0.0; k * ldb],
         |cols, item| {
-            let (n, p0) = (item / blocks, item % blocks * block);
-            let nb = block.min(l - p0);
+            let (n, positions) = (item / blocks.count, blocks.range(item % blocks.count));
+            let (p0, nb) = (positions.start, positions.len());
             let runs = Runs::new(win, &layout, p0, nb);
             for (g, panels) in panels.chunks_exact(size).enumerate() {
                 let xg = &x[(n * ch.c_in + g * ci) * image..][..ci * image];
@@ -101,6 +98,50 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands) {
             }
         },
     );
+}
+
+/// The output positions of a sample cut into blocks of whole `NR`-position strips
+/// (`LANES` for an output smaller than `NR`), within `BLOCK_BYTES` of columns each and
+/// at most `MAX_BLOCK`. Block sizes differ by at most one strip, and the blocks of all
+/// samples are a multiple of the thread count when there are enough strips, so no
+/// thread runs one block more than another (the blocking changes no value: each
+/// output position is computed alone).
+struct Blocks {
+    /// Blocks per sample.
+    count: usize,
+    /// Strips of positions and their width.
+    strips: usize,
+    width: usize,
+    /// Positions in a sample.
+    len: usize,
+    /// Positions of the largest block.
+    most: usize,
+}
+
+impl Blocks {
+    fn new(len: usize, k: usize, samples: usize, threads: usize) -> Blocks {
+        let width = if len < NR { LANES } else { NR };
+        let strips = len.div_ceil(width);
+        let per_block = (BLOCK_BYTES / 4 / k.max(1) / width).clamp(1, MAX_BLOCK / width);
+        let mut count = strips.div_ceil(per_block);
+        while !(samples * count).is_multiple_of(threads.max(1)) && count < strips {
+            count += 1;
+        }
+        let most = strips.div_ceil(count) * width;
+        Blocks {
+            count,
+            strips,
+            width,
+            len,
+            most: most.min(len.next_multiple_of(LANES)),
+        }
+    }
+
+    /// The positions of block `i` of a sample.
+    fn range(&self, i: usize) -> std::ops::Range<usize> {
+        let at = |i: usize| (self.strips * i / self.count * self.width).min(self.len);
+        at(i)..at(i + 1)
+    }
 }
 
 /// True when `conv_transpose` takes this transposed convolution (one with channels,
@@ -193,4 +234,46 @@ fn conv_transpose(out: &mut [MaybeUninit<f32>], o: Operands) {
             }
         },
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blocks tile each sample's positions in order, in whole strips but the last,
+    /// within one strip of each other and of `most`, a multiple of the thread count
+    /// when there are strips enough.
+    #[test]
+    fn blocks_cover_the_positions_evenly() {
+        let cases = [
+            (12544, 147, 1),
+            (1024, 288, 8),
+            (10, 50, 1),
+            (5, 2, 3),
+            (1, 9, 1),
+        ];
+        for (len, k, samples) in cases {
+            for threads in 1..=5 {
+                let b = Blocks::new(len, k, samples, threads);
+                let ranges: Vec<_> = (0..b.count).map(|i| b.range(i)).collect();
+                assert_eq!(ranges[0].start, 0);
+                assert_eq!(ranges[b.count - 1].end, len);
+                for pair in ranges.windows(2) {
+                    assert_eq!(pair[0].end, pair[1].start);
+                    assert_eq!(pair[0].len() % b.width, 0);
+                }
+                let sizes = ranges.iter().map(|r| r.len());
+                let (small, large) = (sizes.clone().min().unwrap(), sizes.max().unwrap());
+                assert!(
+                    small > 0 && large <= b.most && b.most - small <= b.width,
+                    "{len}"
+                );
+                if b.strips >= samples * threads * 2 {
+                    assert_eq!(samples * b.count % threads, 0, "{len} {threads}");
+                }
+            }
+        }
+        assert_eq!(Blocks::new(12544, 147, 1, 1).count, 30);
+        assert_eq!(Blocks::new(12544, 147, 1, 2).count, 30);
+    }
 }

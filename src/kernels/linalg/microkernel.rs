@@ -100,12 +100,21 @@ pub fn product<D: Slot>(
     // Panels past row m (a caller's spare ones) are skipped.
     let used = m.div_ceil(MR);
     let panel = |p: usize| &panels[p * MR * k..][..MR * k];
-    let plus_of = |p: usize| -> [f32; MR] {
-        std::array::from_fn(|r| {
-            plus.and_then(|v| v.get(p * MR + r))
-                .copied()
-                .unwrap_or(-0.0)
+    // Per panel, once: what each tile adds to its rows.
+    let pluses: Vec<[f32; MR]> = (0..used)
+        .map(|p| {
+            std::array::from_fn(|r| {
+                plus.and_then(|v| v.get(p * MR + r))
+                    .copied()
+                    .unwrap_or(-0.0)
+            })
         })
+        .collect();
+    let plus_of = |p: usize| &pluses[p];
+    // Tiles ending within the shortest row need no check of their own rows.
+    let shortest = dst[..m.min(dst.len())].iter().map(|row| row.len()).min();
+    let fits = |rows: &[&mut [D]], end: usize| {
+        shortest.is_some_and(|s| s >= end) || rows.iter().all(|row| row.len() >= end)
     };
     for c in (0..cols).step_by(NR) {
         let nv = (cols - c).min(NR).div_ceil(LANES);
@@ -115,8 +124,8 @@ pub fn product<D: Slot>(
             // With AVX-512, two whole panels over a whole strip go as one 12-row tile.
             if isa.avx512() && nv == 2 && (p + 2) * MR <= m {
                 let rows = &mut dst[p * MR..(p + 2) * MR];
-                if rows.iter().all(|row| row.len() >= c + NR) {
-                    let plus = (&plus_of(p), &plus_of(p + 1));
+                if fits(rows, c + NR) {
+                    let plus = (plus_of(p), plus_of(p + 1));
                     tile_pair(isa, (panel(p), panel(p + 1)), b, ldb, (rows, c), plus);
                     p += 2;
                     continue;
@@ -124,14 +133,14 @@ pub fn product<D: Slot>(
             }
             let rows = &mut dst[p * MR..m.min(p * MR + MR)];
             let plus = plus_of(p);
-            if rows.iter().all(|row| row.len() >= c + nv * LANES) {
-                tile(isa, panel(p), b, ldb, (rows, c), nv, &plus);
+            if fits(rows, c + nv * LANES) {
+                tile(isa, panel(p), b, ldb, (rows, c), nv, plus);
             } else {
                 // A row ends inside the tile's last vector: through a whole tile.
                 let mut whole = [[0.0; NR]; MR];
                 let mut scratch = whole.each_mut().map(|r| &mut r[..]);
                 let n = rows.len();
-                tile(isa, panel(p), b, ldb, (&mut scratch[..n], 0), nv, &plus);
+                tile(isa, panel(p), b, ldb, (&mut scratch[..n], 0), nv, plus);
                 for (row, w) in rows.iter_mut().zip(&whole) {
                     for (d, &v) in row[c..].iter_mut().zip(w) {
                         d.set(v);
