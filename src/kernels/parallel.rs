@@ -2,7 +2,9 @@
 //! chunk length chosen by the caller, never by the number of threads), each chunk is
 //! computed alone, and partial results are combined in a fixed pairwise order. So
 //! `--threads 1` and `--threads 8` run exactly the same arithmetic, only on different
-//! cores, and give the same bits.
+//! cores, and give the same bits. A kernel may size its items by [`threads`] only
+//! where an item computes whole output elements that no cut changes (the GEMM's row
+//! blocks, a convolution's blocks of positions), to keep the threads evenly loaded.
 
 use super::interrupt;
 use rayon::prelude::*;

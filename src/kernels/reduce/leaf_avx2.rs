@@ -16,17 +16,15 @@ use crate::kernels::math::arith::Arith;
 
 /// The leaf sum of `xs` (at most 128 elements) converted by `to_acc`; `None` for an
 /// accumulator type without a vector leaf here (the caller runs the generic one).
-#[inline(always)]
+#[target_feature(enable = "avx2,fma,f16c")]
 pub fn leaf_avx2<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(xs: &[T], to_acc: F) -> Option<A> {
     // Comparisons of constant type ids: the compiler keeps only the taken branch.
     if TypeId::of::<A>() == TypeId::of::<f32>() {
-        // SAFETY: the caller runs this in an AVX2 context (`tree_avx2`).
-        let s = unsafe { leaf_f32(xs, |x| same_type::<A, f32>(to_acc(x))) };
+        let s = leaf_f32(xs, |x| same_type::<A, f32>(to_acc(x)));
         return Some(same_type(s));
     }
     if TypeId::of::<A>() == TypeId::of::<f64>() {
-        // SAFETY: as above.
-        let s = unsafe { leaf_f64(xs, |x| same_type::<A, f64>(to_acc(x))) };
+        let s = leaf_f64(xs, |x| same_type::<A, f64>(to_acc(x)));
         return Some(same_type(s));
     }
     None
