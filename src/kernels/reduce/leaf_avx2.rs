@@ -15,17 +15,16 @@ use std::arch::x86_64::*;
 use crate::kernels::math::arith::Arith;
 
 /// The leaf sum of `xs` (at most 128 elements) converted by `to_acc`; `None` for an
-/// accumulator type without a vector leaf here (the caller runs the generic one).
+/// accumulator type without a vector leaf here, or fewer than 8 elements (a plain
+/// running sum): the caller runs the generic leaf.
 #[target_feature(enable = "avx2,fma,f16c")]
 pub fn leaf_avx2<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(xs: &[T], to_acc: F) -> Option<A> {
     // Comparisons of constant type ids: the compiler keeps only the taken branch.
     if TypeId::of::<A>() == TypeId::of::<f32>() {
-        let s = leaf_f32(xs, |x| same_type::<A, f32>(to_acc(x)));
-        return Some(same_type(s));
+        return leaf_f32(xs, |x| same_type::<A, f32>(to_acc(x))).map(same_type);
     }
     if TypeId::of::<A>() == TypeId::of::<f64>() {
-        let s = leaf_f64(xs, |x| same_type::<A, f64>(to_acc(x)));
-        return Some(same_type(s));
+        return leaf_f64(xs, |x| same_type::<A, f64>(to_acc(x))).map(same_type);
     }
     None
 }
@@ -40,19 +39,11 @@ fn same_type<A: 'static + Copy, B: 'static + Copy + Default>(a: A) -> B {
         .unwrap_or_default()
 }
 
-/// Fewer than 8 elements: the leaf's plain running sum from zero.
-#[inline(always)]
-fn running_sum<T: Copy, A: Arith, F: Fn(T) -> A>(xs: &[T], to_acc: F) -> A {
-    xs.iter().fold(A::default(), |s, &x| s.add(to_acc(x)))
-}
-
-/// The leaf with the 8 f32 partials in one register.
+/// The leaf with the 8 f32 partials in one register; `None` below 8 elements.
 #[target_feature(enable = "avx2,fma,f16c")]
-fn leaf_f32<T: Copy, F: Fn(T) -> f32 + Copy>(xs: &[T], to_acc: F) -> f32 {
+fn leaf_f32<T: Copy, F: Fn(T) -> f32 + Copy>(xs: &[T], to_acc: F) -> Option<f32> {
     let (eights, rest) = xs.as_chunks::<8>();
-    let Some((first, eights)) = eights.split_first() else {
-        return running_sum(xs, to_acc);
-    };
+    let (first, eights) = eights.split_first()?;
     // Converted into an array, then loaded: for plain f32 this is one vector load.
     let load = |c: &[T; 8]| {
         let v: [f32; 8] = std::array::from_fn(|j| to_acc(c[j]));
@@ -72,16 +63,14 @@ fn leaf_f32<T: Copy, F: Fn(T) -> f32 + Copy>(xs: &[T], to_acc: F) -> f32 {
     for &x in rest {
         s += to_acc(x);
     }
-    s
+    Some(s)
 }
 
-/// The leaf with the 8 f64 partials in two registers.
+/// The leaf with the 8 f64 partials in two registers; `None` below 8 elements.
 #[target_feature(enable = "avx2,fma,f16c")]
-fn leaf_f64<T: Copy, F: Fn(T) -> f64 + Copy>(xs: &[T], to_acc: F) -> f64 {
+fn leaf_f64<T: Copy, F: Fn(T) -> f64 + Copy>(xs: &[T], to_acc: F) -> Option<f64> {
     let (eights, rest) = xs.as_chunks::<8>();
-    let Some((first, eights)) = eights.split_first() else {
-        return running_sum(xs, to_acc);
-    };
+    let (first, eights) = eights.split_first()?;
     let load = |c: &[T; 8], at: usize| {
         let v: [f64; 4] = std::array::from_fn(|j| to_acc(c[at + j]));
         // SAFETY: `v` holds 4 f64, the 32 bytes the unaligned load reads.
@@ -102,5 +91,5 @@ fn leaf_f64<T: Copy, F: Fn(T) -> f64 + Copy>(xs: &[T], to_acc: F) -> f64 {
     for &x in rest {
         s += to_acc(x);
     }
-    s
+    Some(s)
 }
