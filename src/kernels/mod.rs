@@ -7,7 +7,8 @@
 //! Plumbing sits at the top: `isa` (which SIMD kernels may run), `twin` (one body built
 //! for AVX-512, for AVX2 and as its scalar twin), `parallel` (fixed-chunk parallel loops that stop on
 //! Ctrl-C), `interrupt` (the Ctrl-C flag), `alloc` (output buffers), `stream` (copies
-//! into large results that bypass the cache) and `strided` (runs of a strided layout). The rooms below use the plumbing and each other only downward:
+//! into large results that bypass the cache), `prefetch` (hints for scans that stream
+//! from memory) and `strided` (runs of a strided layout). The rooms below use the plumbing and each other only downward:
 //!
 //! * `math/`: the scalar definitions every kernel and its twin share: element
 //!   arithmetic (`Arith`, `Float`), exp/log/trig, erf, the activations, and `apply`,
@@ -40,6 +41,7 @@ pub mod linalg;
 pub mod math;
 pub mod parallel;
 pub(crate) mod pool;
+pub(crate) mod prefetch;
 pub(crate) mod quicksort;
 pub(crate) mod radix;
 pub(crate) mod reduce;
