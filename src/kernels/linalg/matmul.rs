@@ -3,10 +3,13 @@
 //! f32, rounded once), bool and integers on a plain wrapping kernel. Every product is
 //! computed the same way whatever the number of threads.
 
+use std::mem::MaybeUninit;
+
 use half::{bf16, f16};
 
-use super::gemm::gemm;
+use super::gemm::{gemm, gemm_uninit};
 use super::mat::Mat;
+use crate::kernels::alloc::filled;
 use crate::kernels::math::arith::Arith;
 use crate::kernels::parallel::for_each_chunk_mut;
 
@@ -14,17 +17,36 @@ use crate::kernels::parallel::for_each_chunk_mut;
 /// (a.rows() × b.cols()) and `a.cols() == b.rows()`. An inner size of 0 gives zeros.
 pub trait MatMul: Arith {
     fn matmul(out: &mut [Self], a: Mat<Self>, b: Mat<Self>);
+
+    /// `matmul` into a buffer not yet written; every element is written. The GEMM
+    /// types write each once; the others zero the buffer first.
+    fn matmul_uninit(out: &mut [MaybeUninit<Self>], a: Mat<Self>, b: Mat<Self>) {
+        for o in out.iter_mut() {
+            o.write(Self::default());
+        }
+        // SAFETY: every element was written just above.
+        let out = unsafe { &mut *(out as *mut [MaybeUninit<Self>] as *mut [Self]) };
+        Self::matmul(out, a, b);
+    }
 }
 
 impl MatMul for f32 {
     fn matmul(out: &mut [f32], a: Mat<f32>, b: Mat<f32>) {
         gemm(out, a, b);
     }
+
+    fn matmul_uninit(out: &mut [MaybeUninit<f32>], a: Mat<f32>, b: Mat<f32>) {
+        gemm_uninit(out, a, b);
+    }
 }
 
 impl MatMul for f64 {
     fn matmul(out: &mut [f64], a: Mat<f64>, b: Mat<f64>) {
         gemm(out, a, b);
+    }
+
+    fn matmul_uninit(out: &mut [MaybeUninit<f64>], a: Mat<f64>, b: Mat<f64>) {
+        gemm_uninit(out, a, b);
     }
 }
 
@@ -94,10 +116,24 @@ fn exact<T: Arith>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
     });
 }
 
+/// `a · b` (row-major, a.rows × b.cols) in a new buffer written once; `None` when it
+/// cannot be allocated.
+pub fn matmul_new<T: MatMul>(a: Mat<T>, b: Mat<T>) -> Option<Vec<T>> {
+    // SAFETY: `matmul_uninit` writes every element of its output.
+    unsafe { filled(a.rows() * b.cols(), |out| T::matmul_uninit(out, a, b)) }
+}
+
+/// `matmul_batch` into a new buffer of `len` elements (the results' total) written
+/// once; `None` when it cannot be allocated.
+pub fn matmul_batch_new<T: MatMul>(len: usize, pairs: &[(Mat<T>, Mat<T>)]) -> Option<Vec<T>> {
+    // SAFETY: `matmul_batch` writes every element of an output of the results' total.
+    unsafe { filled(len, |out| matmul_batch(out, pairs)) }
+}
+
 /// `matmul` over a stack of products: `out` holds `pairs.len()` row-major results one
-/// after another. Stacks of small products run in parallel over fixed groups of items;
-/// each item is computed exactly as alone.
-pub fn matmul_batch<T: MatMul>(out: &mut [T], pairs: &[(Mat<T>, Mat<T>)]) {
+/// after another, each written. Stacks of small products run in parallel over fixed
+/// groups of items; each item is computed exactly as alone.
+fn matmul_batch<T: MatMul>(out: &mut [MaybeUninit<T>], pairs: &[(Mat<T>, Mat<T>)]) {
     let Some((a, b)) = pairs.first() else { return };
     let item = a.rows() * b.cols();
     if item == 0 {
@@ -107,7 +143,7 @@ pub fn matmul_batch<T: MatMul>(out: &mut [T], pairs: &[(Mat<T>, Mat<T>)]) {
     let per_task = (1 << 17) / (item * a.cols()).max(1);
     for_each_chunk_mut(out, per_task.max(1) * item, |start, chunk| {
         for (o, (a, b)) in chunk.chunks_exact_mut(item).zip(&pairs[start / item..]) {
-            T::matmul(o, *a, *b);
+            T::matmul_uninit(o, *a, *b);
         }
     });
 }
@@ -160,6 +196,52 @@ mod tests {
             let af: Vec<f64> = ai.iter().map(|&x| x as f64).collect();
             let want: Vec<i32> = naive(&af, &b, m, k, n).iter().map(|&x| x as i32).collect();
             assert_eq!(product(&ai, &bi, m, k, n), want);
+        }
+    }
+
+    /// A product into a new buffer, written once, against one into a zeroed buffer.
+    fn new_equals_written<T: MatMul>(a: &[T], b: &[T], (m, k, n): (usize, usize, usize)) {
+        let (am, bm) = (Mat::row_major(a, m, k), Mat::row_major(b, k, n));
+        let want = product(a, b, m, k, n);
+        let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&matmul_new(am, bm).unwrap()),
+            bits(&want),
+            "{m}x{k}x{n}"
+        );
+        let pairs = [(am, bm); 3];
+        let batch = matmul_batch_new(3 * m * n, &pairs).unwrap();
+        assert_eq!(bits(&batch), bits(&want.repeat(3)), "{m}x{k}x{n} x3");
+    }
+
+    #[test]
+    fn new_buffers_hold_the_same_products() {
+        // (m, k, n): partial register tiles, a matrix-vector product, an empty inner
+        // size, and products large enough for tiles and a shared B on several threads.
+        for s in [13, 70, 37, 300, 50, 1, 7, 0, 5, 64, 64, 64, 100, 300, 100].chunks_exact(3) {
+            let (m, k, n) = (s[0], s[1], s[2]);
+            let a: Vec<f64> = (0..m * k)
+                .map(|i| ((i * 37) % 101) as f64 / 7.0 - 5.0)
+                .collect();
+            let b: Vec<f64> = (0..k * n)
+                .map(|i| ((i * 53) % 97) as f64 / 9.0 - 4.0)
+                .collect();
+            new_equals_written(&a, &b, (m, k, n));
+            let (a32, b32): (Vec<f32>, Vec<f32>) = (
+                a.iter().map(|&x| x as f32).collect(),
+                b.iter().map(|&x| x as f32).collect(),
+            );
+            new_equals_written(&a32, &b32, (m, k, n));
+            let (ai, bi): (Vec<i32>, Vec<i32>) = (
+                a.iter().map(|&x| x as i32).collect(),
+                b.iter().map(|&x| x as i32).collect(),
+            );
+            new_equals_written(&ai, &bi, (m, k, n));
+            let (ah, bh): (Vec<f16>, Vec<f16>) = (
+                a.iter().map(|&x| f16::from_f64(x)).collect(),
+                b.iter().map(|&x| f16::from_f64(x)).collect(),
+            );
+            new_equals_written(&ah, &bh, (m, k, n));
         }
     }
 

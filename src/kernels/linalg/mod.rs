@@ -15,4 +15,4 @@ pub(crate) mod matmul;
 pub(crate) mod microkernel;
 
 pub use mat::Mat;
-pub use matmul::{matmul_batch, MatMul};
+pub use matmul::{matmul_batch_new, matmul_new, MatMul};

@@ -1,11 +1,11 @@
 //! Matrix products with `numpy.matmul` and `numpy.dot` semantics.
 
-use crate::kernels::linalg::{matmul_batch, Mat, MatMul};
+use crate::kernels::linalg::{matmul_batch_new, matmul_new, Mat, MatMul};
 use crate::ops::algebra::Algebra;
-use crate::ops::{elems, output_buffer, BinaryOp};
+use crate::ops::{elems, new_tensor, BinaryOp};
 use crate::tensor::iter::StridedIter;
 use crate::tensor::shape::{broadcast_shapes, shape_str};
-use crate::tensor::{DType, Layout, Result, Tensor, TensorError};
+use crate::tensor::{budget, DType, Layout, Result, Tensor, TensorError};
 
 const OP: &str = "matmul";
 
@@ -123,13 +123,13 @@ impl Plan {
 fn batched<T: MatMul>(a: &Tensor, b: &Tensor, plan: &Plan, shape: &[usize]) -> Result<Tensor> {
     let (a, b) = (a.to_dtype(T::DTYPE), b.to_dtype(T::DTYPE));
     let (a_data, b_data) = (elems::<T>(OP, &a)?, elems::<T>(OP, &b)?);
-    let mut out = output_buffer(OP, shape, T::default())?;
-    if out.is_empty() {
-        return Tensor::from_vec(out, shape);
+    let len = budget::check(OP, shape, T::DTYPE)?;
+    if len == 0 {
+        return Tensor::from_vec(Vec::<T>::new(), shape);
     }
     let (ga, gb) = (Stack::left(&a, plan), Stack::right(&b, plan));
     if let (true, Some(row_stride)) = (plan.b_batch.is_empty(), merged_rows(&a)) {
-        let rows = out.len() / plan.n;
+        let rows = len / plan.n;
         let am = view(
             a_data,
             a.layout().offset,
@@ -137,8 +137,7 @@ fn batched<T: MatMul>(a: &Tensor, b: &Tensor, plan: &Plan, shape: &[usize]) -> R
             (row_stride, ga.strides.1),
         )?;
         let bm = view(b_data, b.layout().offset, gb.dims, gb.strides)?;
-        T::matmul(&mut out, am, bm);
-        return Tensor::from_vec(out, shape);
+        return new_tensor(OP, shape, || matmul_new(am, bm));
     }
     let a_starts = StridedIter::new(&ga.batch.broadcast_to(&plan.batch)?);
     let b_starts = StridedIter::new(&gb.batch.broadcast_to(&plan.batch)?);
@@ -151,8 +150,7 @@ fn batched<T: MatMul>(a: &Tensor, b: &Tensor, plan: &Plan, shape: &[usize]) -> R
             ))
         })
         .collect::<Result<Vec<_>>>()?;
-    matmul_batch(&mut out, &pairs);
-    Tensor::from_vec(out, shape)
+    new_tensor(OP, shape, || matmul_batch_new(len, &pairs))
 }
 
 /// One operand as a stack of matrices: the batch dims' layout (offsets of each
