@@ -292,10 +292,12 @@ unsafe fn run_clipped<T: GemmFloat>(
     }
     let mut scratch = [T::default(); MAX_TILE];
     // The output is read only to accumulate (it may not be written yet otherwise).
-    for i in (0..rows).filter(|_| accumulate) {
-        for j in 0..cols {
-            // SAFETY: (i, j) is inside the part of the tile in the output.
-            scratch[i * nr + j] = unsafe { *c.add(i * ldc + j) };
+    if accumulate {
+        for i in 0..rows {
+            for j in 0..cols {
+                // SAFETY: (i, j) is inside the part of the tile in the output.
+                scratch[i * nr + j] = unsafe { *c.add(i * ldc + j) };
+            }
         }
     }
     // SAFETY: the scratch tile holds mr × nr ≤ MAX_TILE values at row stride nr.

@@ -123,11 +123,16 @@ pub fn matmul_new<T: MatMul>(a: Mat<T>, b: Mat<T>) -> Option<Vec<T>> {
     unsafe { filled(a.rows() * b.cols(), |out| T::matmul_uninit(out, a, b)) }
 }
 
-/// `matmul_batch` into a new buffer of `len` elements (the results' total) written
-/// once; `None` when it cannot be allocated.
-pub fn matmul_batch_new<T: MatMul>(len: usize, pairs: &[(Mat<T>, Mat<T>)]) -> Option<Vec<T>> {
-    // SAFETY: `matmul_batch` writes every element of an output of the results' total.
-    unsafe { filled(len, |out| matmul_batch(out, pairs)) }
+/// `matmul_batch` of products of one shape into a new buffer written once; `None`
+/// when it cannot be allocated or the shapes differ.
+pub fn matmul_batch_new<T: MatMul>(pairs: &[(Mat<T>, Mat<T>)]) -> Option<Vec<T>> {
+    let (m, n) = pairs.first().map_or((0, 0), |(a, b)| (a.rows(), b.cols()));
+    if pairs.iter().any(|(a, b)| (a.rows(), b.cols()) != (m, n)) {
+        return None;
+    }
+    // SAFETY: `matmul_batch` writes every element of an output holding each product's
+    // m × n results.
+    unsafe { filled(pairs.len() * m * n, |out| matmul_batch(out, pairs)) }
 }
 
 /// `matmul` over a stack of products: `out` holds `pairs.len()` row-major results one
@@ -210,7 +215,7 @@ mod tests {
             "{m}x{k}x{n}"
         );
         let pairs = [(am, bm); 3];
-        let batch = matmul_batch_new(3 * m * n, &pairs).unwrap();
+        let batch = matmul_batch_new(&pairs).unwrap();
         assert_eq!(bits(&batch), bits(&want.repeat(3)), "{m}x{k}x{n} x3");
     }
 

@@ -150,7 +150,7 @@ fn batched<T: MatMul>(a: &Tensor, b: &Tensor, plan: &Plan, shape: &[usize]) -> R
             ))
         })
         .collect::<Result<Vec<_>>>()?;
-    new_tensor(OP, shape, || matmul_batch_new(len, &pairs))
+    new_tensor(OP, shape, || matmul_batch_new(&pairs))
 }
 
 /// One operand as a stack of matrices: the batch dims' layout (offsets of each
