@@ -110,7 +110,6 @@ pub fn product<D: Slot>(
             })
         })
         .collect();
-    let plus_of = |p: usize| &pluses[p];
     // Tiles ending within the shortest row need no check of their own rows.
     let shortest = dst[..m.min(dst.len())].iter().map(|row| row.len()).min();
     let fits = |rows: &[&mut [D]], end: usize| {
@@ -125,14 +124,14 @@ pub fn product<D: Slot>(
             if isa.avx512() && nv == 2 && (p + 2) * MR <= m {
                 let rows = &mut dst[p * MR..(p + 2) * MR];
                 if fits(rows, c + NR) {
-                    let plus = (plus_of(p), plus_of(p + 1));
+                    let plus = (&pluses[p], &pluses[p + 1]);
                     tile_pair(isa, (panel(p), panel(p + 1)), b, ldb, (rows, c), plus);
                     p += 2;
                     continue;
                 }
             }
             let rows = &mut dst[p * MR..m.min(p * MR + MR)];
-            let plus = plus_of(p);
+            let plus = &pluses[p];
             if fits(rows, c + nv * LANES) {
                 tile(isa, panel(p), b, ldb, (rows, c), nv, plus);
             } else {

@@ -2,7 +2,7 @@
 
 use crate::kernels::linalg::{matmul_batch_new, matmul_new, Mat, MatMul};
 use crate::ops::algebra::Algebra;
-use crate::ops::{elems, new_tensor, BinaryOp};
+use crate::ops::{cannot_allocate, elems, BinaryOp};
 use crate::tensor::iter::StridedIter;
 use crate::tensor::shape::{broadcast_shapes, shape_str};
 use crate::tensor::{budget, DType, Layout, Result, Tensor, TensorError};
@@ -127,6 +127,10 @@ fn batched<T: MatMul>(a: &Tensor, b: &Tensor, plan: &Plan, shape: &[usize]) -> R
     if len == 0 {
         return Tensor::from_vec(Vec::<T>::new(), shape);
     }
+    // The result, written once by the kernel (`None`: the system refused the memory).
+    let result = |data: Option<Vec<T>>| {
+        Tensor::from_vec(data.ok_or_else(|| cannot_allocate(OP, len))?, shape)
+    };
     let (ga, gb) = (Stack::left(&a, plan), Stack::right(&b, plan));
     if let (true, Some(row_stride)) = (plan.b_batch.is_empty(), merged_rows(&a)) {
         let rows = len / plan.n;
@@ -137,7 +141,7 @@ fn batched<T: MatMul>(a: &Tensor, b: &Tensor, plan: &Plan, shape: &[usize]) -> R
             (row_stride, ga.strides.1),
         )?;
         let bm = view(b_data, b.layout().offset, gb.dims, gb.strides)?;
-        return new_tensor(OP, shape, || matmul_new(am, bm));
+        return result(matmul_new(am, bm));
     }
     let a_starts = StridedIter::new(&ga.batch.broadcast_to(&plan.batch)?);
     let b_starts = StridedIter::new(&gb.batch.broadcast_to(&plan.batch)?);
@@ -150,7 +154,7 @@ fn batched<T: MatMul>(a: &Tensor, b: &Tensor, plan: &Plan, shape: &[usize]) -> R
             ))
         })
         .collect::<Result<Vec<_>>>()?;
-    new_tensor(OP, shape, || matmul_batch_new(&pairs))
+    result(matmul_batch_new(&pairs))
 }
 
 /// One operand as a stack of matrices: the batch dims' layout (offsets of each
