@@ -406,3 +406,26 @@ fn dot_t_reverses_all_axes_like_numpy() {
         .stderr
         .contains("needs a matrix or a batch of matrices, got a 1-d tensor"));
 }
+
+#[test]
+fn an_element_read_updates_a_0d_accumulator_as_the_binary_op_does() {
+    // `acc op= s[j]` with a 0-d accumulator of s's float dtype reads the element and
+    // combines it in place without the index's view; `r = r op s[j]` is the reference.
+    // acc starts as a view of s, which must copy rather than write into s.
+    for dtype in ["f32", "f64"] {
+        for op in ["+", "-", "*", "/"] {
+            let code = format!(
+                "let s = randn([7], dtype={dtype}, seed=3); let acc = s[0]; let r = s[0]; \
+                 for j in range(1, 7) {{ acc {op}= s[j]; r = r {op} s[j] }}; \
+                 print(acc.dtype, acc.shape, str(acc) == str(r), bool(s[0] == randn([7], dtype={dtype}, seed=3)[0]))"
+            );
+            assert_eq!(run(&code), format!("{dtype} () true true\n"), "{code}");
+        }
+    }
+    // Where the fast path does not apply (another dtype, a Python float, an int tensor),
+    // the general one gives its usual results.
+    assert_eq!(
+        run("let s = [1.5, 2.5]; let acc = zeros([], dtype=f64); acc += s[1]; let a = 0.0; a += s[0]; a += s[1]; let i = [3, 4]; let n = i[0]; n *= i[1]; print(acc.dtype, acc, a.dtype, a, n.dtype, n)"),
+        "f64 2.5 f32 4.0 i64 12\n"
+    );
+}

@@ -158,6 +158,11 @@ impl Interp {
         value: &Expr,
         scope: &Rc<Scope>,
     ) -> Result<(), Flow> {
+        if let Some(op) = op {
+            if self.update_from_element(name, op, value, scope).is_some() {
+                return Ok(());
+            }
+        }
         let scalar = scalar_operand(value, scope);
         let rhs = match scalar {
             Some(b) => Value::from_scalar(b),

@@ -5,20 +5,77 @@ use std::rc::Rc;
 
 use crate::autograd::{self, GradError};
 use crate::diag::Diagnostic;
-use crate::ops::binary_inplace::{binary_inplace, compound_dtype_error};
-use crate::ops::index::Selection;
+use crate::ops::binary_inplace::{binary_inplace, compound_dtype_error, update_0d};
+use crate::ops::index::{element, Selection};
 use crate::ops::{BinaryOp, Operand};
 use crate::runtime::arith::{self, OperandSpans};
 use crate::runtime::value::Value;
 use crate::runtime::{grad_diag, tensor_diag, Scope};
 use crate::span::Span;
-use crate::syntax::ast::{BinOp, Ident};
+use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident};
 use crate::tensor::{DType, TensorError};
 
 use super::eval::Flow;
+use super::index::IntIndex;
 use super::Interp;
 
+/// An element read for `acc op= t[i, ...]`, in t's own float type.
+#[derive(Clone, Copy)]
+enum FloatElement {
+    F32(f32),
+    F64(f64),
+}
+
 impl Interp {
+    /// `acc op= t[i, j, ...]` for a 0-d float tensor `acc` and an int per axis of an
+    /// untracked tensor `t` of acc's dtype, the element-read loop: the element is read
+    /// straight from t's storage and combined into acc's own (`update_0d`), without the
+    /// 0-d view the index expression would make. None, with nothing changed, when this
+    /// does not apply or the update fails (the general path then runs and reports it).
+    pub(super) fn update_from_element(
+        &mut self,
+        name: &Ident,
+        op: BinOp,
+        value: &Expr,
+        scope: &Rc<Scope>,
+    ) -> Option<()> {
+        let ExprKind::Index { target, items } = &value.kind else {
+            return None;
+        };
+        let ExprKind::Ident(source) = &target.kind else {
+            return None;
+        };
+        let top = BinaryOp::from_symbol(op.symbol())?;
+        let at = IntIndex::of(items, scope)?;
+        let y = match scope.value(source).as_deref() {
+            Some(Value::Tensor(t)) if !t.is_tracked() => match t.dtype() {
+                DType::F32 => FloatElement::F32(element(t, at.ints())?),
+                DType::F64 => FloatElement::F64(element(t, at.ints())?),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let dtype = match y {
+            FloatElement::F32(_) => DType::F32,
+            FloatElement::F64(_) => DType::F64,
+        };
+        let fits = |v: &Value| matches!(v, Value::Tensor(t) if !t.is_tracked() && t.ndim() == 0 && t.dtype() == dtype);
+        if !scope.value(name).as_deref().is_some_and(fits) {
+            return None;
+        }
+        self.changing_in_place(name);
+        let mut slot = scope.binding(name)?;
+        let Value::Tensor(t) = &mut *slot else {
+            return None;
+        };
+        let t = t.untracked_mut()?;
+        match y {
+            FloatElement::F32(y) => update_0d(top, t, y),
+            FloatElement::F64(y) => update_0d(top, t, y),
+        }
+        .ok()
+    }
+
     /// `name op= rhs` for a non-scalar update: a tensor variable is updated in its own
     /// storage (`None`); any other value gives the new value to store.
     pub(super) fn compound_var(

@@ -7,7 +7,7 @@ use crate::kernels::math::Arith;
 use crate::kernels::parallel::{for_each_chunk_mut, ELEMENTWISE_CHUNK};
 use crate::kernels::strided::{at, for_each_run, for_each_run_in, Span};
 use crate::tensor::shape::{broadcast_shapes, shape_str};
-use crate::tensor::{DType, Elem, Layout, Result, Tensor, TensorError};
+use crate::tensor::{Category, DType, Elem, Layout, Result, Tensor, TensorError};
 
 /// `target = target op rhs` cast back to `target`'s dtype, computed in place: the
 /// storage is copied first only when it is shared or `target` is a broadcast view.
@@ -19,6 +19,23 @@ pub fn binary_inplace(op: BinaryOp, target: &mut Tensor, rhs: Operand) -> Result
     let shape = broadcast_shapes(op.name(), target.shape(), rhs.shape())?;
     let compute = Operand::promote(Operand::Tensor(target), rhs);
     crate::dispatch!(compute, T => inplace_as::<T>(op, target, rhs, &shape))
+}
+
+/// `target op= y` for a 0-d float target of y's type `T`, the element-read loop
+/// (`acc += s[i]`, the element read straight from s's storage): what `binary_inplace`
+/// does with a 0-d operand of `T`, without making one. An error leaves `target` as it
+/// was.
+pub fn update_0d<T: Arith>(op: BinaryOp, target: &mut Tensor, y: T) -> Result<()> {
+    if target.ndim() != 0 || target.dtype() != T::DTYPE || T::DTYPE.category() != Category::Float {
+        return Err(TensorError::value(
+            op.name(),
+            "internal error: not a 0-d float target of the operand's dtype",
+        ));
+    }
+    // The steps of `inplace_as` for two 0-d operands of one float dtype (no promotion,
+    // and no divisor to check).
+    check_dtype(op, T::DTYPE)?;
+    apply::<T, _>(op, InPlaceOne { op, target, rhs: y })
 }
 
 /// The error for `x op= y` whose result dtype is of a higher category than x's (a float

@@ -126,6 +126,14 @@ pub fn read_element(t: &Tensor, index: &[i64]) -> Option<Tensor> {
     }))
 }
 
+/// The element of `t` at `index` (an int per axis) in `T`, t's own element type: the
+/// value `read_element`'s view holds, without making the view. None when the index does
+/// not name one element or t holds another type.
+pub fn element<T: Elem>(t: &Tensor, index: &[i64]) -> Option<T> {
+    let offset = element_offset(t.layout(), index)?;
+    t.storage_slice::<T>()?.get(offset).copied()
+}
+
 /// `t[i, j, ...] = value` with an int per axis and a number, the loop case: what
 /// `select` and `write` do, converted as they convert. False, with `t` unchanged, when
 /// the index does not name one element.
