@@ -167,7 +167,7 @@ fn scaled_sigmoid(x: f32, c: f32) -> f32 {
     };
     let q = num / d;
     // q·lost/d is below an ulp of q, so a 6%-accurate 1/d (a line on [1, 2]) serves
-    // where a second division would cost a third of the function's time.
+    // in place of a second division.
     let inv_d = fma(d, -RECIP_SLOPE, RECIP_AT_0);
     // (q is infinite only for silu(inf), which `silu` answers itself.)
     fma(-q, lost * inv_d, q) * lo * hi
