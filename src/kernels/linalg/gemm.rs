@@ -83,8 +83,11 @@ fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>,
     if out.is_empty() {
         return;
     }
-    if n == 1 && a.col_stride() == 1 {
-        return matvec(isa, out, a, b);
+    if n == 1 {
+        // A matrix-vector product wants A's rows as slices (unit column stride).
+        if let Some(rows) = (0..m).map(|r| a.row(r)).collect::<Option<Vec<_>>>() {
+            return matvec(isa, out, &rows, b);
+        }
     }
     let kernel = T::kernel(isa);
     let threads = threads();
@@ -340,18 +343,15 @@ fn tile_shape(m: usize, n: usize, k: usize, threads: usize) -> (usize, usize) {
     }
 }
 
-/// `out = a · b` for a single column `b` and rows of `a` contiguous: a dot product per
-/// row, parallel over fixed blocks of rows (memory bound: it streams `a` once).
-fn matvec<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>, b: Mat<T>) {
+/// `out = a · b` for a single column `b` and the rows of `a` as slices: a dot product
+/// per row, parallel over fixed blocks of rows (memory bound: it streams `a` once).
+fn matvec<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a_rows: &[&[T]], b: Mat<T>) {
     let x: Vec<T> = (0..b.rows()).map(|p| b.at(p, 0)).collect();
     for_each_chunk_mut(out, MATVEC_ROWS, |start, chunk| {
-        let rows: Vec<&[T]> = (start..start + chunk.len())
-            // Cannot fire: `matmul` takes this path only for an `a` with unit column stride.
-            .map(|r| a.row(r).expect("matvec rows are contiguous"))
-            .collect();
+        let rows = &a_rows[start..start + chunk.len()];
         let mut dots = [T::default(); MATVEC_ROWS];
         let dots = &mut dots[..chunk.len()];
-        dot_rows(isa, &rows, &x, dots);
+        dot_rows(isa, rows, &x, dots);
         for (o, &d) in chunk.iter_mut().zip(dots.iter()) {
             o.write(d);
         }
