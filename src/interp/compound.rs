@@ -26,6 +26,15 @@ enum FloatElement {
     F64(f64),
 }
 
+impl FloatElement {
+    fn dtype(self) -> DType {
+        match self {
+            FloatElement::F32(_) => DType::F32,
+            FloatElement::F64(_) => DType::F64,
+        }
+    }
+}
+
 impl Interp {
     /// `acc op= t[i, j, ...]` for a 0-d float tensor `acc` and an int per axis of an
     /// untracked tensor `t` of acc's dtype, the element-read loop: the element is read
@@ -55,10 +64,7 @@ impl Interp {
             },
             _ => return None,
         };
-        let dtype = match y {
-            FloatElement::F32(_) => DType::F32,
-            FloatElement::F64(_) => DType::F64,
-        };
+        let dtype = y.dtype();
         let fits = |v: &Value| matches!(v, Value::Tensor(t) if !t.is_tracked() && t.ndim() == 0 && t.dtype() == dtype);
         if !scope.value(name).as_deref().is_some_and(fits) {
             return None;
