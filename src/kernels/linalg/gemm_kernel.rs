@@ -15,6 +15,12 @@ use crate::kernels::isa::Isa;
 /// p < kc (fused multiply-adds in order of p).
 type KernelFn<T> = unsafe fn(usize, *const T, *const T, *mut T, usize, bool);
 
+/// `c[i·ldc + j] = Σ_p a[i·lda + p] · b[p·ldb + j]` for i < rows ≤ mr, j < nr, p < k
+/// (fused multiply-adds in order of p, from zero): the kernel's chain read straight from
+/// A and B with unit column strides, no packing. Arguments: rows, k, (a, lda), (b, ldb),
+/// (c, ldc).
+type DirectFn<T> = unsafe fn(usize, usize, (*const T, isize), (*const T, isize), (*mut T, usize));
+
 /// A micro-kernel and its register tile.
 #[derive(Clone, Copy)]
 pub struct MicroKernel<T> {
@@ -23,6 +29,7 @@ pub struct MicroKernel<T> {
     /// Columns of the tile (of each packed B panel).
     pub nr: usize,
     run: KernelFn<T>,
+    direct: Option<DirectFn<T>>,
 }
 
 impl<T> MicroKernel<T> {
@@ -42,6 +49,33 @@ impl<T> MicroKernel<T> {
         // `GemmFloat::kernel`, which picks a SIMD kernel only for an `Isa` whose
         // features this CPU has.
         unsafe { (self.run)(kc, a, b, c, ldc, accumulate) }
+    }
+
+    /// True when the kernel can also run on unpacked operands (`run_direct`).
+    pub fn has_direct(&self) -> bool {
+        self.direct.is_some()
+    }
+
+    /// Writes `rows` (≤ mr) rows of `nr` columns at `c` (row stride `ldc`): the product
+    /// of `rows × k` of A at `a` (row stride `lda`, unit column stride) and `k × nr` of
+    /// B at `b` (row stride `ldb`, unit column stride), with the bits of `run` over the
+    /// same values packed. Does nothing for a kernel without `has_direct`.
+    ///
+    /// # Safety
+    /// Those elements of A and B are readable, and the `rows × nr` block at `c` is
+    /// writable and aliased by nothing else.
+    pub unsafe fn run_direct(
+        &self,
+        (rows, k): (usize, usize),
+        a: (*const T, isize),
+        b: (*const T, isize),
+        c: (*mut T, usize),
+    ) {
+        if let Some(direct) = self.direct {
+            // SAFETY: the caller's contract; `direct` came from `GemmFloat::kernel`,
+            // which picks a SIMD kernel only for an `Isa` whose features this CPU has.
+            unsafe { direct(rows.min(self.mr), k, a, b, c) }
+        }
     }
 }
 
@@ -85,7 +119,8 @@ macro_rules! scratch_of {
 
 /// Implements `GemmFloat` for `$t` with its AVX-512 and AVX2 kernels and their tiles.
 macro_rules! gemm_float {
-    ($t:ty, ($mr512:literal, $nr512:literal, $avx512:ident), ($mr2:literal, $nr2:literal, $avx2:ident)) => {
+    ($t:ty, ($mr512:literal, $nr512:literal, $avx512:ident, $direct512:ident),
+     ($mr2:literal, $nr2:literal, $avx2:ident, $direct2:ident)) => {
         impl GemmFloat for $t {
             scratch_of!($t);
 
@@ -96,6 +131,7 @@ macro_rules! gemm_float {
                         mr: $mr512,
                         nr: $nr512,
                         run: x86::$avx512,
+                        direct: Some(x86::$direct512),
                     };
                 }
                 #[cfg(target_arch = "x86_64")]
@@ -104,6 +140,7 @@ macro_rules! gemm_float {
                         mr: $mr2,
                         nr: $nr2,
                         run: x86::$avx2,
+                        direct: Some(x86::$direct2),
                     };
                 }
                 let _ = isa;
@@ -111,13 +148,22 @@ macro_rules! gemm_float {
                     mr: SCALAR_MR,
                     nr: SCALAR_NR,
                     run: scalar::<$t>,
+                    direct: None,
                 }
             }
         }
     };
 }
-gemm_float!(f32, (12, 32, f32_avx512), (6, 16, f32_avx2));
-gemm_float!(f64, (12, 16, f64_avx512), (6, 8, f64_avx2));
+gemm_float!(
+    f32,
+    (12, 32, f32_avx512, f32_direct_avx512),
+    (6, 16, f32_avx2, f32_direct_avx2)
+);
+gemm_float!(
+    f64,
+    (12, 16, f64_avx512, f64_direct_avx512),
+    (6, 8, f64_avx2, f64_direct_avx2)
+);
 
 const SCALAR_MR: usize = 4;
 const SCALAR_NR: usize = 4;
@@ -169,9 +215,12 @@ mod x86 {
 
     /// A SIMD kernel: `$mr` rows by `$nv` vectors of `$lanes` columns, the tile in
     /// registers, one vector load per B vector and one broadcast per A value.
+    /// Also `$direct`: the same chain on unpacked A and B for a tile of R ≤ `$mr` rows
+    /// (one instance per row count in `$rows`, the last being `$mr`).
     macro_rules! simd_kernel {
-        ($name:ident, $features:literal, $t:ty, $mr:literal, $nv:literal, $lanes:literal,
-         $zero:ident, $load:ident, $store:ident, $set1:ident, $fma:ident) => {
+        ($name:ident, $direct:ident, $features:literal, $t:ty, $mr:literal, $nv:literal,
+         $lanes:literal, [$($rows:literal),*], $zero:ident, $load:ident, $store:ident,
+         $set1:ident, $fma:ident) => {
             /// # Safety
             /// As `MicroKernel::run`, and the CPU has `
             #[doc = $features]
@@ -218,16 +267,71 @@ mod x86 {
                     }
                 }
             }
+
+            /// # Safety
+            /// As `MicroKernel::run_direct`, and the CPU has `
+            #[doc = $features]
+            /// `.
+            #[target_feature(enable = $features)]
+            pub(super) unsafe fn $direct(
+                rows: usize,
+                k: usize,
+                a: (*const $t, isize),
+                b: (*const $t, isize),
+                c: (*mut $t, usize),
+            ) {
+                /// The tile of `R` rows, its accumulators in registers.
+                #[target_feature(enable = $features)]
+                unsafe fn tile<const R: usize>(
+                    k: usize,
+                    (a, lda): (*const $t, isize),
+                    (b, ldb): (*const $t, isize),
+                    (c, ldc): (*mut $t, usize),
+                ) {
+                    let mut acc = [[$zero(); $nv]; R];
+                    for p in 0..k {
+                        // SAFETY: p < k: row p of B's k × nr block.
+                        let bp = unsafe { b.offset(p as isize * ldb) };
+                        let mut bv = [$zero(); $nv];
+                        for v in 0..$nv {
+                            // SAFETY: as above.
+                            bv[v] = unsafe { $load(bp.add(v * $lanes)) };
+                        }
+                        for i in 0..R {
+                            // SAFETY: i < R ≤ rows, p < k: inside A's rows × k block.
+                            let x = $set1(unsafe { *a.offset(i as isize * lda).add(p) });
+                            for v in 0..$nv {
+                                acc[i][v] = $fma(x, bv[v], acc[i][v]);
+                            }
+                        }
+                    }
+                    for i in 0..R {
+                        for v in 0..$nv {
+                            // SAFETY: row i < R of the caller's rows × nr block at c.
+                            unsafe { $store(c.add(i * ldc + v * $lanes), acc[i][v]) };
+                        }
+                    }
+                }
+                // SAFETY: the caller's contract, for `rows` rows.
+                unsafe {
+                    match rows {
+                        $($rows => tile::<$rows>(k, a, b, c),)*
+                        _ => tile::<$mr>(k, a, b, c),
+                    }
+                }
+            }
         };
     }
 
     simd_kernel!(
         f32_avx512,
+        f32_direct_avx512,
         "avx512f,avx2,fma",
         f32,
         12,
         2,
         16,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
         _mm512_setzero_ps,
         _mm512_loadu_ps,
         _mm512_storeu_ps,
@@ -236,11 +340,13 @@ mod x86 {
     );
     simd_kernel!(
         f64_avx512,
+        f64_direct_avx512,
         "avx512f,avx2,fma",
         f64,
         12,
         2,
         8,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
         _mm512_setzero_pd,
         _mm512_loadu_pd,
         _mm512_storeu_pd,
@@ -249,11 +355,13 @@ mod x86 {
     );
     simd_kernel!(
         f32_avx2,
+        f32_direct_avx2,
         "avx2,fma",
         f32,
         6,
         2,
         8,
+        [1, 2, 3, 4, 5],
         _mm256_setzero_ps,
         _mm256_loadu_ps,
         _mm256_storeu_ps,
@@ -262,11 +370,13 @@ mod x86 {
     );
     simd_kernel!(
         f64_avx2,
+        f64_direct_avx2,
         "avx2,fma",
         f64,
         6,
         2,
         4,
+        [1, 2, 3, 4, 5],
         _mm256_setzero_pd,
         _mm256_loadu_pd,
         _mm256_storeu_pd,
