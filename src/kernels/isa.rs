@@ -70,6 +70,12 @@ impl Isa {
         self.avx512() && has_avx512_vnni()
     }
 
+    /// This level capped at AVX2: for a kernel whose AVX-512 build measured slower than
+    /// its AVX2 build (the bits are the same either way).
+    pub fn at_most_avx2(self) -> Isa {
+        self.min_level(Isa { level: Level::Avx2 })
+    }
+
     /// The name `tsr --version` prints and `TSR_ISA` takes.
     pub fn name(self) -> &'static str {
         match self.level {
