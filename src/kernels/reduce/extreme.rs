@@ -24,8 +24,9 @@ const LANES: usize = 16;
 /// How far ahead of a chunk the AVX2 scan asks for memory: of 1 to 16 KiB in a kernel
 /// harness on an AVX2 Zen (4 KiB pages), 4 KiB was fastest, 6 and 8 KiB a few percent
 /// behind. The AVX-512 level scans without it: on an AVX-512 Zen 4 the same harness
-/// (argmax of each row of 4096×4096 f32, huge pages) took 2.53 ms with it and 2.14
-/// without — its own prefetchers keep up, and the extra instructions only cost.
+/// (argmax of each row of 4096×4096 f32, huge pages) was faster without it in four
+/// of five runs (2.02–2.55 against 2.35–3.16 ms; once 3.18 against 3.03), and so was
+/// argmax along rows in tsr (2.43–2.78 against 2.99–3.54 ms).
 const PREFETCH_BYTES: usize = 4096;
 
 /// The largest (`MAX`) or smallest element of a non-empty lane. With `SKIP_NAN` false
