@@ -69,9 +69,10 @@ fn find<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     if isa.avx2() {
         // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
         let (best, at) = unsafe {
-            match isa.avx512() {
-                true => scan_avx2::<T, MAX, SKIP_NAN, false>(lane),
-                false => scan_avx2::<T, MAX, SKIP_NAN, true>(lane),
+            if isa.avx512() {
+                scan_avx2::<T, MAX, SKIP_NAN, false>(lane)
+            } else {
+                scan_avx2::<T, MAX, SKIP_NAN, true>(lane)
             }
         };
         return Some((best, start + at));
