@@ -365,8 +365,20 @@ fn many_row_dots_equal_scalar_dots_bitwise() {
                 })
                 .collect()
         };
-        // Tiles of 4 weight rows by 32 activation rows, whole and cut short.
-        for (n, m) in [(5, 1), (1, 2), (3, 3), (4, 31), (5, 32), (9, 33), (6, 70)] {
+        // Tiles of 4 (AVX2) or 16 (AVX-512) weight rows by groups of 32 or 64 activation
+        // rows taken 4 at a time, whole and cut short.
+        let shapes = [
+            (5, 1),
+            (1, 2),
+            (3, 3),
+            (4, 31),
+            (5, 32),
+            (9, 33),
+            (6, 70),
+            (16, 4),
+            (35, 66),
+        ];
+        for (n, m) in shapes {
             let (w, a) = (rows(wtype, n, 40), rows(at, m, 900));
             let want: Vec<u32> = w
                 .chunks_exact(wbytes)

@@ -1,13 +1,15 @@
-//! AVX2 dot products (the algorithms of ggml's x86 kernels): `maddubs` multiplies the
-//! unsigned weight quants by the signed activation quants into i16 pairs, `madd` applies
-//! the sub-block scales into i32, and each block's integer sums are scaled with one FMA.
-//! The scalar twins keep these lanes and this f32 accumulation order: same bits.
+//! AVX2 dot products (the integer steps of ggml's x86 kernels): `maddubs` multiplies the
+//! unsigned weight quants by the signed activation quants into i16 pairs and `madd`
+//! applies the sub-block scales into i32. K-quant blocks then sum their lanes (exact)
+//! and take the scalar twin's f32 step (`add_block`); Q8_0 keeps eight f32 lanes as
+//! its twin does. Same bits as the twins.
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has AVX2, FMA and F16C.
 
 use std::arch::x86_64::*;
 
+use super::scalar::add_block;
 use crate::quant::blocks::unpack_scales_mins;
 
 /// 32 bytes of `b` from `off` (bounds-checked; the offsets used are constant per block).
@@ -26,6 +28,24 @@ pub(super) fn load128(b: &[u8], off: usize) -> __m128i {
     let s = &b[off..off + 16];
     // SAFETY: `s` is exactly 16 readable bytes and the load has no alignment requirement.
     unsafe { _mm_loadu_si128(s.as_ptr().cast()) }
+}
+
+/// The sum of the 8 i32 lanes (exact: the block sums cannot overflow).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn hsum_i32(v: __m256i) -> i32 {
+    hsum128_i32(_mm_add_epi32(
+        _mm256_castsi256_si128(v),
+        _mm256_extracti128_si256::<1>(v),
+    ))
+}
+
+/// The sum of the 4 i32 lanes.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn hsum128_i32(s: __m128i) -> i32 {
+    let s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+    _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32::<1>(s)))
 }
 
 #[target_feature(enable = "avx2")]
@@ -110,16 +130,9 @@ fn scales_and_min_sums(scales: &[u8], y: &[u8]) -> (__m256i, __m128i) {
 #[target_feature(enable = "avx2,fma,f16c")]
 pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
     let m4 = _mm256_set1_epi8(0x0f);
-    let mut acc = _mm256_setzero_ps();
-    let mut acc_m = _mm_setzero_ps();
+    let mut acc = 0.0;
     for (x, y) in w.iter().zip(a) {
-        let yd = f32_at(y, 0);
         let (scales, mins) = scales_and_min_sums(&x[4..16], y);
-        acc_m = _mm_fmadd_ps(
-            _mm_set1_ps(-yd * f16_at(x, 2)),
-            _mm_cvtepi32_ps(mins),
-            acc_m,
-        );
         let mut sumi = _mm256_setzero_si256();
         for j in 0..4 {
             let q4 = load(x, 16 + 32 * j);
@@ -132,26 +145,19 @@ pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
             let s = _mm256_add_epi32(_mm256_madd_epi16(sl, pl), _mm256_madd_epi16(sh, ph));
             sumi = _mm256_add_epi32(sumi, s);
         }
-        let d = _mm256_set1_ps(yd * f16_at(x, 0));
-        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(sumi), acc);
+        let scales = (f32_at(y, 0), f16_at(x, 0), f16_at(x, 2));
+        acc = add_block::<true>(acc, scales, (hsum_i32(sumi), hsum128_i32(mins)));
     }
-    hsum(acc) + hsum128(acc_m)
+    acc
 }
 
 #[target_feature(enable = "avx2,fma,f16c")]
 pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
     let m4 = _mm256_set1_epi8(0x0f);
     let sixteen = _mm256_set1_epi8(16);
-    let mut acc = _mm256_setzero_ps();
-    let mut acc_m = _mm_setzero_ps();
+    let mut acc = 0.0;
     for (x, y) in w.iter().zip(a) {
-        let yd = f32_at(y, 0);
         let (scales, mins) = scales_and_min_sums(&x[4..16], y);
-        acc_m = _mm_fmadd_ps(
-            _mm_set1_ps(-yd * f16_at(x, 2)),
-            _mm_cvtepi32_ps(mins),
-            acc_m,
-        );
         let qh = load(x, 16);
         // 16 where bit `b` of the qh byte is set, else 0.
         let high = |b: i32| {
@@ -173,10 +179,10 @@ pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
             let s = _mm256_add_epi32(_mm256_madd_epi16(sl, pl), _mm256_madd_epi16(sh, ph));
             sumi = _mm256_add_epi32(sumi, s);
         }
-        let d = _mm256_set1_ps(yd * f16_at(x, 0));
-        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(sumi), acc);
+        let scales = (f32_at(y, 0), f16_at(x, 0), f16_at(x, 2));
+        acc = add_block::<true>(acc, scales, (hsum_i32(sumi), hsum128_i32(mins)));
     }
-    hsum(acc) + hsum128(acc_m)
+    acc
 }
 
 #[target_feature(enable = "avx2,fma,f16c")]
@@ -184,7 +190,7 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
     let m4 = _mm256_set1_epi8(0x0f);
     let m2 = _mm256_set1_epi8(3);
     let m32 = _mm256_set1_epi8(32);
-    let mut acc = _mm256_setzero_ps();
+    let mut acc = 0.0;
     for (x, y) in w.iter().zip(a) {
         let scales = load128(x, 192);
         let mut sumi = _mm256_setzero_si256();
@@ -215,10 +221,10 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
                 sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(sc, p));
             }
         }
-        let d = _mm256_set1_ps(f32_at(y, 0) * f16_at(x, 208));
-        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(sumi), acc);
+        let scales = (f32_at(y, 0), f16_at(x, 208), 0.0);
+        acc = add_block::<false>(acc, scales, (hsum_i32(sumi), 0));
     }
-    hsum(acc)
+    acc
 }
 
 /// One Q8_0·Q8_0 block product as 8 f32 partial sums (not yet scaled).

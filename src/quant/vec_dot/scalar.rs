@@ -1,14 +1,19 @@
-//! Portable dot products of a quantized weight row with a quantized activation row:
-//! integer sums per sub-block, scaled in f32 once per block. They keep the SIMD
-//! kernels' lanes: eight i32 partial sums per block, lane `l` holding bytes
-//! `4l..4l + 4` of every 32-value run, each scaled into its own f32 lane with a fused
-//! multiply-add and summed by the same tree at the end — so every ISA gives the same
-//! bits.
+//! Portable dot products of a quantized weight row with a quantized activation row,
+//! the twins of the SIMD kernels.
+//!
+//! K-quants (Q4_K, Q5_K, Q6_K against Q8_K): each block's sum Σ scale·Σ q·y is an
+//! exact i32 (the Q4_K/Q5_K min term Σ min·bsum another), so any lane layout gives the
+//! same integers; the f32 part is one fused multiply-add per block term into a single
+//! accumulator, in block order — so every ISA and every tile shape gives the same bits.
+//!
+//! Q8_0 keeps the SIMD kernel's lanes: eight i32 partial sums per block, lane `l`
+//! holding bytes `4l..4l + 4`, each scaled into its own f32 lane with a fused
+//! multiply-add and summed by the same tree at the end.
 
 use crate::quant::blocks::{unpack_scales_mins, BlockQ4K, BlockQ5K, BlockQ6K, BlockQ8K, BlockQ8_0};
 use crate::quant::rounding::f16_to_f32;
 
-/// Integer lanes of a block (a SIMD register of i32).
+/// Integer lanes of a Q8_0 block (a SIMD register of i32).
 const LANES: usize = 8;
 
 /// Adds `scale · Σ q·y` for one run of 32 values into the lanes, lane `l` taking
@@ -42,78 +47,69 @@ fn hsum8(a: &[f32; 8]) -> f32 {
     hsum4(&[a[0] + a[4], a[1] + a[5], a[2] + a[6], a[3] + a[7]])
 }
 
-/// The min term of Q4_K/Q5_K in 4 lanes: lane `l` is m[2l]·(bsums of sub-block 2l) +
-/// m[2l+1]·(bsums of sub-block 2l+1).
+/// Σ q·y over each 16 values of a block (exact).
+fn sums16(q: &[i32; 256], y: &[i8; 256]) -> [i32; 16] {
+    std::array::from_fn(|s| (16 * s..16 * s + 16).map(|i| q[i] * y[i] as i32).sum())
+}
+
+/// A Q4_K/Q5_K block's integer sums: Σ scale·Σ q·y over the 8 sub-blocks of 32, and
+/// the min term Σ min·(sum of the sub-block's activations).
+fn scaled_sums(q: &[i32; 256], scales: &[u8; 12], y: &BlockQ8K) -> (i32, i32) {
+    let sm = unpack_scales_mins(scales);
+    let s16 = sums16(q, &y.qs);
+    let pair = |v: &[i32], s: usize| v[2 * s] + v[2 * s + 1];
+    let bsums = y.bsums.map(i32::from);
+    (0..8).fold((0, 0), |(isum, msum), s| {
+        (
+            isum + sm[s] as i32 * pair(&s16, s),
+            msum + sm[8 + s] as i32 * pair(&bsums, s),
+        )
+    })
+}
+
+/// `acc` plus a block: d_y·d·isum, then (`MINS`: Q4_K/Q5_K) −d_y·dmin·msum, each one
+/// fused multiply-add. Inlined, so SIMD callers get the FMA instruction.
 #[inline(always)]
-fn min_lanes(mins: &[u8], bsums: &[i16; 16]) -> [i32; 4] {
-    let pair = |s: usize| bsums[2 * s] as i32 + bsums[2 * s + 1] as i32;
-    std::array::from_fn(|l| {
-        mins[2 * l] as i32 * pair(2 * l) + mins[2 * l + 1] as i32 * pair(2 * l + 1)
+pub(super) fn add_block<const MINS: bool>(
+    acc: f32,
+    (yd, d, dmin): (f32, f32, f32),
+    (isum, msum): (i32, i32),
+) -> f32 {
+    let acc = (yd * d).mul_add(isum as f32, acc);
+    match MINS {
+        true => (-yd * dmin).mul_add(msum as f32, acc),
+        false => acc,
+    }
+}
+
+/// The 256 quants of a Q4_K/Q5_K block in order (`qh`: Q5_K's fifth bits).
+fn q45_quants(qs: &[u8; 128], qh: Option<&[u8; 32]>) -> [i32; 256] {
+    std::array::from_fn(|i| {
+        let (j, half, l) = (i / 64, i / 32 % 2, i % 32);
+        let nibble = (qs[32 * j + l] >> (4 * half)) & 0xf;
+        let bit = qh.map_or(0, |qh| (qh[l] >> (2 * j + half)) & 1);
+        (nibble | bit << 4) as i32
     })
 }
 
 pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
-    let (mut acc, mut acc_m) = ([0f32; 8], [0f32; 4]);
-    for (wb, ab) in w.iter().zip(a) {
+    w.iter().zip(a).fold(0.0, |acc, (wb, ab)| {
         let (x, y) = (BlockQ4K::read(wb), BlockQ8K::read(ab));
-        let sm = unpack_scales_mins(&x.scales);
-        scale_into(
-            &mut acc_m,
-            -y.d * f16_to_f32(x.dmin),
-            &min_lanes(&sm[8..], &y.bsums),
-        );
-        let mut sumi = [0i32; LANES];
-        for (j, (q4, q8)) in x.qs.chunks_exact(32).zip(y.qs.chunks_exact(64)).enumerate() {
-            add_run(
-                &mut sumi,
-                sm[2 * j] as i32,
-                q4.iter().map(|&q| (q & 0xf) as i32),
-                &q8[..32],
-            );
-            add_run(
-                &mut sumi,
-                sm[2 * j + 1] as i32,
-                q4.iter().map(|&q| (q >> 4) as i32),
-                &q8[32..],
-            );
-        }
-        scale_into(&mut acc, y.d * f16_to_f32(x.d), &sumi);
-    }
-    hsum8(&acc) + hsum4(&acc_m)
+        let sums = scaled_sums(&q45_quants(&x.qs, None), &x.scales, &y);
+        add_block::<true>(acc, (y.d, f16_to_f32(x.d), f16_to_f32(x.dmin)), sums)
+    })
 }
 
 pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
-    let (mut acc, mut acc_m) = ([0f32; 8], [0f32; 4]);
-    for (wb, ab) in w.iter().zip(a) {
+    w.iter().zip(a).fold(0.0, |acc, (wb, ab)| {
         let (x, y) = (BlockQ5K::read(wb), BlockQ8K::read(ab));
-        let sm = unpack_scales_mins(&x.scales);
-        scale_into(
-            &mut acc_m,
-            -y.d * f16_to_f32(x.dmin),
-            &min_lanes(&sm[8..], &y.bsums),
-        );
-        let mut sumi = [0i32; LANES];
-        for (j, (q5, q8)) in x.qs.chunks_exact(32).zip(y.qs.chunks_exact(64)).enumerate() {
-            let bit = |h: u8, b: usize| (((h >> b) & 1) << 4) as i32;
-            let lo = q5
-                .iter()
-                .zip(&x.qh)
-                .map(|(&q, &h)| (q & 0xf) as i32 | bit(h, 2 * j));
-            let hi = q5
-                .iter()
-                .zip(&x.qh)
-                .map(|(&q, &h)| (q >> 4) as i32 | bit(h, 2 * j + 1));
-            add_run(&mut sumi, sm[2 * j] as i32, lo, &q8[..32]);
-            add_run(&mut sumi, sm[2 * j + 1] as i32, hi, &q8[32..]);
-        }
-        scale_into(&mut acc, y.d * f16_to_f32(x.d), &sumi);
-    }
-    hsum8(&acc) + hsum4(&acc_m)
+        let sums = scaled_sums(&q45_quants(&x.qs, Some(&x.qh)), &x.scales, &y);
+        add_block::<true>(acc, (y.d, f16_to_f32(x.d), f16_to_f32(x.dmin)), sums)
+    })
 }
 
 pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
-    let mut acc = [0f32; 8];
-    for (wb, ab) in w.iter().zip(a) {
+    w.iter().zip(a).fold(0.0, |acc, (wb, ab)| {
         let (x, y) = (BlockQ6K::read(wb), BlockQ8K::read(ab));
         let mut q = [0i32; 256];
         for (h, q) in q.chunks_exact_mut(128).enumerate() {
@@ -125,20 +121,10 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
                 q[l + 96] = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) as i32 - 32;
             }
         }
-        // Runs of 32 values; each half of a run has its own scale (lanes 0-3, 4-7).
-        let mut sumi = [0i32; LANES];
-        for (r, (q, q8)) in q.chunks_exact(32).zip(y.qs.chunks_exact(32)).enumerate() {
-            let mut lanes = [[0i32; LANES]; 2];
-            for (half, lanes) in lanes.iter_mut().enumerate() {
-                add_run(lanes, x.scales[2 * r + half] as i32, q.iter().copied(), q8);
-            }
-            for l in 0..LANES {
-                sumi[l] += lanes[l / 4][l];
-            }
-        }
-        scale_into(&mut acc, y.d * f16_to_f32(x.d), &sumi);
-    }
-    hsum8(&acc)
+        let s16 = sums16(&q, &y.qs);
+        let isum: i32 = (0..16).map(|s| x.scales[s] as i32 * s16[s]).sum();
+        add_block::<false>(acc, (y.d, f16_to_f32(x.d), 0.0), (isum, 0))
+    })
 }
 
 pub fn q8_0_q8_0(w: &[[u8; 34]], a: &[[u8; 34]]) -> f32 {
