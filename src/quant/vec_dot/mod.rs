@@ -5,6 +5,8 @@
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(target_arch = "x86_64")]
 mod rows;
 #[cfg(target_arch = "x86_64")]
 mod rows_by_lane;
@@ -27,8 +29,19 @@ pub fn vec_dot_type(weights: QType) -> Option<QType> {
     }
 }
 
-/// Runs the AVX2 kernel when `isa` allows it, else the scalar one, on whole blocks.
+/// Runs the AVX-512 VNNI kernel (with `wide`) or the AVX2 kernel when `isa` allows it,
+/// else the scalar one, on whole blocks.
 macro_rules! pick {
+    ($isa:expr, $w:expr, $a:expr, $wb:literal, $ab:literal, $kernel:ident, wide) => {{
+        #[cfg(target_arch = "x86_64")]
+        if $isa.avx512_vnni() {
+            let (w, a) = ($w.as_chunks::<$wb>().0, $a.as_chunks::<$ab>().0);
+            // SAFETY: `Isa::avx512_vnni()` is true only when AVX-512 F/BW/VNNI were
+            // detected on top of AVX2, FMA and F16C.
+            return unsafe { avx512::$kernel(w, a) };
+        }
+        pick!($isa, $w, $a, $wb, $ab, $kernel)
+    }};
     ($isa:expr, $w:expr, $a:expr, $wb:literal, $ab:literal, $kernel:ident) => {{
         let (w, a) = ($w.as_chunks::<$wb>().0, $a.as_chunks::<$ab>().0);
         #[cfg(target_arch = "x86_64")]
@@ -49,7 +62,7 @@ pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
     match wtype {
         QType::Q4K => pick!(isa, w, a, 144, 292, q4k_q8k),
         QType::Q5K => pick!(isa, w, a, 176, 292, q5k_q8k),
-        QType::Q6K => pick!(isa, w, a, 210, 292, q6k_q8k),
+        QType::Q6K => pick!(isa, w, a, 210, 292, q6k_q8k, wide),
         QType::Q8_0 => pick!(isa, w, a, 34, 34, q8_0_q8_0),
         _ => 0.0,
     }
