@@ -1,5 +1,6 @@
-//! K-quant weight blocks unpacked for the many-row kernels: quants as unsigned bytes in
-//! value order, scales widened, d and dmin as f32.
+//! The weight K-quants the many-row kernels take (`KQuant`), and their blocks unpacked
+//! for the AVX2 tile: quants as unsigned bytes in value order, scales widened, d and
+//! dmin as f32. (The AVX-512 tile unpacks 16 rows at once in its own lanes.)
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has AVX2 and F16C.
