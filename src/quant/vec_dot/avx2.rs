@@ -127,115 +127,62 @@ fn scales_and_min_sums(scales: &[u8], y: &[u8]) -> (__m256i, __m128i) {
     (_mm256_set_m128i(sc, sc), mins)
 }
 
-/// One Q4_K (`Q5` false) or Q5_K block's integer lanes: Σ scale·q·y in 8 lanes and the
-/// min term Σ m·bsum in 4.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn q45_lanes<const Q5: bool>(x: &[u8], y: &[u8]) -> (__m256i, __m128i) {
-    let m4 = _mm256_set1_epi8(0x0f);
-    let (scales, mins) = scales_and_min_sums(&x[4..16], y);
-    let qh = if Q5 {
-        load(x, 16)
-    } else {
-        _mm256_setzero_si256()
-    };
-    // 16 where bit `b` of the qh byte is set, else 0.
-    let high = |b: i32| {
-        let m = _mm256_set1_epi8(1 << b);
-        _mm256_and_si256(
-            _mm256_cmpeq_epi8(_mm256_and_si256(qh, m), m),
-            _mm256_set1_epi8(16),
-        )
-    };
-    let qs_at = if Q5 { 48 } else { 16 };
-    let mut sumi = _mm256_setzero_si256();
-    for j in 0..4 {
-        let q = load(x, qs_at + 32 * j);
-        let mut lo = _mm256_and_si256(q, m4);
-        let mut hi = _mm256_and_si256(_mm256_srli_epi16::<4>(q), m4);
-        if Q5 {
-            lo = _mm256_or_si256(lo, high(2 * j as i32));
-            hi = _mm256_or_si256(hi, high(2 * j as i32 + 1));
-        }
-        let pl = _mm256_maddubs_epi16(lo, load(y, 4 + 64 * j));
-        let ph = _mm256_maddubs_epi16(hi, load(y, 36 + 64 * j));
-        let sl = _mm256_shuffle_epi8(scales, load(&BROADCAST_I16[2 * j], 0));
-        let sh = _mm256_shuffle_epi8(scales, load(&BROADCAST_I16[2 * j + 1], 0));
-        let s = _mm256_add_epi32(_mm256_madd_epi16(sl, pl), _mm256_madd_epi16(sh, ph));
-        sumi = _mm256_add_epi32(sumi, s);
-    }
-    (sumi, mins)
-}
-
-/// The 8 i32 of two registers, in order.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn eight(lo: __m128i, hi: __m128i) -> [i32; 8] {
-    let mut out = [0i32; 8];
-    // SAFETY: `out` is 32 writable bytes; no alignment is required.
-    unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), _mm256_set_m128i(hi, lo)) };
-    out
-}
-
-/// The lane sums of 8 registers (exact), by one tree of horizontal adds.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn sums8(v: &[__m256i; 8]) -> [i32; 8] {
-    let quad = |k: usize| {
-        let pairs = (
-            _mm256_hadd_epi32(v[k], v[k + 1]),
-            _mm256_hadd_epi32(v[k + 2], v[k + 3]),
-        );
-        let g = _mm256_hadd_epi32(pairs.0, pairs.1);
-        _mm_add_epi32(_mm256_castsi256_si128(g), _mm256_extracti128_si256::<1>(g))
-    };
-    eight(quad(0), quad(4))
-}
-
-/// The lane sums of 8 registers of 4 lanes (exact).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn sums8_128(v: &[__m128i; 8]) -> [i32; 8] {
-    let quad = |k: usize| {
-        let pairs = (
-            _mm_hadd_epi32(v[k], v[k + 1]),
-            _mm_hadd_epi32(v[k + 2], v[k + 3]),
-        );
-        _mm_hadd_epi32(pairs.0, pairs.1)
-    };
-    eight(quad(0), quad(4))
-}
-
-/// Q4_K/Q5_K rows: the blocks' integer lanes are summed eight blocks at a time (one
-/// tree for eight totals instead of a horizontal sum per block), then each block takes
-/// the scalar twin's f32 step in order.
 #[target_feature(enable = "avx2,fma,f16c")]
-#[inline]
-fn q45_q8k<const Q5: bool, const B: usize>(w: &[[u8; B]], a: &[[u8; 292]]) -> f32 {
+pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
+    let m4 = _mm256_set1_epi8(0x0f);
     let mut acc = 0.0;
-    for (xs, ys) in w.chunks(8).zip(a.chunks(8)) {
-        let mut sums = [_mm256_setzero_si256(); 8];
-        let mut mins = [_mm_setzero_si128(); 8];
-        for (k, (x, y)) in xs.iter().zip(ys).enumerate() {
-            (sums[k], mins[k]) = q45_lanes::<Q5>(x, y);
+    for (x, y) in w.iter().zip(a) {
+        let (scales, mins) = scales_and_min_sums(&x[4..16], y);
+        let mut sumi = _mm256_setzero_si256();
+        for j in 0..4 {
+            let q4 = load(x, 16 + 32 * j);
+            let lo = _mm256_and_si256(q4, m4);
+            let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(q4), m4);
+            let pl = _mm256_maddubs_epi16(lo, load(y, 4 + 64 * j));
+            let ph = _mm256_maddubs_epi16(hi, load(y, 36 + 64 * j));
+            let sl = _mm256_shuffle_epi8(scales, load(&BROADCAST_I16[2 * j], 0));
+            let sh = _mm256_shuffle_epi8(scales, load(&BROADCAST_I16[2 * j + 1], 0));
+            let s = _mm256_add_epi32(_mm256_madd_epi16(sl, pl), _mm256_madd_epi16(sh, ph));
+            sumi = _mm256_add_epi32(sumi, s);
         }
-        let (isums, msums) = (sums8(&sums), sums8_128(&mins));
-        for (k, (x, y)) in xs.iter().zip(ys).enumerate() {
-            let scales = (f32_at(y, 0), f16_at(x, 0), f16_at(x, 2));
-            acc = add_block::<true>(acc, scales, (isums[k], msums[k]));
-        }
+        let scales = (f32_at(y, 0), f16_at(x, 0), f16_at(x, 2));
+        acc = add_block::<true>(acc, scales, (hsum_i32(sumi), hsum128_i32(mins)));
     }
     acc
 }
 
 #[target_feature(enable = "avx2,fma,f16c")]
-pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
-    q45_q8k::<false, 144>(w, a)
-}
-
-#[target_feature(enable = "avx2,fma,f16c")]
 pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
-    q45_q8k::<true, 176>(w, a)
+    let m4 = _mm256_set1_epi8(0x0f);
+    let sixteen = _mm256_set1_epi8(16);
+    let mut acc = 0.0;
+    for (x, y) in w.iter().zip(a) {
+        let (scales, mins) = scales_and_min_sums(&x[4..16], y);
+        let qh = load(x, 16);
+        // 16 where bit `b` of the qh byte is set, else 0.
+        let high = |b: i32| {
+            let m = _mm256_set1_epi8(1 << b);
+            _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, m), m), sixteen)
+        };
+        let mut sumi = _mm256_setzero_si256();
+        for j in 0..4 {
+            let q5 = load(x, 48 + 32 * j);
+            let lo = _mm256_or_si256(_mm256_and_si256(q5, m4), high(2 * j as i32));
+            let hi = _mm256_or_si256(
+                _mm256_and_si256(_mm256_srli_epi16::<4>(q5), m4),
+                high(2 * j as i32 + 1),
+            );
+            let pl = _mm256_maddubs_epi16(lo, load(y, 4 + 64 * j));
+            let ph = _mm256_maddubs_epi16(hi, load(y, 36 + 64 * j));
+            let sl = _mm256_shuffle_epi8(scales, load(&BROADCAST_I16[2 * j], 0));
+            let sh = _mm256_shuffle_epi8(scales, load(&BROADCAST_I16[2 * j + 1], 0));
+            let s = _mm256_add_epi32(_mm256_madd_epi16(sl, pl), _mm256_madd_epi16(sh, ph));
+            sumi = _mm256_add_epi32(sumi, s);
+        }
+        let scales = (f32_at(y, 0), f16_at(x, 0), f16_at(x, 2));
+        acc = add_block::<true>(acc, scales, (hsum_i32(sumi), hsum128_i32(mins)));
+    }
+    acc
 }
 
 #[target_feature(enable = "avx2,fma,f16c")]
