@@ -57,7 +57,7 @@ pub(super) fn hsum(v: __m256) -> f32 {
 
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) fn hsum128(s: __m128) -> f32 {
+fn hsum128(s: __m128) -> f32 {
     let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
 }

@@ -33,23 +33,20 @@ fn hsum512_i32(v: __m512i) -> i32 {
 }
 
 /// `permutexvar` indexes giving word `w` of register `k` (values 64k + 2w, 64k + 2w + 1)
-/// the scale of its sub-block of `len` values.
-const fn spread(len: usize) -> [[u8; 64]; 4] {
+/// the scale of its Q6_K sub-block of 16 values.
+const SPREAD_16: [[u8; 64]; 4] = {
     let mut t = [[0u8; 64]; 4];
     let mut k = 0;
     while k < 4 {
         let mut w = 0;
         while w < 32 {
-            t[k][2 * w] = ((64 * k + 2 * w) / len) as u8;
+            t[k][2 * w] = ((64 * k + 2 * w) / 16) as u8;
             w += 1;
         }
         k += 1;
     }
     t
-}
-
-/// Q6_K's sub-blocks of 16 values.
-const SPREAD_16: [[u8; 64]; 4] = spread(16);
+};
 
 /// 16-bit lanes shifted right by `lo` in the low 256 bits, `hi` in the high ones.
 #[target_feature(enable = "avx512f,avx512bw")]
