@@ -65,12 +65,14 @@ fn exp_near(c: f32) -> (f32, i32) {
     // c - n·ln2 in two steps: the first is exact up to its one rounding.
     let r = fma(nf, -LN2_HI, c);
     let r = fma(nf, -LN2_LO, r);
-    // e^r for |r| ≤ ln2/2 by Taylor to degree 7 (truncation below 2⁻²⁷ relative).
-    let q = fma(r, 1.0 / 5040.0, 1.0 / 720.0);
-    let q = fma(q, r, 1.0 / 120.0);
-    let q = fma(q, r, 1.0 / 24.0);
-    let q = fma(q, r, 1.0 / 6.0);
-    let q = fma(q, r, 0.5);
+    // e^r for |r| ≤ ln2/2 as 1 + r·(1 + r·P(r)), P of degree 4 fitted (Remez) for the
+    // least relative error: 5.1e-9 (2⁻²⁷·⁵) with the coefficients in f32, as small as
+    // the truncation of Taylor's degree 7, for one multiply-add fewer — the loop is
+    // bound by its multiply-adds.
+    let q = fma(r, 1.389_341_2e-3, 8.370_336e-3);
+    let q = fma(q, r, 4.166_709_3e-2);
+    let q = fma(q, r, 1.666_650_5e-1);
+    let q = fma(q, r, 0.499_999_97);
     let q = fma(q, r, 1.0);
     (fma(q, r, 1.0), n)
 }
