@@ -68,7 +68,7 @@ fn exp_near(c: f32) -> (f32, i32) {
     // e^r for |r| ≤ ln2/2 as 1 + r·(1 + r·P(r)), P of degree 4 fitted (Remez) for the
     // least relative error: 5.1e-9 (2⁻²⁷·⁵) with the coefficients in f32, as small as
     // the truncation of Taylor's degree 7, for one multiply-add fewer — the loop is
-    // bound by its multiply-adds.
+    // bound by its multiply-adds. tools/fit_exp_polynomial.py derives them.
     let q = fma(r, 1.389_341_2e-3, 8.370_336e-3);
     let q = fma(q, r, 4.166_709_3e-2);
     let q = fma(q, r, 1.666_650_5e-1);
