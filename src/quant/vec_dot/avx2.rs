@@ -73,14 +73,15 @@ pub(super) fn f16_at(b: &[u8], off: usize) -> f32 {
     _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(i32::from(h))))
 }
 
-/// The two f16 at `b[off..off + 4]` as f32, by one F16C conversion of a zero-extended
-/// 32-bit load. Converting them one at a time, the compiler inserted each f16 into
-/// whatever register was at hand — the accumulator's — which made every block's
-/// scales wait for the previous block's sum (Q4_K matvec 4096², 1 thread, Zen 4:
-/// 0.536–0.541 → 0.530 ms, a small part of what the block-order numerics cost).
+/// The two f16 at `b[off..off + 4]` (a K-quant block's d and dmin) as f32, by one F16C
+/// conversion of a zero-extended 32-bit load. Converting them one at a time, the
+/// compiler inserted each f16 into whatever register was at hand — the accumulator's
+/// — which made every block's scales wait for the previous block's sum (Q4_K matvec
+/// 4096², 1 thread, Zen 4: 0.536–0.541 → 0.530 ms, a small part of what the
+/// block-order numerics cost).
 #[target_feature(enable = "f16c")]
 #[inline]
-fn f16_pair_at(b: &[u8], off: usize) -> (f32, f32) {
+pub(super) fn f16_pair_at(b: &[u8], off: usize) -> (f32, f32) {
     let bits = u32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]]);
     let f = _mm_cvtph_ps(_mm_cvtsi32_si128(bits as i32));
     (_mm_cvtss_f32(f), _mm_cvtss_f32(_mm_movehdup_ps(f)))

@@ -7,7 +7,7 @@
 
 use std::arch::x86_64::*;
 
-use super::avx2::{f16_at, load, load128};
+use super::avx2::{f16_at, f16_pair_at, load, load128};
 use crate::quant::blocks::unpack_scales_mins;
 
 /// Bytes of a Q8_K activation block.
@@ -88,7 +88,7 @@ pub fn unpack(kind: KQuant, x: &[u8], w: &mut Unpacked) {
                 *sc = _mm256_set1_epi16(s as i16);
             }
             w.mins = _mm256_extracti128_si256::<1>(_mm256_cvtepu8_epi16(load128(&sm, 0)));
-            (w.d, w.dmin) = (f16_at(x, 0), f16_at(x, 2));
+            (w.d, w.dmin) = f16_pair_at(x, 0);
         }
         KQuant::Q6K => {
             let m2 = _mm256_set1_epi8(3);
