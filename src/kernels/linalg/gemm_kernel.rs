@@ -28,6 +28,8 @@ pub struct MicroKernel<T> {
     pub mr: usize,
     /// Columns of the tile (of each packed B panel).
     pub nr: usize,
+    /// The level it was picked for (the packing's copies use it too).
+    pub isa: Isa,
     run: KernelFn<T>,
     direct: Option<DirectFn<T>>,
 }
@@ -130,6 +132,7 @@ macro_rules! gemm_float {
                     return MicroKernel {
                         mr: $mr512,
                         nr: $nr512,
+                        isa,
                         run: x86::$avx512,
                         direct: Some(x86::$direct512),
                     };
@@ -139,14 +142,15 @@ macro_rules! gemm_float {
                     return MicroKernel {
                         mr: $mr2,
                         nr: $nr2,
+                        isa,
                         run: x86::$avx2,
                         direct: Some(x86::$direct2),
                     };
                 }
-                let _ = isa;
                 MicroKernel {
                     mr: SCALAR_MR,
                     nr: SCALAR_NR,
+                    isa,
                     run: scalar::<$t>,
                     direct: None,
                 }
