@@ -91,11 +91,33 @@ fn fix_large_trig(dst: &mut [f32], src: &[f32], f: fn(f64) -> f64) {
     }
 }
 
+/// The hand-written AVX-512 loop of `f` when `isa` allows it and `exp_f32` has one
+/// (the scalar twin's bits, see `exp_f32::avx512`).
+fn avx512_form(isa: Isa, f: MathFn) -> Option<exp_f32::MapLoop> {
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx512() {
+        return match f {
+            MathFn::Exp => Some(exp_f32::avx512::exp),
+            MathFn::Sigmoid => Some(exp_f32::avx512::sigmoid),
+            _ => None,
+        };
+    }
+    let _ = (isa, f);
+    None
+}
+
 /// Block length for functions that need the inputs after the vector pass.
 const BLOCK: usize = 256;
 
 /// `xs[i] = f(xs[i])` for f32, vectorized with `isa`.
 pub fn apply_f32(isa: Isa, f: MathFn, xs: &mut [f32]) {
+    if let Some(lanes) = avx512_form(isa, f) {
+        let p = xs.as_mut_ptr();
+        // SAFETY: `avx512_form` gives a kernel only for an `Isa` with AVX-512, which
+        // exists only on a CPU with AVX-512 F/DQ; the slice holds xs.len() values,
+        // read and written in place.
+        return unsafe { lanes(p, p, xs.len()) };
+    }
     if exact_trig(f).is_none() {
         return with_f32_fn!(f, g => map_in_place(isa, xs, g));
     }
@@ -118,6 +140,11 @@ pub fn apply_f32(isa: Isa, f: MathFn, xs: &mut [f32]) {
 pub fn apply_f32_into(isa: Isa, f: MathFn, src: &[f32], dst: &mut [MaybeUninit<f32>]) {
     let n = src.len().min(dst.len());
     let (src, dst) = (&src[..n], &mut dst[..n]);
+    if let Some(lanes) = avx512_form(isa, f) {
+        // SAFETY: as in `apply_f32`; both slices hold n values, and `MaybeUninit<f32>`
+        // has f32's layout.
+        return unsafe { lanes(src.as_ptr(), dst.as_mut_ptr().cast(), n) };
+    }
     with_f32_fn!(f, g => map_into(isa, dst, src, g));
     if let Some(exact) = exact_trig(f) {
         // SAFETY: `map_into` wrote every element, the slices being of one length.

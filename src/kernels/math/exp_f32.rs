@@ -27,6 +27,14 @@ const RECIP_AT_0: f32 = 24.0 / 17.0;
 const RECIP_SLOPE: f32 = 8.0 / 17.0;
 /// Beyond this |x|, tanh(x) rounds to ±1.
 const TANH_ONE: f32 = 10.0;
+/// P of `exp_near`'s e^r = 1 + r·(1 + r·P(r)), highest degree first.
+const EXP_P: [f32; 5] = [
+    1.389_341_2e-3,
+    8.370_336e-3,
+    4.166_709_3e-2,
+    1.666_650_5e-1,
+    0.499_999_97,
+];
 
 #[inline(always)]
 fn fma(a: f32, b: f32, c: f32) -> f32 {
@@ -69,10 +77,10 @@ fn exp_near(c: f32) -> (f32, i32) {
     // least relative error: 5.1e-9 (2⁻²⁷·⁵) with the coefficients in f32, as small as
     // the truncation of Taylor's degree 7, for one multiply-add fewer — the loop is
     // bound by its multiply-adds. tools/fit_exp_polynomial.py derives them.
-    let q = fma(r, 1.389_341_2e-3, 8.370_336e-3);
-    let q = fma(q, r, 4.166_709_3e-2);
-    let q = fma(q, r, 1.666_650_5e-1);
-    let q = fma(q, r, 0.499_999_97);
+    let q = fma(r, EXP_P[0], EXP_P[1]);
+    let q = fma(q, r, EXP_P[2]);
+    let q = fma(q, r, EXP_P[3]);
+    let q = fma(q, r, EXP_P[4]);
     let q = fma(q, r, 1.0);
     (fma(q, r, 1.0), n)
 }
@@ -175,6 +183,112 @@ fn scaled_sigmoid(x: f32, c: f32) -> f32 {
     fma(-q, lost * inv_d, q) * lo * hi
 }
 
+/// A loop `dst[i] = f(src[i])` over n values, as `avx512`'s are: `(src, dst, n)`.
+pub type MapLoop = unsafe fn(*const f32, *mut f32, usize);
+
+/// `exp` and `sigmoid` sixteen lanes at a time with their scaling by 2^n done by
+/// `vscalefps`, which rounds v·2^n once, as `times_pow2`'s two factors do: the same
+/// bits as the scalar twin on all 2³² inputs (checked in a harness), for the seven
+/// integer and float instructions that build and apply the two factors. One thread of
+/// the AVX-512 Zen 4 here, 1M values, best of 500, three runs, against the `twin!`
+/// build: exp 0.243–0.286 → 0.180–0.195 ms, sigmoid 0.484–0.487 → 0.378–0.381 ms.
+#[cfg(target_arch = "x86_64")]
+pub mod avx512 {
+    use super::*;
+    use std::arch::x86_64::*;
+
+    /// Defines `pub unsafe fn $name(src, dst, n)`: `dst[i] = f(src[i])` for i < n with
+    /// the 16-lane `$lanes`. `src` and `dst` may be the same memory (each vector is
+    /// read before it is written).
+    macro_rules! map_lanes {
+        ($(#[$m:meta])* $name:ident, $lanes:ident) => {
+            $(#[$m])*
+            ///
+            /// # Safety
+            /// The CPU has AVX-512 F and DQ; `src` is readable and `dst` writable for n
+            /// values.
+            #[target_feature(enable = "avx512f,avx512dq")]
+            pub unsafe fn $name(src: *const f32, dst: *mut f32, n: usize) {
+                let whole = n / 16 * 16;
+                for i in (0..whole).step_by(16) {
+                    // SAFETY: i + 16 ≤ n: inside both buffers (the caller's contract).
+                    unsafe { _mm512_storeu_ps(dst.add(i), $lanes(_mm512_loadu_ps(src.add(i)))) };
+                }
+                if whole < n {
+                    let lanes = (1u16 << (n - whole)) - 1;
+                    // SAFETY: the lanes set are whole..n, inside both buffers; masked
+                    // lanes are neither read nor written.
+                    unsafe {
+                        let x = _mm512_maskz_loadu_ps(lanes, src.add(whole));
+                        _mm512_mask_storeu_ps(dst.add(whole), lanes, $lanes(x));
+                    }
+                }
+            }
+        };
+    }
+
+    map_lanes!(
+        /// `exp` of each value.
+        exp,
+        exp_lanes
+    );
+    map_lanes!(
+        /// `sigmoid` of each value.
+        sigmoid,
+        sigmoid_lanes
+    );
+
+    /// `exp_near`'s p and n (as a float) for c in [EXP_MIN, EXP_MAX] or NaN.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn exp_near_lanes(c: __m512) -> (__m512, __m512) {
+        let splat = _mm512_set1_ps;
+        let t = _mm512_fmadd_ps(c, splat(std::f32::consts::LOG2_E), splat(ROUNDER));
+        let nf = _mm512_sub_ps(t, splat(ROUNDER));
+        let r = _mm512_fmadd_ps(nf, splat(-LN2_HI), c);
+        let r = _mm512_fmadd_ps(nf, splat(-LN2_LO), r);
+        let q = _mm512_fmadd_ps(r, splat(EXP_P[0]), splat(EXP_P[1]));
+        let q = _mm512_fmadd_ps(q, r, splat(EXP_P[2]));
+        let q = _mm512_fmadd_ps(q, r, splat(EXP_P[3]));
+        let q = _mm512_fmadd_ps(q, r, splat(EXP_P[4]));
+        let q = _mm512_fmadd_ps(q, r, splat(1.0));
+        (_mm512_fmadd_ps(q, r, splat(1.0)), nf)
+    }
+
+    /// `super::exp`.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn exp_lanes(x: __m512) -> __m512 {
+        let splat = _mm512_set1_ps;
+        // min(MAX, x) and max(MIN, ·) return x when it is NaN, as `exp_parts` does.
+        let c = _mm512_max_ps(splat(EXP_MIN), _mm512_min_ps(splat(EXP_MAX), x));
+        let (p, nf) = exp_near_lanes(c);
+        _mm512_scalef_ps(p, nf)
+    }
+
+    /// `super::sigmoid`: `scaled_sigmoid` with c = 1.
+    #[target_feature(enable = "avx512f,avx512dq")]
+    #[inline]
+    fn sigmoid_lanes(x: __m512) -> __m512 {
+        let splat = _mm512_set1_ps;
+        let minus_abs = _mm512_or_ps(x, splat(-0.0));
+        // max(MIN, ·) returns its second operand when it is NaN.
+        let (p, nf) = exp_near_lanes(_mm512_max_ps(splat(EXP_MIN), minus_abs));
+        let e = _mm512_scalef_ps(p, nf);
+        let d = _mm512_add_ps(splat(1.0), e);
+        let lost = _mm512_sub_ps(e, _mm512_sub_ps(d, splat(1.0)));
+        // Ordered: false for NaN, which takes the x < 0 side as in the scalar form.
+        let nonnegative = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, splat(0.0));
+        let q = _mm512_div_ps(_mm512_mask_blend_ps(nonnegative, p, splat(1.0)), d);
+        let inv_d = _mm512_fmadd_ps(d, splat(-RECIP_SLOPE), splat(RECIP_AT_0));
+        // -q as 0 - q, which keeps a NaN's sign (a NaN takes the payload the scalar
+        // twin's multiply-add gives it).
+        let minus_q = _mm512_sub_ps(splat(-0.0), q);
+        let v = _mm512_fmadd_ps(minus_q, _mm512_mul_ps(lost, inv_d), q);
+        _mm512_mask_blend_ps(nonnegative, _mm512_scalef_ps(v, nf), v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,5 +320,44 @@ mod tests {
         assert!(silu(-inf).is_nan() && silu(nan).is_nan());
         assert_eq!(silu(inf), inf);
         assert!(silu(-108.0) < 0.0 && silu(-1e30) == 0.0);
+    }
+
+    /// The AVX-512 loops against `exp` and `sigmoid`, bit for bit: every 4099th bit
+    /// pattern (all exponents, NaN and infinity among them, subnormal results), in
+    /// place and into another buffer, and every tail length.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx512_loops_have_the_scalar_bits() {
+        use crate::kernels::isa::Isa;
+        if !Isa::detect().avx512() {
+            eprintln!("skipped: this CPU has no AVX-512");
+            return;
+        }
+        let xs: Vec<f32> = (0..=u32::MAX)
+            .step_by(4099)
+            .map(f32::from_bits)
+            .chain([f32::INFINITY, f32::NEG_INFINITY, -0.0, 88.72, -103.9])
+            .collect();
+        let exp_pair: (fn(f32) -> f32, MapLoop) = (exp, avx512::exp);
+        for (scalar, simd) in [exp_pair, (sigmoid, avx512::sigmoid)] {
+            let want: Vec<f32> = xs.iter().map(|&x| scalar(x)).collect();
+            for n in (0..40).chain([xs.len()]) {
+                let mut into = vec![0.0; n];
+                let mut in_place = xs[..n].to_vec();
+                // SAFETY: AVX-512 (F and DQ) was detected; each buffer holds n values.
+                unsafe {
+                    simd(xs.as_ptr(), into.as_mut_ptr(), n);
+                    let p = in_place.as_mut_ptr();
+                    simd(p, p, n);
+                }
+                // The first difference only (the vectors are long).
+                let differs = |got: &[f32]| {
+                    let at = (0..n).find(|&i| got[i].to_bits() != want[i].to_bits());
+                    at.map(|i| (xs[i].to_bits(), got[i].to_bits(), want[i].to_bits()))
+                };
+                assert_eq!(differs(&into), None, "{n} values: (x, got, want) bits");
+                assert_eq!(differs(&in_place), None, "{n} values in place");
+            }
+        }
     }
 }
