@@ -1,6 +1,7 @@
 //! `xs[i] = f(xs[i])` over a slice for the functions with a vector implementation:
-//! f32 through the `twin!` builds of `wide` and `exp_f32`, f16/bf16 through f32 blocks,
-//! f64 through std (and `activation`) element by element.
+//! f32 through the `twin!` builds of `wide` and `exp_f32` (exp and sigmoid on AVX-512
+//! through `exp_f32::avx512`'s hand-written loops, the same bits), f16/bf16 through
+//! f32 blocks, f64 through std (and `activation`) element by element.
 
 use std::mem::MaybeUninit;
 
