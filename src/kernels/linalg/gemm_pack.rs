@@ -38,8 +38,8 @@ pub fn pack_a<T: Copy + Default>(dst: &mut [T], a: Mat<T>, mr: usize, isa: Isa) 
             // kernel's height is a constant, so that the copy unrolls without bounds
             // checks (the loop over a runtime `mr` cost a fifth of a 64³ product).
             match mr {
-                4 => whole_a_panel::<T, 4>(panel, &rows),
-                6 => whole_a_panel::<T, 6>(panel, &rows),
+                4 => whole_a_panel::<T, 4>(panel, &rows, 0),
+                6 => whole_a_panel::<T, 6>(panel, &rows, 0),
                 12 => whole_a_panel_12(panel, &rows, isa),
                 _ => {
                     for (p, d) in panel.chunks_exact_mut(mr).enumerate() {
@@ -88,11 +88,12 @@ pub fn pack_b<T: Copy + Default>(dst: &mut [T], b: Mat<T>, nr: usize) {
     }
 }
 
-/// Copies a panel of `R` whole rows (`rows`, each `k` long) into `panel` ([k][R]).
-fn whole_a_panel<T: Copy, const R: usize>(panel: &mut [T], rows: &[&[T]; MAX_MR]) {
+/// Copies columns `from..k` of a panel of `R` whole rows (`rows`, each `k` long) into
+/// `panel` ([k][R]).
+fn whole_a_panel<T: Copy, const R: usize>(panel: &mut [T], rows: &[&[T]; MAX_MR], from: usize) {
     let k = panel.len() / R;
     let rows: [&[T]; R] = std::array::from_fn(|r| &rows[r][..k]);
-    for (p, d) in (0..k).zip(panel.chunks_exact_mut(R)) {
+    for (p, d) in (from..k).zip(panel[from * R..].chunks_exact_mut(R)) {
         for (d, row) in d.iter_mut().zip(&rows) {
             *d = row[p];
         }
@@ -101,9 +102,11 @@ fn whole_a_panel<T: Copy, const R: usize>(panel: &mut [T], rows: &[&[T]; MAX_MR]
 
 /// `whole_a_panel` for 12 rows: on AVX2, values of 4 bytes (f32, the AVX-512 f32
 /// kernel's panels) go through 8 × 8 and 4 × 8 register transposes, 8 columns at a
-/// time. Element by element, 12 rows 4 KiB apart are 12 loads per packed row that
-/// map to the same L1 sets: packing the A of a 1024³ product took 0.51 ms that way,
-/// 0.17 ms transposed (a harness on the AVX-512 Zen 4 here), 3 % of the product.
+/// time; the columns past the last multiple of 8 (and other types) element by element.
+/// Element by element only, the 12 rows of a 1024-wide A (4 KiB apart) are 12 loads per
+/// packed row that map to the same L1 sets: packing the A of a 1024³ product took
+/// 0.51 ms that way, 0.17 ms transposed (a harness on the AVX-512 Zen 4 here), about
+/// 2% of the product's time saved.
 fn whole_a_panel_12<T: Copy>(panel: &mut [T], rows: &[&[T]; MAX_MR], isa: Isa) {
     let k = panel.len() / 12;
     let mut done = 0;
@@ -118,12 +121,7 @@ fn whole_a_panel_12<T: Copy>(panel: &mut [T], rows: &[&[T]; MAX_MR], isa: Isa) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = isa;
-    let rows: [&[T]; 12] = std::array::from_fn(|r| &rows[r][..k]);
-    for (p, d) in (done..k).zip(panel[done * 12..].chunks_exact_mut(12)) {
-        for (d, row) in d.iter_mut().zip(&rows) {
-            *d = row[p];
-        }
-    }
+    whole_a_panel::<T, 12>(panel, rows, done);
 }
 
 #[cfg(target_arch = "x86_64")]
