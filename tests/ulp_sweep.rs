@@ -89,7 +89,7 @@ fn cases() -> Vec<Case> {
         (MathFn::Sin, f64::sin, 1.0),
         (MathFn::Cos, f64::cos, 1.0),
         (MathFn::Tan, f64::tan, 1.0),
-        (MathFn::Tanh, f64::tanh, 1.1),
+        (MathFn::Tanh, f64::tanh, 0.9),
         (MathFn::Sigmoid, sigmoid, 2.0),
         (MathFn::Silu, |x| x * sigmoid(x), 2.5),
         (

@@ -1,6 +1,6 @@
 //! `xs[i] = f(xs[i])` over a slice for the functions with a vector implementation:
-//! f32 through the `twin!` builds of `wide` and `exp_f32` (exp and sigmoid on AVX-512
-//! through `exp_f32::avx512`'s hand-written loops, the same bits), f16/bf16 through
+//! f32 through the `twin!` builds of `wide`, `exp_f32` and `tanh_f32` (exp, sigmoid and
+//! tanh on AVX-512 through their hand-written loops, the same bits), f16/bf16 through
 //! f32 blocks, f64 through std (and `activation`) element by element.
 
 use std::mem::MaybeUninit;
@@ -9,6 +9,7 @@ use half::{bf16, f16};
 
 use super::activation;
 use super::exp_f32;
+use super::tanh_f32;
 use super::wide::{cos, exp2, gelu_tanh, ln, log10, log2, sin, tan, TRIG_FAST_LIMIT};
 use crate::kernels::alloc::assume_written;
 use crate::kernels::isa::Isa;
@@ -58,7 +59,7 @@ macro_rules! with_f32_fn {
     ($f:expr, $g:ident => $run:expr) => {
         with_f32_fn!(@match $f, $g, $run;
             Exp: exp_f32::exp, Exp2: exp2, Ln: ln, Log2: log2, Log10: log10,
-            Tanh: exp_f32::tanh, Sigmoid: exp_f32::sigmoid, Silu: exp_f32::silu,
+            Tanh: tanh_f32::tanh, Sigmoid: exp_f32::sigmoid, Silu: exp_f32::silu,
             GeluTanh: gelu_tanh, Gelu: activation::gelu::<f32>, Sin: sin, Cos: cos, Tan: tan)
     };
     (@match $f:expr, $g:ident, $run:expr; $($variant:ident: $fun:path),*) => {
@@ -92,14 +93,15 @@ fn fix_large_trig(dst: &mut [f32], src: &[f32], f: fn(f64) -> f64) {
     }
 }
 
-/// The hand-written AVX-512 loop of `f` when `isa` allows it and `exp_f32` has one
-/// (the scalar twin's bits, see `exp_f32::avx512`).
+/// The hand-written AVX-512 loop of `f` when `isa` allows it and there is one (the
+/// scalar twin's bits, see `exp_f32::avx512` and `tanh_f32::avx512`).
 fn avx512_form(isa: Isa, f: MathFn) -> Option<exp_f32::MapLoop> {
     #[cfg(target_arch = "x86_64")]
     if isa.avx512() {
         return match f {
             MathFn::Exp => Some(exp_f32::avx512::exp),
             MathFn::Sigmoid => Some(exp_f32::avx512::sigmoid),
+            MathFn::Tanh => Some(tanh_f32::avx512::tanh),
             _ => None,
         };
     }
@@ -297,7 +299,7 @@ mod tests {
         let mut got = xs.clone();
         apply_half(Isa::detect(), MathFn::Tanh, &mut got);
         for (g, x) in got.iter().zip(&xs) {
-            assert_eq!(*g, f16::from_f32(exp_f32::tanh(x.to_f32())));
+            assert_eq!(*g, f16::from_f32(tanh_f32::tanh(x.to_f32())));
         }
     }
 }

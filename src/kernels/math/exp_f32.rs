@@ -1,4 +1,4 @@
-//! e^x and the functions built on it (tanh, sigmoid, silu) computed in f32 itself: eight
+//! e^x and the functions built on it (sigmoid, silu) computed in f32 itself: eight
 //! lanes per AVX2 vector instead of the four of `math`'s f64 route, which is what makes
 //! `exp(x)` on a big tensor faster than NumPy's. The price is about one ulp instead of
 //! half a ulp (the bounds are asserted by `tests/ulp_sweep.rs` and listed in lang/SPEC.md).
@@ -20,13 +20,9 @@ const LN2_LO: f32 = -1.904_654_3e-9;
 /// subnormal; silu needs e^x down to about -109, where x·e^x rounds to 0 too).
 const EXP_MAX: f32 = 89.0;
 const EXP_MIN: f32 = -120.0;
-/// Below this |x|, tanh's odd polynomial is more accurate than the exp form.
-const TANH_POLY_LIMIT: f32 = 0.625;
 /// 1/d ≈ RECIP_AT_0 - RECIP_SLOPE·d on [1, 2], within 1/17 relative (the minimax line).
 const RECIP_AT_0: f32 = 24.0 / 17.0;
 const RECIP_SLOPE: f32 = 8.0 / 17.0;
-/// Beyond this |x|, tanh(x) rounds to ±1.
-const TANH_ONE: f32 = 10.0;
 /// P of `exp_near`'s e^r = 1 + r·(1 + r·P(r)), highest degree first.
 const EXP_P: [f32; 5] = [
     1.389_341_2e-3,
@@ -101,31 +97,6 @@ fn pow2_factors(n: i32) -> (f32, f32) {
     (pow2(half), pow2(n - half))
 }
 
-/// tanh: an odd polynomial near 0 (Cephes' tanhf coefficients), 1 - 2/(e+1) with
-/// e = e^{2|x|} beyond, the sign restored; ±1 at ±inf, -0 kept.
-#[inline(always)]
-pub fn tanh(x: f32) -> f32 {
-    let a = x.abs();
-    let z = a * a;
-    let p = fma(z, -5.704_988_7e-3, 2.063_909e-2);
-    let p = fma(p, z, -5.373_971_6e-2);
-    let p = fma(p, z, 1.333_144_2e-1);
-    let p = fma(p, z, -3.333_328e-1);
-    let small = fma(p * z, a, a);
-    // e^{2a} with 2a in [0, 20] (or NaN): no clamping, and 2^n is a normal factor.
-    let (p, n) = exp_near(2.0 * if a > TANH_ONE { TANH_ONE } else { a });
-    let e = p * pow2(n);
-    // 1 - 2/(e+1), with what rounding e + 1 lost (exact, as e ≥ 1) put back into the
-    // quotient: that rounding alone would cost up to a whole ulp of the result.
-    let d = e + 1.0;
-    let lost = 1.0 - (d - e);
-    let y = 2.0 / d;
-    let large = 1.0 - fma(-0.5 * y * y, lost, y);
-    let t = if a < TANH_POLY_LIMIT { small } else { large };
-    // NaN is not below the limit: it takes the exp form, which keeps it NaN.
-    t.copysign(x)
-}
-
 /// 1/(1 + e^-x) from e = e^-|x| alone: 1/(1+e) for x ≥ 0 and e/(1+e) below, so that
 /// neither side loses the tiny values (sigmoid(-100) is a subnormal, not 0).
 #[inline(always)]
@@ -186,6 +157,39 @@ fn scaled_sigmoid(x: f32, c: f32) -> f32 {
 /// A loop `dst[i] = f(src[i])` over n values, as `avx512`'s are: `(src, dst, n)`.
 pub type MapLoop = unsafe fn(*const f32, *mut f32, usize);
 
+/// Defines `pub unsafe fn $name(src, dst, n)`: `dst[i] = f(src[i])` for i < n with the
+/// 16-lane `$lanes`, in a module with `std::arch::x86_64::*` in scope. `src` and `dst`
+/// may be the same memory (each vector is read before it is written).
+#[cfg(target_arch = "x86_64")]
+macro_rules! map_lanes {
+    ($(#[$m:meta])* $name:ident, $lanes:ident) => {
+        $(#[$m])*
+        ///
+        /// # Safety
+        /// The CPU has AVX-512 F, BW and DQ; `src` is readable and `dst` writable for n
+        /// values.
+        #[target_feature(enable = "avx512f,avx512bw,avx512dq")]
+        pub unsafe fn $name(src: *const f32, dst: *mut f32, n: usize) {
+            let whole = n / 16 * 16;
+            for i in (0..whole).step_by(16) {
+                // SAFETY: i + 16 ≤ n: inside both buffers (the caller's contract).
+                unsafe { _mm512_storeu_ps(dst.add(i), $lanes(_mm512_loadu_ps(src.add(i)))) };
+            }
+            if whole < n {
+                let lanes = (1u16 << (n - whole)) - 1;
+                // SAFETY: the lanes set are whole..n, inside both buffers; masked
+                // lanes are neither read nor written.
+                unsafe {
+                    let x = _mm512_maskz_loadu_ps(lanes, src.add(whole));
+                    _mm512_mask_storeu_ps(dst.add(whole), lanes, $lanes(x));
+                }
+            }
+        }
+    };
+}
+#[cfg(target_arch = "x86_64")]
+pub(super) use map_lanes;
+
 /// `exp` and `sigmoid` sixteen lanes at a time with their scaling by 2^n done by
 /// `vscalefps`, which rounds v·2^n once, as `times_pow2`'s two factors do: the same
 /// bits as the scalar twin on all 2³² inputs (checked in a harness), for the seven
@@ -196,36 +200,6 @@ pub type MapLoop = unsafe fn(*const f32, *mut f32, usize);
 pub mod avx512 {
     use super::*;
     use std::arch::x86_64::*;
-
-    /// Defines `pub unsafe fn $name(src, dst, n)`: `dst[i] = f(src[i])` for i < n with
-    /// the 16-lane `$lanes`. `src` and `dst` may be the same memory (each vector is
-    /// read before it is written).
-    macro_rules! map_lanes {
-        ($(#[$m:meta])* $name:ident, $lanes:ident) => {
-            $(#[$m])*
-            ///
-            /// # Safety
-            /// The CPU has AVX-512 F and DQ; `src` is readable and `dst` writable for n
-            /// values.
-            #[target_feature(enable = "avx512f,avx512dq")]
-            pub unsafe fn $name(src: *const f32, dst: *mut f32, n: usize) {
-                let whole = n / 16 * 16;
-                for i in (0..whole).step_by(16) {
-                    // SAFETY: i + 16 ≤ n: inside both buffers (the caller's contract).
-                    unsafe { _mm512_storeu_ps(dst.add(i), $lanes(_mm512_loadu_ps(src.add(i)))) };
-                }
-                if whole < n {
-                    let lanes = (1u16 << (n - whole)) - 1;
-                    // SAFETY: the lanes set are whole..n, inside both buffers; masked
-                    // lanes are neither read nor written.
-                    unsafe {
-                        let x = _mm512_maskz_loadu_ps(lanes, src.add(whole));
-                        _mm512_mask_storeu_ps(dst.add(whole), lanes, $lanes(x));
-                    }
-                }
-            }
-        };
-    }
 
     map_lanes!(
         /// `exp` of each value.
@@ -290,7 +264,7 @@ pub mod avx512 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     #[test]
@@ -308,11 +282,6 @@ mod tests {
         assert_eq!(exp(-149.0 * std::f32::consts::LN_2), f32::from_bits(1));
         assert_eq!(exp(0.0), 1.0);
         assert!(exp(nan).is_nan());
-        assert_eq!(tanh(inf), 1.0);
-        assert_eq!(tanh(-inf), -1.0);
-        assert!(tanh(-0.0).is_sign_negative() && tanh(-0.0) == 0.0);
-        assert!(tanh(nan).is_nan());
-        assert_eq!(tanh(1e-30), 1e-30);
         assert_eq!(sigmoid(-inf), 0.0);
         assert_eq!(sigmoid(inf), 1.0);
         assert!(sigmoid(nan).is_nan());
@@ -322,12 +291,19 @@ mod tests {
         assert!(silu(-108.0) < 0.0 && silu(-1e30) == 0.0);
     }
 
-    /// The AVX-512 loops against `exp` and `sigmoid`, bit for bit: every 4099th bit
-    /// pattern (all exponents, NaN and infinity among them, subnormal results), in
-    /// place and into another buffer, and every tail length.
+    /// The AVX-512 loops against `exp` and `sigmoid`.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx512_loops_have_the_scalar_bits() {
+        check_avx512_loop(exp, avx512::exp);
+        check_avx512_loop(sigmoid, avx512::sigmoid);
+    }
+
+    /// An AVX-512 loop against its scalar function, bit for bit: every 4099th bit
+    /// pattern (all exponents, NaN and infinity among them, subnormal results), in
+    /// place and into another buffer, and every tail length.
+    #[cfg(target_arch = "x86_64")]
+    pub(in crate::kernels::math) fn check_avx512_loop(scalar: fn(f32) -> f32, simd: MapLoop) {
         use crate::kernels::isa::Isa;
         if !Isa::detect().avx512() {
             eprintln!("skipped: this CPU has no AVX-512");
@@ -338,26 +314,23 @@ mod tests {
             .map(f32::from_bits)
             .chain([f32::INFINITY, f32::NEG_INFINITY, -0.0, 88.72, -103.9])
             .collect();
-        let exp_pair: (fn(f32) -> f32, MapLoop) = (exp, avx512::exp);
-        for (scalar, simd) in [exp_pair, (sigmoid, avx512::sigmoid)] {
-            let want: Vec<f32> = xs.iter().map(|&x| scalar(x)).collect();
-            for n in (0..40).chain([xs.len()]) {
-                let mut into = vec![0.0; n];
-                let mut in_place = xs[..n].to_vec();
-                // SAFETY: AVX-512 (F and DQ) was detected; each buffer holds n values.
-                unsafe {
-                    simd(xs.as_ptr(), into.as_mut_ptr(), n);
-                    let p = in_place.as_mut_ptr();
-                    simd(p, p, n);
-                }
-                // The first difference only (the vectors are long).
-                let differs = |got: &[f32]| {
-                    let at = (0..n).find(|&i| got[i].to_bits() != want[i].to_bits());
-                    at.map(|i| (xs[i].to_bits(), got[i].to_bits(), want[i].to_bits()))
-                };
-                assert_eq!(differs(&into), None, "{n} values: (x, got, want) bits");
-                assert_eq!(differs(&in_place), None, "{n} values in place");
+        let want: Vec<f32> = xs.iter().map(|&x| scalar(x)).collect();
+        for n in (0..40).chain([xs.len()]) {
+            let mut into = vec![0.0; n];
+            let mut in_place = xs[..n].to_vec();
+            // SAFETY: AVX-512 (F, BW and DQ) was detected; each buffer holds n values.
+            unsafe {
+                simd(xs.as_ptr(), into.as_mut_ptr(), n);
+                let p = in_place.as_mut_ptr();
+                simd(p, p, n);
             }
+            // The first difference only (the vectors are long).
+            let differs = |got: &[f32]| {
+                let at = (0..n).find(|&i| got[i].to_bits() != want[i].to_bits());
+                at.map(|i| (xs[i].to_bits(), got[i].to_bits(), want[i].to_bits()))
+            };
+            assert_eq!(differs(&into), None, "{n} values: (x, got, want) bits");
+            assert_eq!(differs(&in_place), None, "{n} values in place");
         }
     }
 }
