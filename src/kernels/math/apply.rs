@@ -1,6 +1,6 @@
 //! `xs[i] = f(xs[i])` over a slice for the functions with a vector implementation:
 //! f32 through the `twin!` builds of `wide`, `exp_f32` and `tanh_f32` (exp, sigmoid and
-//! tanh on AVX-512 through their hand-written loops, the same bits), f16/bf16 through
+//! tanh on AVX-512 and tanh on AVX2 through hand-written loops, the same bits), f16/bf16 through
 //! f32 blocks, f64 through std (and `activation`) element by element.
 
 use std::mem::MaybeUninit;
@@ -93,9 +93,9 @@ fn fix_large_trig(dst: &mut [f32], src: &[f32], f: fn(f64) -> f64) {
     }
 }
 
-/// The hand-written AVX-512 loop of `f` when `isa` allows it and there is one (the
-/// scalar twin's bits, see `exp_f32::avx512` and `tanh_f32::avx512`).
-fn avx512_form(isa: Isa, f: MathFn) -> Option<exp_f32::MapLoop> {
+/// The hand-written vector loop of `f` when `isa` allows it and there is one (the
+/// scalar twin's bits, see `exp_f32::avx512` and `tanh_f32`'s `avx512` and `avx2`).
+fn vector_form(isa: Isa, f: MathFn) -> Option<exp_f32::MapLoop> {
     #[cfg(target_arch = "x86_64")]
     if isa.avx512() {
         return match f {
@@ -104,6 +104,8 @@ fn avx512_form(isa: Isa, f: MathFn) -> Option<exp_f32::MapLoop> {
             MathFn::Tanh => Some(tanh_f32::avx512::tanh),
             _ => None,
         };
+    } else if isa.avx2() && f == MathFn::Tanh {
+        return Some(tanh_f32::avx2::tanh);
     }
     let _ = (isa, f);
     None
@@ -114,11 +116,12 @@ const BLOCK: usize = 256;
 
 /// `xs[i] = f(xs[i])` for f32, vectorized with `isa`.
 pub fn apply_f32(isa: Isa, f: MathFn, xs: &mut [f32]) {
-    if let Some(lanes) = avx512_form(isa, f) {
+    if let Some(lanes) = vector_form(isa, f) {
         let p = xs.as_mut_ptr();
-        // SAFETY: `avx512_form` gives a kernel only for an `Isa` with AVX-512, which
-        // exists only on a CPU with AVX-512 F/DQ; the slice holds xs.len() values,
-        // read and written in place.
+        // SAFETY: `vector_form` gives an AVX-512 loop only for an `Isa` with AVX-512
+        // (which exists only on a CPU with AVX-512 F/BW/DQ) and the AVX2 one only for an
+        // `Isa` with AVX2 and FMA; the slice holds xs.len() values, read and written in
+        // place.
         return unsafe { lanes(p, p, xs.len()) };
     }
     if exact_trig(f).is_none() {
@@ -143,7 +146,7 @@ pub fn apply_f32(isa: Isa, f: MathFn, xs: &mut [f32]) {
 pub fn apply_f32_into(isa: Isa, f: MathFn, src: &[f32], dst: &mut [MaybeUninit<f32>]) {
     let n = src.len().min(dst.len());
     let (src, dst) = (&src[..n], &mut dst[..n]);
-    if let Some(lanes) = avx512_form(isa, f) {
+    if let Some(lanes) = vector_form(isa, f) {
         // SAFETY: as in `apply_f32`; both slices hold n values, and `MaybeUninit<f32>`
         // has f32's layout.
         return unsafe { lanes(src.as_ptr(), dst.as_mut_ptr().cast(), n) };

@@ -154,7 +154,8 @@ fn scaled_sigmoid(x: f32, c: f32) -> f32 {
     fma(-q, lost * inv_d, q) * lo * hi
 }
 
-/// A loop `dst[i] = f(src[i])` over n values, as `avx512`'s are: `(src, dst, n)`.
+/// A loop `dst[i] = f(src[i])` over n values, as the hand-written vector loops are:
+/// `(src, dst, n)`.
 pub type MapLoop = unsafe fn(*const f32, *mut f32, usize);
 
 /// Defines `pub unsafe fn $name(src, dst, n)`: `dst[i] = f(src[i])` for i < n with the
