@@ -267,6 +267,7 @@ pub mod avx512 {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::kernels::isa::Isa;
 
     #[test]
     fn edges() {
@@ -296,18 +297,22 @@ pub(super) mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx512_loops_have_the_scalar_bits() {
-        check_avx512_loop(exp, avx512::exp);
-        check_avx512_loop(sigmoid, avx512::sigmoid);
+        check_vector_loop(exp, avx512::exp, Isa::avx512);
+        check_vector_loop(sigmoid, avx512::sigmoid, Isa::avx512);
     }
 
-    /// An AVX-512 loop against its scalar function, bit for bit: every 4099th bit
+    /// A vector loop against its scalar function, bit for bit: every 4099th bit
     /// pattern (all exponents, NaN and infinity among them, subnormal results), in
-    /// place and into another buffer, and every tail length.
+    /// place and into another buffer, and every tail length; skipped when `runs`
+    /// says this CPU's `Isa` cannot run it.
     #[cfg(target_arch = "x86_64")]
-    pub(in crate::kernels::math) fn check_avx512_loop(scalar: fn(f32) -> f32, simd: MapLoop) {
-        use crate::kernels::isa::Isa;
-        if !Isa::detect().avx512() {
-            eprintln!("skipped: this CPU has no AVX-512");
+    pub(in crate::kernels::math) fn check_vector_loop(
+        scalar: fn(f32) -> f32,
+        simd: MapLoop,
+        runs: fn(Isa) -> bool,
+    ) {
+        if !runs(Isa::detect()) {
+            eprintln!("skipped: this CPU cannot run the loop");
             return;
         }
         let xs: Vec<f32> = (0..=u32::MAX)
@@ -319,7 +324,7 @@ pub(super) mod tests {
         for n in (0..40).chain([xs.len()]) {
             let mut into = vec![0.0; n];
             let mut in_place = xs[..n].to_vec();
-            // SAFETY: AVX-512 (F, BW and DQ) was detected; each buffer holds n values.
+            // SAFETY: the loop's ISA was detected; each buffer holds n values.
             unsafe {
                 simd(xs.as_ptr(), into.as_mut_ptr(), n);
                 let p = in_place.as_mut_ptr();

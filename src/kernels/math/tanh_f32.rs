@@ -55,6 +55,20 @@ pub fn tanh(x: f32) -> f32 {
     fma(q, t, base).copysign(x)
 }
 
+/// The vector forms' t = a - c and the polynomial up to its last step, from
+/// `$look(row, args)`, each lane's entry of a table row.
+#[cfg(target_arch = "x86_64")]
+macro_rules! table_polynomial {
+    ($a:expr, $sub:ident, $fmadd:ident, $look:ident($($arg:expr),*)) => {{
+        let t = $sub($a, $look(&CENTER, $($arg),*));
+        let mut q = $look(&COEF[DEGREE], $($arg),*);
+        for c in COEF[1..DEGREE].iter().rev() {
+            q = $fmadd(q, t, $look(c, $($arg),*));
+        }
+        (t, q)
+    }};
+}
+
 /// `tanh` sixteen lanes at a time.
 #[cfg(target_arch = "x86_64")]
 pub mod avx512 {
@@ -94,11 +108,7 @@ pub mod avx512 {
         // is the scalar `saturating_sub` (the high halves are 0 - 0).
         let bits = _mm512_srli_epi32::<{ QUARTER_SHIFT }>(_mm512_castps_si512(a));
         let i = _mm512_subs_epu16(bits, _mm512_set1_epi32(FIRST_QUARTER as i32));
-        let t = _mm512_sub_ps(a, look_up(&CENTER, i));
-        let mut q = look_up(&COEF[DEGREE], i);
-        for c in COEF[1..DEGREE].iter().rev() {
-            q = _mm512_fmadd_ps(q, t, look_up(c, i));
-        }
+        let (t, q) = table_polynomial!(a, _mm512_sub_ps, _mm512_fmadd_ps, look_up(i));
         let small = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, splat(SMALL));
         let base = _mm512_mask_mov_ps(look_up(&COEF[0], i), small, t);
         let y = _mm512_fmadd_ps(q, t, base);
@@ -154,23 +164,19 @@ pub mod avx2 {
         _mm256_blendv_ps(low, high, bit4)
     }
 
-    /// `super::tanh`, the same steps as the AVX-512 form.
+    /// `super::tanh`, the same steps as the AVX-512 form but for the look-up's
+    /// selection bits.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
     fn tanh_lanes(x: __m256) -> __m256 {
-        let splat = _mm256_set1_ps;
-        let sign = splat(-0.0);
-        let a = _mm256_min_ps(splat(CLAMP), _mm256_andnot_ps(sign, x));
+        let sign = _mm256_set1_ps(-0.0);
+        let a = _mm256_min_ps(_mm256_set1_ps(CLAMP), _mm256_andnot_ps(sign, x));
         let bits = _mm256_srli_epi32::<{ QUARTER_SHIFT as i32 }>(_mm256_castps_si256(a));
         let i = _mm256_subs_epu16(bits, _mm256_set1_epi32(FIRST_QUARTER as i32));
         let bit3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(i));
         let bit4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(i));
-        let t = _mm256_sub_ps(a, look_up(&CENTER, i, bit3, bit4));
-        let mut q = look_up(&COEF[DEGREE], i, bit3, bit4);
-        for c in COEF[1..DEGREE].iter().rev() {
-            q = _mm256_fmadd_ps(q, t, look_up(c, i, bit3, bit4));
-        }
-        let small = _mm256_cmp_ps::<_CMP_LT_OQ>(a, splat(SMALL));
+        let (t, q) = table_polynomial!(a, _mm256_sub_ps, _mm256_fmadd_ps, look_up(i, bit3, bit4));
+        let small = _mm256_cmp_ps::<_CMP_LT_OQ>(a, _mm256_set1_ps(SMALL));
         let base = _mm256_blendv_ps(look_up(&COEF[0], i, bit3, bit4), t, small);
         let y = _mm256_fmadd_ps(q, t, base);
         // y's sign bit is clear, as in the AVX-512 form.
@@ -181,6 +187,7 @@ pub mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::isa::Isa;
 
     #[test]
     fn edges() {
@@ -208,37 +215,13 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx512_loop_has_the_scalar_bits() {
-        crate::kernels::math::exp_f32::tests::check_avx512_loop(tanh, avx512::tanh);
+        crate::kernels::math::exp_f32::tests::check_vector_loop(tanh, avx512::tanh, Isa::avx512);
     }
 
-    /// The AVX2 loop against `tanh`, bit for bit: every 4099th bit pattern, in place
-    /// and into another buffer, every tail length.
+    /// The AVX2 loop against `tanh`.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx2_loop_has_the_scalar_bits() {
-        use crate::kernels::isa::Isa;
-        if !Isa::detect().avx2() {
-            eprintln!("skipped: this CPU has no AVX2");
-            return;
-        }
-        let xs: Vec<f32> = (0..=u32::MAX)
-            .step_by(4099)
-            .map(f32::from_bits)
-            .chain([f32::INFINITY, f32::NEG_INFINITY, -0.0, 0.125, 16.0])
-            .collect();
-        for n in (0..20).chain([xs.len()]) {
-            let mut into = vec![0.0; n];
-            let mut in_place = xs[..n].to_vec();
-            // SAFETY: AVX2 and FMA were detected; each buffer holds n values.
-            unsafe {
-                avx2::tanh(xs.as_ptr(), into.as_mut_ptr(), n);
-                let p = in_place.as_mut_ptr();
-                avx2::tanh(p, p, n);
-            }
-            for got in [&into, &in_place] {
-                let at = (0..n).find(|&i| got[i].to_bits() != tanh(xs[i]).to_bits());
-                assert_eq!(at.map(|i| xs[i]), None, "{n} values: first x that differs");
-            }
-        }
+        crate::kernels::math::exp_f32::tests::check_vector_loop(tanh, avx2::tanh, Isa::avx2);
     }
 }
