@@ -132,9 +132,11 @@ fn scan<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool, const PREFE
             (best, from) = (x, tail + j);
         }
     }
-    // Equal to `best` (either zero for a zero), never NaN: `best` is not NaN here.
-    let at = xs[from..].iter().position(|&x| x == best).unwrap_or(0);
-    (best, from + at)
+    // Equal to `best` (either zero for a zero), never NaN: `best` is not NaN here. The
+    // element itself comes back, so a zero extreme has the first zero's sign (`best`
+    // may be a later zero of the other sign).
+    let at = from + xs[from..].iter().position(|&x| x == best).unwrap_or(0);
+    (xs[at], at)
 }
 
 #[cfg(test)]
@@ -244,6 +246,20 @@ mod tests {
                 ints.iter().max().copied()
             );
             assert_eq!(arg_extreme::<i64, false, false>(isa, &ints), argmin(&ints));
+        }
+    }
+
+    /// A zero extreme is the first zero, sign included, on both builds.
+    #[test]
+    fn a_zero_extreme_has_the_first_zeros_sign() {
+        for (first, later) in [(-0.0f32, 0.0f32), (0.0, -0.0)] {
+            let mut lane = vec![-1.0f32; 40];
+            (lane[3], lane[17]) = (first, later);
+            for isa in [Isa::SCALAR, Isa::detect()] {
+                let got = extreme::<f32, true, false>(isa, &lane).map(f32::to_bits);
+                assert_eq!(got, Some(first.to_bits()), "{isa:?}, first {first:?}");
+                assert_eq!(arg_extreme::<f32, true, false>(isa, &lane), Some(3));
+            }
         }
     }
 
