@@ -106,8 +106,12 @@ let x = randn([4, 16, 40, 40])
 let w = randn([32, 16, 3, 3])
 let dw = randn([16, 1, 3, 3])
 let wt = randn([16, 8, 4, 4])
+let xo = randn([2, 12, 23, 17])
+let wo = randn([14, 12, 3, 3])
+let w7 = randn([13, 12, 7, 7])
 save_npz(out, {
     "conv": conv2d(x, w, none, padding=1), "strided": conv2d(x, w, none, stride=2),
+    "odd": conv2d(xo, wo, none, padding=2), "7x7": conv2d(xo, w7, none, stride=2, padding=3),
     "depthwise": conv2d(x, dw, none, padding=1, groups=16),
     "transpose": conv_transpose2d(x, wt, none, stride=2, padding=1),
     "max_pool": max_pool2d(x, 3, stride=2), "avg_pool": avg_pool2d(x, 2),

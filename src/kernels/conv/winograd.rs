@@ -144,7 +144,7 @@ fn transform_weights(weight: &[f32], groups: usize, co: usize, ci: usize) -> Vec
 /// Scratch floats `input_tiles` and `output_tiles` need for a band of `band` tile
 /// rows, `tw` tiles wide.
 fn scratch_len(band: usize, tw: usize) -> usize {
-    4 * tw + 4 + (2 * band + 2) * 4 * tw
+    (4 * tw + 4 + (2 * band + 2) * 4 * tw).max(12 * band * tw)
 }
 
 twin! {
@@ -167,11 +167,16 @@ twin! {
         let (even, rest) = rest.split_at_mut(tw + 1);
         let (odd, rest) = rest.split_at_mut(tw + 1);
         // Bᵀ along each of the 2·rows + 2 input rows the band reads (tiles overlap by
-        // two rows): r[(4·y + j)·tw + t] for row y, once each.
-        let r = &mut rest[..(2 * rows + 2) * 4 * tw];
-        for (y, ry) in r.chunks_exact_mut(4 * tw).enumerate() {
-            let Some(y) = (2 * i0 + y).checked_sub(dh.pad).filter(|&y| y < dh.image) else {
-                ry.fill(0.0);
+        // two rows), once each: element j of row y's tiles at r[at(j, y) + t], even and
+        // odd rows apart, so that the four rows of every tile row in turn are runs.
+        let half = (rows + 1) * tw;
+        let r = &mut rest[..8 * half];
+        let at = |j: usize, y: usize| (2 * j + y % 2) * half + y / 2 * tw;
+        for y in 0..2 * rows + 2 {
+            let Some(iy) = (2 * i0 + y).checked_sub(dh.pad).filter(|&iy| iy < dh.image) else {
+                for j in 0..4 {
+                    r[at(j, y)..][..tw].fill(0.0);
+                }
                 continue;
             };
             // The row with its padding (columns past what the tiles read dropped),
@@ -179,43 +184,45 @@ twin! {
             let pad = dw.pad.min(padded.len());
             let len = dw.image.min(padded.len() - pad);
             padded[..pad].fill(0.0);
-            padded[pad..pad + len].copy_from_slice(&channel[y * dw.image..][..len]);
+            padded[pad..pad + len].copy_from_slice(&channel[iy * dw.image..][..len]);
             padded[pad + len..].fill(0.0);
             for ((e, o), pair) in even.iter_mut().zip(odd.iter_mut()).zip(padded.chunks_exact(2)) {
                 (*e, *o) = (pair[0], pair[1]);
             }
             let (a, b, c, d) = (&even[..tw], &odd[..tw], &even[1..], &odd[1..]);
-            let (r0, rest) = ry.split_at_mut(tw);
-            let (r1, rest) = rest.split_at_mut(tw);
-            let (r2, r3) = rest.split_at_mut(tw);
-            for t in 0..tw {
-                r0[t] = a[t] - c[t];
-                r1[t] = b[t] + c[t];
-                r2[t] = c[t] - b[t];
-                r3[t] = b[t] - d[t];
+            for (o, (&p, &q)) in r[at(0, y)..][..tw].iter_mut().zip(a.iter().zip(c)) {
+                *o = p - q;
+            }
+            for (o, (&p, &q)) in r[at(1, y)..][..tw].iter_mut().zip(b.iter().zip(c)) {
+                *o = p + q;
+            }
+            for (o, (&p, &q)) in r[at(2, y)..][..tw].iter_mut().zip(c.iter().zip(b)) {
+                *o = p - q;
+            }
+            for (o, (&p, &q)) in r[at(3, y)..][..tw].iter_mut().zip(b.iter().zip(d)) {
+                *o = p - q;
             }
         }
-        // Then Bᵀ along the columns of each tile row's four input rows.
-        for ti in 0..rows {
-            for j in 0..4 {
-                let row = |i: usize| &r[(4 * (2 * ti + i) + j) * tw..][..tw];
-                let (d0, d1, d2, d3) = (row(0), row(1), row(2), row(3));
-                let at = |i: usize| (4 * i + j) * plane + ti * tw;
-                for (o, (&p, &q)) in v[at(0)..][..tw].iter_mut().zip(d0.iter().zip(d2)) {
-                    *o = p - q;
-                }
-                for (o, (&p, &q)) in v[at(1)..][..tw].iter_mut().zip(d1.iter().zip(d2)) {
-                    *o = p + q;
-                }
-                for (o, (&p, &q)) in v[at(2)..][..tw].iter_mut().zip(d2.iter().zip(d1)) {
-                    *o = p - q;
-                }
-                for (o, (&p, &q)) in v[at(3)..][..tw].iter_mut().zip(d1.iter().zip(d3)) {
-                    *o = p - q;
-                }
-            }
-        }
+        // Then Bᵀ along the columns of each tile row's four input rows, for all the
+        // band's tiles at once.
         let t = rows * tw;
+        for j in 0..4 {
+            let row = |i: usize| &r[at(j, i)..][..t];
+            let (d0, d1, d2, d3) = (row(0), row(1), row(2), row(3));
+            let at = |i: usize| (4 * i + j) * plane;
+            for (o, (&p, &q)) in v[at(0)..][..t].iter_mut().zip(d0.iter().zip(d2)) {
+                *o = p - q;
+            }
+            for (o, (&p, &q)) in v[at(1)..][..t].iter_mut().zip(d1.iter().zip(d2)) {
+                *o = p + q;
+            }
+            for (o, (&p, &q)) in v[at(2)..][..t].iter_mut().zip(d2.iter().zip(d1)) {
+                *o = p - q;
+            }
+            for (o, (&p, &q)) in v[at(3)..][..t].iter_mut().zip(d1.iter().zip(d3)) {
+                *o = p - q;
+            }
+        }
         for xi in 0..16 {
             v[xi * plane + t..xi * plane + t.next_multiple_of(LANES)].fill(0.0);
         }
@@ -236,30 +243,34 @@ twin! {
         scratch: &mut [f32],
     ) {
         let tw = width.div_ceil(2);
-        let (p, y) = scratch[..12 * tw].split_at_mut(8 * tw);
+        // All the band's tiles at once: tile ti's element ξ of M is m[ξ·plane + ti·tw..].
+        let t = out.len().div_ceil(2 * width) * tw;
+        let (p, y) = scratch[..12 * t].split_at_mut(8 * t);
+        let mm = |xi: usize| &m[xi * plane..][..t];
+        // Aᵀ along each row of M, then along the columns.
+        for (i, p) in p.chunks_exact_mut(2 * t).enumerate() {
+            let (m0, m1, m2, m3) = (mm(4 * i), mm(4 * i + 1), mm(4 * i + 2), mm(4 * i + 3));
+            let (p0, p1) = p.split_at_mut(t);
+            let m = m0.iter().zip(m1).zip(m2).zip(m3);
+            for ((p0, p1), (((&m0, &m1), &m2), &m3)) in p0.iter_mut().zip(p1).zip(m) {
+                *p0 = m0 + m1 + m2;
+                *p1 = m1 - m2 - m3;
+            }
+        }
+        for (j, y) in y.chunks_exact_mut(2 * t).enumerate() {
+            let pp = |i: usize| &p[(2 * i + j) * t..][..t];
+            let (y0, y1) = y.split_at_mut(t);
+            let p = pp(0).iter().zip(pp(1)).zip(pp(2)).zip(pp(3));
+            for ((y0, y1), (((&p0, &p1), &p2), &p3)) in y0.iter_mut().zip(y1).zip(p) {
+                *y0 = p0 + p1 + p2;
+                *y1 = p1 - p2 - p3;
+            }
+        }
         for (ti, rows) in out.chunks_mut(2 * width).enumerate() {
-            let mm = |xi: usize| &m[xi * plane + ti * tw..][..tw];
-            // Aᵀ along each row of M, then along the columns.
-            for i in 0..4 {
-                let (m0, m1, m2, m3) = (mm(4 * i), mm(4 * i + 1), mm(4 * i + 2), mm(4 * i + 3));
-                let (p0, p1) = p[2 * i * tw..][..2 * tw].split_at_mut(tw);
-                for t in 0..tw {
-                    p0[t] = m0[t] + m1[t] + m2[t];
-                    p1[t] = m1[t] - m2[t] - m3[t];
-                }
-            }
-            for j in 0..2 {
-                let pp = |i: usize| &p[(2 * i + j) * tw..][..tw];
-                let (p0, p1, p2, p3) = (pp(0), pp(1), pp(2), pp(3));
-                let (y0, y1) = y[2 * j * tw..][..2 * tw].split_at_mut(tw);
-                for t in 0..tw {
-                    y0[t] = p0[t] + p1[t] + p2[t];
-                    y1[t] = p1[t] - p2[t] - p3[t];
-                }
-            }
-            // y holds rows [Y00, Y10, Y01, Y11]: interleave columns 0 and 1 of each row.
+            // y holds [Y00, Y10, Y01, Y11] of all tiles: interleave columns 0 and 1 of
+            // each row.
             for (i, row) in rows.chunks_mut(width).enumerate() {
-                let (c0, c1) = (&y[i * tw..][..tw], &y[(2 + i) * tw..][..tw]);
+                let (c0, c1) = (&y[i * t + ti * tw..][..tw], &y[(2 + i) * t + ti * tw..][..tw]);
                 let (pairs, last) = row.split_at_mut(width / 2 * 2);
                 for ((o, &a), &b) in pairs.chunks_exact_mut(2).zip(c0).zip(c1) {
                     o[0].write(a + plus);
