@@ -1,7 +1,7 @@
 //! `xs[i] = f(xs[i])` over a slice for the functions with a vector implementation:
 //! f32 through the `twin!` builds of `wide`, `exp_f32` and `tanh_f32` (exp, sigmoid and
-//! tanh on AVX-512 and tanh on AVX2 through hand-written loops, the same bits), f16/bf16 through
-//! f32 blocks, f64 through std (and `activation`) element by element.
+//! tanh on AVX-512 and tanh on AVX2 through hand-written loops, the same bits),
+//! f16/bf16 through f32 blocks, f64 through std (and `activation`) element by element.
 
 use std::mem::MaybeUninit;
 

@@ -32,8 +32,9 @@ const EXP_P: [f32; 5] = [
     0.499_999_97,
 ];
 
+/// a·b + c rounded once (`tanh_f32` shares it).
 #[inline(always)]
-fn fma(a: f32, b: f32, c: f32) -> f32 {
+pub(super) fn fma(a: f32, b: f32, c: f32) -> f32 {
     a.mul_add(b, c)
 }
 

@@ -9,15 +9,15 @@
 //!
 //! Accuracy: at most 0.87 ulp (every f32 in [1.2e-4, 16) checked in a harness; from 16
 //! on the result is 1; `tests/ulp_sweep.rs`, which covers the rest, asserts the bound
-//! listed in lang/SPEC.md). Each center
-//! is an f32 whose tanh lies close to an f32, so the constant term is nearly exact,
-//! and a - c is exact (Sterbenz). In entry 0 (c = 0) the kernel adds t itself after
-//! the polynomial, so tiny values come back unchanged and the constant 1 is never
-//! rounded into the sum.
+//! listed in lang/SPEC.md). Each center is an f32 whose tanh lies close to an f32, so
+//! the constant term is nearly exact, and a - c is exact (Sterbenz). In entry 0
+//! (c = 0) the kernel adds t itself after the polynomial, so tiny values come back
+//! unchanged and the constant 1 is never rounded into the sum.
 //!
 //! The scalar form indexes the table; the AVX2 and AVX-512 loops permute registers.
 //! All three agree bit for bit on all 2³² inputs (harness; the unit tests sample).
 
+use super::exp_f32::fma;
 use super::tanh_table::{CENTER, COEF};
 
 /// a is clamped here (NaN passes): tanh rounds to 1 from about 9.01 on, and the
@@ -32,11 +32,6 @@ const QUARTER_SHIFT: u32 = 21;
 const FIRST_QUARTER: u32 = (0.125f32.to_bits() >> QUARTER_SHIFT) - 1;
 /// The polynomials' degree.
 const DEGREE: usize = COEF.len() - 1;
-
-#[inline(always)]
-fn fma(a: f32, b: f32, c: f32) -> f32 {
-    a.mul_add(b, c)
-}
 
 /// tanh, to within 0.87 ulp; ±1 at ±inf, -0 kept, NaN stays NaN (with x's sign).
 #[inline(always)]
