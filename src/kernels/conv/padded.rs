@@ -1,8 +1,8 @@
-//! Blocked im2col and col2im (see `conv`) over images laid out the way the window reads
-//! them: every spatial dim padded with zeros out to where the window reaches, and each
-//! row (along the last dim) split into `stride` phases (columns j, j + stride, ...).
-//! Then tap t at a run of window positions along an output row reads, or adds into,
-//! one contiguous stretch: no bounds to clip and no strided access.
+//! Blocked im2col (read in place) and col2im (see `conv`) over images laid out the way
+//! the window reads them: every spatial dim padded with zeros out to where the window
+//! reaches, and each row (along the last dim) split into `stride` phases (columns j,
+//! j + stride, ...). Then tap t at a run of window positions along an output row reads,
+//! or adds into, one contiguous stretch: no bounds to clip and no strided access.
 
 use std::mem::MaybeUninit;
 
@@ -218,8 +218,9 @@ impl Runs {
             row
         };
         let rows: Vec<usize> = (first..end).map(out_row).collect();
-        let (mut runs, mut starts) = (vec![], vec![0]);
-        for t in 0..win.kernel_len() {
+        let taps = win.kernel_len();
+        let (mut runs, mut starts) = (Vec::with_capacity(taps * rows.len()), vec![0]);
+        for t in 0..taps {
             let (shift, reach) = (tap_row(t / last.kernel), t % last.kernel * last.dilation);
             for (q, &row) in (first..end).zip(&rows) {
                 // This output row's positions in the block, along the last dim.
@@ -250,17 +251,76 @@ impl Runs {
     }
 }
 
-twin! {
-    /// The block's im2col columns of the channels of `x` (`Padded`, `channel_len`
-    /// elements each): row c·taps + t (of `ldb`) holds tap t of channel c at each
-    /// position of the block.
-    pub fn fill_columns[](cols: &mut [f32], ldb: usize, x: &[f32], channel_len: usize, runs: &Runs) {
-        let mut rows = cols.chunks_exact_mut(ldb);
-        for channel in x.chunks_exact(channel_len) {
-            for (t, row) in rows.by_ref().take(runs.taps()).enumerate() {
-                for run in runs.of(t) {
-                    row[run.dst..][..run.len].copy_from_slice(&channel[run.src..][..run.len]);
+/// A block's im2col columns (row c·taps + t holds tap t of channel c at each position
+/// of the block) read in place from the group's channels (`Padded`, `channel_len`
+/// elements each) instead of copied out: the block's positions fall into segments, one
+/// per output row they touch, and within a segment each column row is a contiguous
+/// stretch of one channel.
+pub struct Columns {
+    /// Per segment: its first position in the block and its length.
+    segments: Vec<(usize, usize)>,
+    /// Per segment, `k` offsets: column row p at the segment's position i is element
+    /// `offsets[p] + i` of the channels.
+    offsets: Vec<usize>,
+    k: usize,
+}
+
+impl Columns {
+    /// The columns of the block `runs` describes, over `channels` channels.
+    pub fn new(runs: &Runs, channels: usize, channel_len: usize) -> Columns {
+        let taps = runs.taps();
+        let segments: Vec<(usize, usize)> = match taps {
+            0 => vec![],
+            _ => runs.of(0).iter().map(|run| (run.dst, run.len)).collect(),
+        };
+        let k = channels * taps;
+        let mut offsets = vec![0; segments.len() * k];
+        for t in 0..taps {
+            for (segment, run) in offsets.chunks_exact_mut(k.max(1)).zip(runs.of(t)) {
+                for (c, offset) in segment.iter_mut().skip(t).step_by(taps).enumerate() {
+                    *offset = c * channel_len + run.src;
                 }
+            }
+        }
+        Columns {
+            segments,
+            offsets,
+            k,
+        }
+    }
+
+    /// Per segment, its `k` offsets (see `offsets`).
+    pub fn segments(&self) -> impl Iterator<Item = &[usize]> {
+        self.offsets.chunks_exact(self.k.max(1))
+    }
+
+    /// The segment that holds all of positions `s..s + width`, if one does: its index
+    /// and where `s` is in it.
+    pub fn within(&self, s: usize, width: usize) -> Option<(usize, usize)> {
+        let j = self
+            .segments
+            .partition_point(|&(start, len)| start + len <= s);
+        let &(start, len) = self.segments.get(j)?;
+        (start <= s && s + width <= start + len).then_some((j, s - start))
+    }
+
+    /// `dst` ([k][width]) = the columns at positions `s..s + width` of `x` (the group's
+    /// channels), zero past the block's positions.
+    pub fn gather(&self, x: &[f32], s: usize, width: usize, dst: &mut [f32]) {
+        let dst = &mut dst[..self.k * width];
+        dst.fill(0.0);
+        let first = self
+            .segments
+            .partition_point(|&(start, len)| start + len <= s);
+        for (j, &(start, len)) in self.segments.iter().enumerate().skip(first) {
+            let (lo, hi) = (start.max(s), (start + len).min(s + width));
+            if lo >= hi {
+                break;
+            }
+            let offsets = &self.offsets[j * self.k..][..self.k];
+            for (row, &offset) in dst.chunks_exact_mut(width).zip(offsets) {
+                let src = &x[offset + lo - start..][..hi - lo];
+                row[lo - s..hi - s].copy_from_slice(src);
             }
         }
     }

@@ -1,10 +1,11 @@
 //! The f32 register-blocked multiply-add under the blocked convolutions: one tile of
 //! `MR` output rows by 8 or 16 columns accumulates `Σ_p a[p][r] · b[p][c]`, with `a`
 //! packed as panels of `MR` rows ([k][MR], weights packed once per call) and `b` read
-//! as rows of contiguous values at any row stride (an im2col block, a Winograd
-//! transform). The tile stays in registers for the whole sum: 12 of AVX2's 16 (a 4 × 24
-//! tile, the same 12, made LLVM spill one for the broadcasts). With AVX-512 a row of 16
-//! columns is one register, and two panels go together as a 12-row tile: 12
+//! as rows of contiguous values: at any row stride (`Strided`: a Winograd transform),
+//! or each row anywhere in one slice (`Offsets`: a convolution's columns read in place
+//! from the image). The tile stays in registers for the whole sum: 12 of AVX2's 16 (a
+//! 4 × 24 tile, the same 12, made LLVM spill one for the broadcasts). With AVX-512 a
+//! row of 16 columns is one register, and two panels go together as a 12-row tile: 12
 //! accumulators, enough to hide the FMA latency, and one load of `b` for both.
 //!
 //! Each sum is one chain of fused multiply-adds in order of p, from zero; the AVX-512
@@ -80,6 +81,97 @@ pub fn row_stride(cols: usize) -> usize {
     }
 }
 
+/// The `k` rows of `b` one tile reads, `NV · LANES` contiguous values each.
+pub trait RowsOfB<'a>: Copy {
+    /// True when each of rows 0..k holds `width` readable values.
+    fn hold(self, k: usize, width: usize) -> bool;
+    /// The `width` values of row p, for p < k of a `hold`.
+    fn row(self, p: usize, width: usize) -> &'a [f32];
+    /// Where row p starts.
+    ///
+    /// # Safety
+    /// p < k for a k and width that `hold` accepted; the row's `width` values from the
+    /// pointer are then readable.
+    unsafe fn start(self, p: usize) -> *const f32;
+}
+
+/// Row p at `b[p · ldb..]`.
+#[derive(Clone, Copy)]
+pub struct Strided<'a> {
+    pub b: &'a [f32],
+    pub ldb: usize,
+}
+
+impl<'a> RowsOfB<'a> for Strided<'a> {
+    fn hold(self, k: usize, width: usize) -> bool {
+        k == 0
+            || (k - 1)
+                .checked_mul(self.ldb)
+                .and_then(|s| s.checked_add(width))
+                <= Some(self.b.len())
+    }
+
+    fn row(self, p: usize, width: usize) -> &'a [f32] {
+        &self.b[p * self.ldb..][..width]
+    }
+
+    unsafe fn start(self, p: usize) -> *const f32 {
+        // SAFETY: p < k of a `hold`, so row p starts inside `b`.
+        unsafe { self.b.as_ptr().add(p * self.ldb) }
+    }
+}
+
+/// Row p at `x[offsets[p] + at..]`: rows anywhere in one slice.
+#[derive(Clone, Copy)]
+pub struct Offsets<'a> {
+    x: &'a [f32],
+    offsets: &'a [usize],
+    /// The largest offset.
+    most: usize,
+    at: usize,
+}
+
+impl<'a> Offsets<'a> {
+    pub fn new(x: &'a [f32], offsets: &'a [usize]) -> Offsets<'a> {
+        let most = offsets.iter().copied().max().unwrap_or(0);
+        Offsets {
+            x,
+            offsets,
+            most,
+            at: 0,
+        }
+    }
+
+    /// The rows from `at` values further on.
+    pub fn at(self, at: usize) -> Offsets<'a> {
+        Offsets { at, ..self }
+    }
+}
+
+impl<'a> RowsOfB<'a> for Offsets<'a> {
+    fn hold(self, k: usize, width: usize) -> bool {
+        let end = self
+            .most
+            .checked_add(self.at)
+            .and_then(|s| s.checked_add(width));
+        k <= self.offsets.len() && (k == 0 || end <= Some(self.x.len()))
+    }
+
+    fn row(self, p: usize, width: usize) -> &'a [f32] {
+        &self.x[self.offsets[p] + self.at..][..width]
+    }
+
+    unsafe fn start(self, p: usize) -> *const f32 {
+        // SAFETY: p < k ≤ offsets.len() (`hold`), and no offset is past `most`, whose
+        // row `hold` found inside `x`.
+        unsafe {
+            self.x
+                .as_ptr()
+                .add(*self.offsets.get_unchecked(p) + self.at)
+        }
+    }
+}
+
 /// The product of `m` packed rows (`panels` from `pack_panels`, inner size `k`) and the
 /// `k × cols` matrix `b` (row stride `ldb`; its columns up to the next multiple of
 /// `LANES` must be readable), plus `plus[r]` on row r (-0.0, which keeps every value,
@@ -97,49 +189,93 @@ pub fn product<D: Slot>(
     dst: &mut [&mut [D]],
     plus: Option<&[f32]>,
 ) {
-    // Panels past row m (a caller's spare ones) are skipped.
-    let used = m.div_ceil(MR);
-    let panel = |p: usize| &panels[p * MR * k..][..MR * k];
-    // Per panel, once: what each tile adds to its rows.
-    let pluses: Vec<[f32; MR]> = (0..used)
-        .map(|p| {
-            std::array::from_fn(|r| {
-                plus.and_then(|v| v.get(p * MR + r))
-                    .copied()
-                    .unwrap_or(-0.0)
-            })
-        })
-        .collect();
-    // Tiles ending within the shortest row need no check of their own rows.
-    let shortest = dst[..m.min(dst.len())].iter().map(|row| row.len()).min();
-    let fits = |rows: &[&mut [D]], end: usize| {
-        shortest.is_some_and(|s| s >= end) || rows.iter().all(|row| row.len() >= end)
-    };
+    let tiles = Tiles::new((panels, m, k), dst, plus);
     for c in (0..cols).step_by(NR) {
         let nv = (cols - c).min(NR).div_ceil(LANES);
-        let b = &b[c..];
+        tiles.strip(isa, Strided { b: &b[c..], ldb }, (dst, c), nv);
+    }
+}
+
+/// `product` one strip of columns at a time, for callers that find each strip's rows
+/// of `b` themselves.
+pub struct Tiles<'a> {
+    panels: &'a [f32],
+    m: usize,
+    k: usize,
+    /// Per panel: what each tile adds to its rows.
+    pluses: Vec<[f32; MR]>,
+    /// The length of the shortest of the m output rows.
+    shortest: Option<usize>,
+}
+
+impl<'a> Tiles<'a> {
+    /// The tiles of `m` packed rows (`panels` from `pack_panels`, inner size `k`) plus
+    /// `plus[r]` on row r, into `dst` (rows of the lengths `strip` will be given).
+    pub fn new<D: Slot>(
+        (panels, m, k): (&'a [f32], usize, usize),
+        dst: &[&mut [D]],
+        plus: Option<&[f32]>,
+    ) -> Tiles<'a> {
+        // Panels past row m (a caller's spare ones) are skipped.
+        let pluses = (0..m.div_ceil(MR))
+            .map(|p| {
+                std::array::from_fn(|r| {
+                    plus.and_then(|v| v.get(p * MR + r))
+                        .copied()
+                        .unwrap_or(-0.0)
+                })
+            })
+            .collect();
+        let shortest = dst[..m.min(dst.len())].iter().map(|row| row.len()).min();
+        Tiles {
+            panels,
+            m,
+            k,
+            pluses,
+            shortest,
+        }
+    }
+
+    /// `dst[r][c + j]` for r < m and j < `nv` · LANES (those past a row's end dropped):
+    /// the product's columns whose `k` rows of `b` are `b`.
+    ///
+    /// # Panics
+    /// When an operand is too short (the callers size them so that it cannot fire).
+    pub fn strip<'b, D: Slot, B: RowsOfB<'b>>(
+        &self,
+        isa: Isa,
+        b: B,
+        (dst, c): (&mut [&mut [D]], usize),
+        nv: usize,
+    ) {
+        let (m, k) = (self.m, self.k);
+        let panel = |p: usize| &self.panels[p * MR * k..][..MR * k];
+        // Tiles ending within the shortest row need no check of their own rows.
+        let fits = |rows: &[&mut [D]], end: usize| {
+            self.shortest.is_some_and(|s| s >= end) || rows.iter().all(|row| row.len() >= end)
+        };
         let mut p = 0;
-        while p < used {
+        while p < self.pluses.len() {
             // With AVX-512, two whole panels over a whole strip go as one 12-row tile.
             if isa.avx512() && nv == 2 && (p + 2) * MR <= m {
                 let rows = &mut dst[p * MR..(p + 2) * MR];
                 if fits(rows, c + NR) {
-                    let plus = (&pluses[p], &pluses[p + 1]);
-                    tile_pair(isa, (panel(p), panel(p + 1)), b, ldb, (rows, c), plus);
+                    let plus = (&self.pluses[p], &self.pluses[p + 1]);
+                    tile_pair(isa, (panel(p), panel(p + 1)), b, (rows, c), plus);
                     p += 2;
                     continue;
                 }
             }
             let rows = &mut dst[p * MR..m.min(p * MR + MR)];
-            let plus = &pluses[p];
+            let plus = &self.pluses[p];
             if fits(rows, c + nv * LANES) {
-                tile(isa, panel(p), b, ldb, (rows, c), nv, plus);
+                tile(isa, panel(p), b, (rows, c), nv, plus);
             } else {
                 // A row ends inside the tile's last vector: through a whole tile.
                 let mut whole = [[0.0; NR]; MR];
                 let mut scratch = whole.each_mut().map(|r| &mut r[..]);
                 let n = rows.len();
-                tile(isa, panel(p), b, ldb, (&mut scratch[..n], 0), nv, plus);
+                tile(isa, panel(p), b, (&mut scratch[..n], 0), nv, plus);
                 for (row, w) in rows.iter_mut().zip(&whole) {
                     for (d, &v) in row[c..].iter_mut().zip(w) {
                         d.set(v);
@@ -157,11 +293,10 @@ pub fn product<D: Slot>(
 /// # Panics
 /// As `tile_of`, and when `rows` is not 2·MR rows (the callers size them so that it
 /// cannot fire).
-fn tile_pair<D: Slot>(
+fn tile_pair<'b, D: Slot, B: RowsOfB<'b>>(
     isa: Isa,
     (first, second): (&[f32], &[f32]),
-    b: &[f32],
-    ldb: usize,
+    b: B,
     (rows, c): (&mut [&mut [D]], usize),
     (plus0, plus1): (&[f32; MR], &[f32; MR]),
 ) {
@@ -169,7 +304,7 @@ fn tile_pair<D: Slot>(
     // Cannot fire: see "Panics".
     assert!(
         second.len() == first.len()
-            && (k == 0 || b.len() >= (k - 1) * ldb + NR)
+            && b.hold(k, NR)
             && rows.len() == 2 * MR
             && rows.iter().all(|row| row.len() >= c + NR),
         "micro-kernel operand too short"
@@ -178,19 +313,18 @@ fn tile_pair<D: Slot>(
     if isa.avx512() {
         // SAFETY: an `Isa` with AVX-512 comes from `Isa::detect` on a CPU that has
         // AVX-512 F; both panels hold k·MR values and `b` and `rows` were just checked.
-        return unsafe { tile_pair_avx512((first, second), b, ldb, (rows, c), (plus0, plus1)) };
+        return unsafe { tile_pair_avx512((first, second), b, (rows, c), (plus0, plus1)) };
     }
     let (top, bottom) = rows.split_at_mut(MR);
-    tile_of::<MR, 2, D>(isa, first, b, ldb, (top, c), plus0);
-    tile_of::<MR, 2, D>(isa, second, b, ldb, (bottom, c), plus1);
+    tile_of::<MR, 2, D, B>(isa, first, b, (top, c), plus0);
+    tile_of::<MR, 2, D, B>(isa, second, b, (bottom, c), plus1);
 }
 
 /// `tile_of::<R, NV, D>` for R = rows.len() and NV = `nv`.
-fn tile<D: Slot>(
+fn tile<'b, D: Slot, B: RowsOfB<'b>>(
     isa: Isa,
     panel: &[f32],
-    b: &[f32],
-    ldb: usize,
+    b: B,
     (rows, c): (&mut [&mut [D]], usize),
     nv: usize,
     plus: &[f32; MR],
@@ -198,7 +332,7 @@ fn tile<D: Slot>(
     macro_rules! by_shape {
         ($(($r:literal, $nv:literal)),*) => {
             match (rows.len(), nv) {
-                $(($r, $nv) => tile_of::<$r, $nv, D>(isa, panel, b, ldb, (rows, c), plus),)*
+                $(($r, $nv) => tile_of::<$r, $nv, D, B>(isa, panel, b, (rows, c), plus),)*
                 // Cannot fire: `product` cuts tiles of 1..=MR rows and 1 or 2 vectors.
                 _ => unreachable!("tiles have 1..=MR rows and 1..=2 vectors"),
             }
@@ -220,18 +354,17 @@ fn tile<D: Slot>(
     );
 }
 
-/// `rows[r][c + j] = plus[r] + Σ_p panel[p·MR + r] · b[p·ldb + j]` for r < R,
-/// j < LANES · NV and p over the panel's k = panel.len() / MR rows, with the AVX2
-/// kernel when `isa` has it.
+/// `rows[r][c + j] = plus[r] + Σ_p panel[p·MR + r] · b_p[j]` for r < R, j < LANES · NV
+/// and p over the panel's k = panel.len() / MR rows b_p of `b`, with the AVX2 or
+/// AVX-512 kernel when `isa` has it.
 ///
 /// # Panics
-/// When `b` is too short for k rows of LANES · NV values at stride `ldb`, or a row for
-/// LANES · NV values from `c` on (the callers size them so that it cannot fire).
-pub fn tile_of<const R: usize, const NV: usize, D: Slot>(
+/// When `b` does not hold k rows of LANES · NV values, or a row of `rows` LANES · NV
+/// values from `c` on (the callers size them so that it cannot fire).
+pub fn tile_of<'b, const R: usize, const NV: usize, D: Slot, B: RowsOfB<'b>>(
     isa: Isa,
     panel: &[f32],
-    b: &[f32],
-    ldb: usize,
+    b: B,
     (rows, c): (&mut [&mut [D]], usize),
     plus: &[f32; MR],
 ) {
@@ -239,7 +372,7 @@ pub fn tile_of<const R: usize, const NV: usize, D: Slot>(
     let k = panel.len() / MR;
     // Cannot fire: see "Panics".
     assert!(
-        (k == 0 || b.len() >= (k - 1) * ldb + NV * LANES)
+        b.hold(k, NV * LANES)
             && rows.len() == R
             && rows.iter().all(|row| row.len() >= c + NV * LANES),
         "micro-kernel operand too short"
@@ -249,29 +382,28 @@ pub fn tile_of<const R: usize, const NV: usize, D: Slot>(
         // SAFETY: an `Isa` with AVX-512 comes from `Isa::detect` on a CPU that has
         // AVX-512 F; `panel` holds k·MR values and `b` and `rows` were just checked for
         // LANES·NV = 16 columns.
-        return unsafe { tile_avx512::<R, D>(panel, b, ldb, (rows, c), plus) };
+        return unsafe { tile_avx512::<R, D, B>(panel, b, (rows, c), plus) };
     }
     #[cfg(target_arch = "x86_64")]
     if isa.avx2() {
         // SAFETY: an `Isa` with AVX2 comes from `Isa::detect` on a CPU that has AVX2 and
         // FMA; `panel` holds k·MR values and `b` and `rows` were just checked.
-        return unsafe { tile_avx2::<R, NV, D>(panel, b, ldb, (rows, c), plus) };
+        return unsafe { tile_avx2::<R, NV, D, B>(panel, b, (rows, c), plus) };
     }
     let _ = isa;
-    tile_scalar::<R, NV, D>(panel, b, ldb, (rows, c), plus)
+    tile_scalar::<R, NV, D, B>(panel, b, (rows, c), plus)
 }
 
 /// The scalar twin of `tile_avx2`.
-fn tile_scalar<const R: usize, const NV: usize, D: Slot>(
+fn tile_scalar<'b, const R: usize, const NV: usize, D: Slot, B: RowsOfB<'b>>(
     panel: &[f32],
-    b: &[f32],
-    ldb: usize,
+    b: B,
     (rows, c): (&mut [&mut [D]], usize),
     plus: &[f32; MR],
 ) {
     let mut acc = [[0.0; NR]; R];
     for (p, a) in panel.chunks_exact(MR).enumerate() {
-        let row = &b[p * ldb..][..NV * LANES];
+        let row = b.row(p, NV * LANES);
         for (acc_row, &ar) in acc.iter_mut().zip(a) {
             for (c, &bv) in acc_row.iter_mut().zip(row) {
                 *c = ar.mul_add(bv, *c);
@@ -286,15 +418,14 @@ fn tile_scalar<const R: usize, const NV: usize, D: Slot>(
 }
 
 /// # Safety
-/// The CPU has AVX2 and FMA; `panel` holds k·MR values, `b` at least
-/// (k - 1)·ldb + LANES·NV (unless k = 0) where k = panel.len() / MR, and `rows` R rows
-/// of at least c + LANES·NV values.
+/// The CPU has AVX2 and FMA; `panel` holds k·MR values, `b` k rows of LANES·NV
+/// (`RowsOfB::hold`) where k = panel.len() / MR, and `rows` R rows of at least
+/// c + LANES·NV values.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn tile_avx2<const R: usize, const NV: usize, D: Slot>(
+unsafe fn tile_avx2<'b, const R: usize, const NV: usize, D: Slot, B: RowsOfB<'b>>(
     panel: &[f32],
-    b: &[f32],
-    ldb: usize,
+    b: B,
     (rows, c): (&mut [&mut [D]], usize),
     plus: &[f32; MR],
 ) {
@@ -304,9 +435,10 @@ unsafe fn tile_avx2<const R: usize, const NV: usize, D: Slot>(
     // above; each pointer step below stays inside those lengths.
     unsafe {
         let mut acc = [[_mm256_setzero_ps(); NV]; R];
-        let (mut pa, mut pb) = (panel.as_ptr(), b.as_ptr());
-        for _ in 0..k {
-            // In bounds by the contract: row p of `b` starts at p·ldb and is LANES·NV long.
+        let mut pa = panel.as_ptr();
+        for p in 0..k {
+            // In bounds by the contract: row p of `b` holds LANES·NV values.
+            let pb = b.start(p);
             let bv: [__m256; NV] = std::array::from_fn(|v| _mm256_loadu_ps(pb.add(v * LANES)));
             for (r, acc) in acc.iter_mut().enumerate() {
                 let ar = _mm256_broadcast_ss(&*pa.add(r));
@@ -315,8 +447,6 @@ unsafe fn tile_avx2<const R: usize, const NV: usize, D: Slot>(
                 }
             }
             pa = pa.add(MR);
-            // Past the last row this points beyond `b` and is never read.
-            pb = pb.wrapping_add(ldb);
         }
         for ((dst, acc), &plus) in rows.iter_mut().zip(&acc).zip(plus) {
             let plus = _mm256_set1_ps(plus);
@@ -334,15 +464,14 @@ unsafe fn tile_avx2<const R: usize, const NV: usize, D: Slot>(
 /// and R chains of 16 lanes in flight instead of 2R of 8 (the same multiply-adds).
 ///
 /// # Safety
-/// The CPU has AVX-512 F; `panel` holds k·MR values, `b` at least (k - 1)·ldb + 16
-/// (unless k = 0) where k = panel.len() / MR, and `rows` R rows of at least c + 16
+/// The CPU has AVX-512 F; `panel` holds k·MR values, `b` k rows of 16
+/// (`RowsOfB::hold`) where k = panel.len() / MR, and `rows` R rows of at least c + 16
 /// values.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn tile_avx512<const R: usize, D: Slot>(
+unsafe fn tile_avx512<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
     panel: &[f32],
-    b: &[f32],
-    ldb: usize,
+    b: B,
     (rows, c): (&mut [&mut [D]], usize),
     plus: &[f32; MR],
 ) {
@@ -352,16 +481,14 @@ unsafe fn tile_avx512<const R: usize, D: Slot>(
     // above; each pointer step below stays inside those lengths.
     unsafe {
         let mut acc = [_mm512_setzero_ps(); R];
-        let (mut pa, mut pb) = (panel.as_ptr(), b.as_ptr());
-        for _ in 0..k {
-            // In bounds by the contract: row p of `b` starts at p·ldb and is 16 long.
-            let bv = _mm512_loadu_ps(pb);
+        let mut pa = panel.as_ptr();
+        for p in 0..k {
+            // In bounds by the contract: row p of `b` holds 16 values.
+            let bv = _mm512_loadu_ps(b.start(p));
             for (r, acc) in acc.iter_mut().enumerate() {
                 *acc = _mm512_fmadd_ps(_mm512_set1_ps(*pa.add(r)), bv, *acc);
             }
             pa = pa.add(MR);
-            // Past the last row this points beyond `b` and is never read.
-            pb = pb.wrapping_add(ldb);
         }
         for ((dst, &acc), &plus) in rows.iter_mut().zip(&acc).zip(plus) {
             // In bounds by the contract: the row holds c + 16 values, each with f32's
@@ -376,15 +503,14 @@ unsafe fn tile_avx512<const R: usize, D: Slot>(
 /// latency, and one load of each row of `b` for both panels.
 ///
 /// # Safety
-/// The CPU has AVX-512 F; both panels hold k·MR values, `b` at least (k - 1)·ldb + 16
-/// (unless k = 0) where k = first.len() / MR, and `rows` 2·MR rows of at least c + 16
-/// values.
+/// The CPU has AVX-512 F; both panels hold k·MR values, `b` k rows of 16
+/// (`RowsOfB::hold`) where k = first.len() / MR, and `rows` 2·MR rows of at least
+/// c + 16 values.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn tile_pair_avx512<D: Slot>(
+unsafe fn tile_pair_avx512<'b, D: Slot, B: RowsOfB<'b>>(
     (first, second): (&[f32], &[f32]),
-    b: &[f32],
-    ldb: usize,
+    b: B,
     (rows, c): (&mut [&mut [D]], usize),
     (plus0, plus1): (&[f32; MR], &[f32; MR]),
 ) {
@@ -394,10 +520,10 @@ unsafe fn tile_pair_avx512<D: Slot>(
     // above; each pointer step below stays inside those lengths.
     unsafe {
         let mut acc = [_mm512_setzero_ps(); 2 * MR];
-        let (mut pa0, mut pa1, mut pb) = (first.as_ptr(), second.as_ptr(), b.as_ptr());
-        for _ in 0..k {
-            // In bounds by the contract: row p of `b` starts at p·ldb and is 16 long.
-            let bv = _mm512_loadu_ps(pb);
+        let (mut pa0, mut pa1) = (first.as_ptr(), second.as_ptr());
+        for p in 0..k {
+            // In bounds by the contract: row p of `b` holds 16 values.
+            let bv = _mm512_loadu_ps(b.start(p));
             let (top, bottom) = acc.split_at_mut(MR);
             for r in 0..MR {
                 top[r] = _mm512_fmadd_ps(_mm512_set1_ps(*pa0.add(r)), bv, top[r]);
@@ -405,8 +531,6 @@ unsafe fn tile_pair_avx512<D: Slot>(
             }
             pa0 = pa0.add(MR);
             pa1 = pa1.add(MR);
-            // Past the last row this points beyond `b` and is never read.
-            pb = pb.wrapping_add(ldb);
         }
         let plus = plus0.iter().chain(plus1);
         for ((dst, &acc), &plus) in rows.iter_mut().zip(&acc).zip(plus) {
@@ -436,7 +560,7 @@ mod tests {
         let run = |isa| {
             let mut out = vec![f32::NAN; R * ldd];
             let mut rows: Vec<&mut [f32]> = out.chunks_mut(ldd).collect();
-            tile_of::<R, NV, f32>(isa, &a, &b, ldb, (&mut rows, c), &plus);
+            tile_of::<R, NV, f32, _>(isa, &a, Strided { b: &b, ldb }, (&mut rows, c), &plus);
             out
         };
         let scalar = run(Isa::SCALAR);
