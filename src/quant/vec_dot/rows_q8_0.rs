@@ -8,7 +8,7 @@
 //! of one, each lane getting the same FMA with the same operands. A last odd block goes
 //! into the even accumulator alone, and the total adds the two and takes the AVX2
 //! kernel's horizontal sum: the same bits. Integer sums are exact, so computing
-//! |x|·(sign(x)·y) with a mask, or with one VNNI instruction, changes nothing.
+//! |x|·(sign(x)·y) with a mask, or (x + 128)·y - 128·y with VNNI, changes nothing.
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has the AVX2 set (and AVX-512 F/BW for the 512-bit
@@ -39,51 +39,104 @@ fn scales(x: &[u8]) -> __m128 {
     _mm_setr_ps(f16_at(x, 0), f16_at(x, BLOCK), 0.0, 0.0)
 }
 
-/// A pair of weight blocks: |x|, the lanes where x < 0, and the scales.
-struct WeightPair {
-    abs: __m512i,
-    negative: __mmask64,
-    d: __m128,
+/// Lanes 0-7 from lane 0 of a 128-bit register, lanes 8-15 from its lane 1.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn spread(v: __m128) -> __m512 {
+    let lanes = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+    _mm512_permutexvar_ps(lanes, _mm512_castps128_ps512(v))
 }
 
-/// A pair of activation blocks.
+/// A pair of weight blocks: its quants in the form the driver's sums take, and each
+/// block's scale over its 8 lanes.
+struct WeightPair {
+    q: __m512i,
+    /// The lanes where x < 0 (the maddubs form only).
+    negative: __mmask64,
+    d: __m512,
+}
+
+/// A pair of activation blocks: quants, what the driver's sums start from, and each
+/// block's scale over its 8 lanes.
 struct ActPair {
     q: __m512i,
-    d: __m128,
+    start: __m512i,
+    d: __m512,
 }
 
-/// 16 i32 lanes of Σ x·y over groups of 4 bytes (maddubs then madd, or one VNNI op).
-macro_rules! pair_sums {
-    ($name:ident, $features:literal, $sum4:expr) => {
-        #[target_feature(enable = $features)]
-        #[inline]
-        fn $name(w: &WeightPair, y: &ActPair) -> __m512i {
-            // sign(x)·y: maddubs and VNNI need one unsigned operand, here |x|.
-            let signed = _mm512_mask_sub_epi8(y.q, w.negative, _mm512_setzero_si512(), y.q);
-            $sum4(w.abs, signed)
-        }
-    };
+/// Loads a weight pair for `maddubs`, which needs an unsigned operand: |x|, and the
+/// activations negated where x < 0.
+#[target_feature(enable = "avx512f,avx512bw,avx2,f16c")]
+#[inline]
+fn weights_avx512(x: &[u8]) -> WeightPair {
+    let q = quants(x);
+    WeightPair {
+        q: _mm512_abs_epi8(q),
+        negative: _mm512_movepi8_mask(q),
+        d: spread(scales(x)),
+    }
 }
 
-pair_sums!(sums_avx512, "avx512f,avx512bw", |abs, y| {
-    _mm512_madd_epi16(_mm512_maddubs_epi16(abs, y), _mm512_set1_epi16(1))
-});
-pair_sums!(sums_vnni, "avx512f,avx512bw,avx512vnni", |abs, y| {
-    _mm512_dpbusd_epi32(_mm512_setzero_si512(), abs, y)
-});
+#[target_feature(enable = "avx512f,avx2,f16c")]
+#[inline]
+fn activations_avx512(y: &[u8]) -> ActPair {
+    ActPair {
+        q: quants(y),
+        start: _mm512_setzero_si512(),
+        d: spread(scales(y)),
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn sums_avx512(w: &WeightPair, y: &ActPair) -> __m512i {
+    let signed = _mm512_mask_sub_epi8(y.q, w.negative, _mm512_setzero_si512(), y.q);
+    _mm512_madd_epi16(_mm512_maddubs_epi16(w.q, signed), _mm512_set1_epi16(1))
+}
+
+/// Loads a weight pair for VNNI as x + 128 (unsigned; its sums then exceed Σ x·y by
+/// 128·Σy, which each activation pair subtracts once, in `start`): one instruction per
+/// weight and activation pair, where |x| and sign(x)·y take two.
+#[target_feature(enable = "avx512f,avx2,f16c")]
+#[inline]
+fn weights_vnni(x: &[u8]) -> WeightPair {
+    WeightPair {
+        q: _mm512_xor_si512(quants(x), _mm512_set1_epi8(-128)),
+        negative: 0,
+        d: spread(scales(x)),
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512vnni,avx2,f16c")]
+#[inline]
+fn activations_vnni(y: &[u8]) -> ActPair {
+    let q = quants(y);
+    let shift = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(-128), q);
+    ActPair {
+        q,
+        start: _mm512_sub_epi32(_mm512_setzero_si512(), shift),
+        d: spread(scales(y)),
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512vnni")]
+#[inline]
+fn sums_vnni(w: &WeightPair, y: &ActPair) -> __m512i {
+    _mm512_dpbusd_epi32(y.start, w.q, y.q)
+}
 
 /// The drivers: each weight pair and activation pair is loaded once per tile; every
 /// pair of rows in the tile adds `d_x·d_y · Σ` into its accumulator, a last odd block
-/// into the first half only.
+/// into the first half only. Integer sums are exact, so every form of them gives the
+/// same lanes: 16 i32 sums of 4 products each (maddubs then madd, or one VNNI op).
 macro_rules! driver {
-    ($name:ident, $features:literal, $sums:ident) => {
+    ($name:ident, $features:literal, $weights:ident, $activations:ident, $sums:ident) => {
         /// `out[j·m + i]` = the dot product of weight row `j` of `w` with activation row
         /// `i` of `a` (m rows), both Q8_0 rows of `bytes` bytes.
         #[target_feature(enable = $features)]
         pub fn $name(w: &[u8], a: &[u8], bytes: usize, out: &mut [f32]) {
             let m = a.len() / bytes;
             let (blocks, pairs) = (bytes / BLOCK, bytes / BLOCK / 2);
-            let spread = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
             for (ws, outs) in w.chunks(WROWS * bytes).zip(out.chunks_mut(WROWS * m)) {
                 let nr = outs.len() / m;
                 // A tile with fewer weight rows repeats its last one (its sums are not
@@ -93,28 +146,14 @@ macro_rules! driver {
                     let rows = GROUP.min(m - g0);
                     let arow = |i: usize| &a[(g0 + i) * bytes..][..bytes];
                     let mut acc = [[_mm512_setzero_ps(); GROUP]; WROWS];
-                    let mut wp: [WeightPair; WROWS] = std::array::from_fn(|_| WeightPair {
-                        abs: _mm512_setzero_si512(),
-                        negative: 0,
-                        d: _mm_setzero_ps(),
-                    });
                     for p in 0..pairs {
                         let at = 2 * BLOCK * p;
-                        for (r, wp) in wp.iter_mut().enumerate() {
-                            let q = quants(&wrow(r)[at..]);
-                            wp.abs = _mm512_abs_epi8(q);
-                            wp.negative = _mm512_movepi8_mask(q);
-                            wp.d = scales(&wrow(r)[at..]);
-                        }
+                        let wp: [WeightPair; WROWS] =
+                            std::array::from_fn(|r| $weights(&wrow(r)[at..]));
                         for i in 0..rows {
-                            let y = &arow(i)[at..];
-                            let y = ActPair {
-                                q: quants(y),
-                                d: scales(y),
-                            };
+                            let y = $activations(&arow(i)[at..]);
                             for r in 0..WROWS {
-                                let d = _mm512_castps128_ps512(_mm_mul_ps(wp[r].d, y.d));
-                                let d = _mm512_permutexvar_ps(spread, d);
+                                let d = _mm512_mul_ps(wp[r].d, y.d);
                                 let s = _mm512_cvtepi32_ps($sums(&wp[r], &y));
                                 acc[r][i] = _mm512_fmadd_ps(d, s, acc[r][i]);
                             }
@@ -145,11 +184,15 @@ macro_rules! driver {
 driver!(
     rows_avx512,
     "avx512f,avx512bw,avx512dq,avx2,fma,f16c",
+    weights_avx512,
+    activations_avx512,
     sums_avx512
 );
 driver!(
     rows_vnni,
     "avx512f,avx512bw,avx512dq,avx512vnni,avx2,fma,f16c",
+    weights_vnni,
+    activations_vnni,
     sums_vnni
 );
 
