@@ -305,7 +305,9 @@ mod tests {
                 win: &win,
                 ch,
             };
-            let got = conv_new(samples * ch.c_out * l, o).unwrap();
+            let Some(got) = conv_new(samples * ch.c_out * l, o) else {
+                panic!("case {case}: the output could not be allocated");
+            };
             let mut cols = vec![0.0; k * l];
             for n in 0..samples {
                 for g in 0..ch.groups {
