@@ -269,7 +269,8 @@ impl Columns {
     /// The columns of the block `runs` describes, over `channels` channels.
     pub fn new(runs: &Runs, channels: usize, channel_len: usize) -> Columns {
         let taps = runs.taps();
-        let segments: Vec<(usize, usize)> = match taps {
+        // Without columns (no taps or channels) there is nothing to read in place.
+        let segments: Vec<(usize, usize)> = match taps * channels {
             0 => vec![],
             _ => runs.of(0).iter().map(|run| (run.dst, run.len)).collect(),
         };
