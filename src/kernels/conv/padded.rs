@@ -290,6 +290,12 @@ impl Columns {
         }
     }
 
+    /// The first segment that ends past position `s` (segments are in order).
+    fn first_reaching(&self, s: usize) -> usize {
+        self.segments
+            .partition_point(|&(start, len)| start + len <= s)
+    }
+
     /// Per segment, its `k` offsets (see `offsets`).
     pub fn segments(&self) -> impl Iterator<Item = &[usize]> {
         self.offsets.chunks_exact(self.k.max(1))
@@ -298,9 +304,7 @@ impl Columns {
     /// The segment that holds all of positions `s..s + width`, if one does: its index
     /// and where `s` is in it.
     pub fn within(&self, s: usize, width: usize) -> Option<(usize, usize)> {
-        let j = self
-            .segments
-            .partition_point(|&(start, len)| start + len <= s);
+        let j = self.first_reaching(s);
         let &(start, len) = self.segments.get(j)?;
         (start <= s && s + width <= start + len).then_some((j, s - start))
     }
@@ -310,9 +314,7 @@ impl Columns {
     pub fn gather(&self, x: &[f32], s: usize, width: usize, dst: &mut [f32]) {
         let dst = &mut dst[..self.k * width];
         dst.fill(0.0);
-        let first = self
-            .segments
-            .partition_point(|&(start, len)| start + len <= s);
+        let first = self.first_reaching(s);
         for (j, &(start, len)) in self.segments.iter().enumerate().skip(first) {
             let (lo, hi) = (start.max(s), (start + len).min(s + width));
             if lo >= hi {
