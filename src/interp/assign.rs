@@ -214,8 +214,8 @@ impl Interp {
             return self.assign_dict(name, base.span, items, op, value, scope);
         }
         if op.is_none() {
-            if let (Some(at), Some(v)) = (IntIndex::of(items, scope), scalar_operand(value, scope))
-            {
+            let mut at = IntIndex::new();
+            if let (true, Some(v)) = (at.read(items, scope), scalar_operand(value, scope)) {
                 self.changing_in_place(name);
                 let written = match scope.binding(name).as_deref_mut() {
                     Some(Value::Tensor(t)) => match t.untracked_mut() {

@@ -55,7 +55,10 @@ impl Interp {
             return None;
         };
         let top = BinaryOp::from_symbol(op.symbol())?;
-        let at = IntIndex::of(items, scope)?;
+        let mut at = IntIndex::new();
+        if !at.read(items, scope) {
+            return None;
+        }
         let y = match scope.value(source).as_deref() {
             Some(Value::Tensor(t)) if !t.is_tracked() => match t.dtype() {
                 DType::F32 => FloatElement::F32(element(t, at.ints())?),
