@@ -29,6 +29,7 @@ pub(super) struct IntIndex {
 impl IntIndex {
     const MAX_AXES: usize = 8;
 
+    /// An index of no ints, for `read` to fill.
     pub(super) fn new() -> IntIndex {
         IntIndex {
             ints: [0; Self::MAX_AXES],
@@ -37,7 +38,7 @@ impl IntIndex {
     }
 
     /// Takes the ints of `items`: true when every item is an int literal or an int
-    /// variable (else the index is left unusable).
+    /// variable; false otherwise, and the index is then not to be used.
     pub(super) fn read(&mut self, items: &[IndexItem], scope: &Scope) -> bool {
         self.len = 0;
         if items.len() > Self::MAX_AXES {
