@@ -196,14 +196,22 @@ fn scaled_pair(scales: __m256i, j: usize, (lo, hi): (__m256i, __m256i), y: &[u8]
     _mm256_add_epi32(_mm256_madd_epi16(sl, pl), _mm256_madd_epi16(sh, ph))
 }
 
+/// A Q4_K/Q5_K block's f32 step (`add_block`) on its integer sums: Σ scale·Σ q·y in
+/// the 8 lanes of `sumi`, the min term in the 4 of `mins`.
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+pub(super) fn add_q45_block(acc: f32, x: &[u8], y: &[u8], sums: (__m256i, __m128i)) -> f32 {
+    let (sumi, mins) = sums;
+    let (d, dmin) = f16_pair_at(x, 0);
+    let scales = (f32_at(y, 0), d, dmin);
+    add_block::<true>(acc, scales, (hsum_i32(sumi), hsum128_i32(mins)))
+}
+
 #[target_feature(enable = "avx2,fma,f16c")]
 pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
     let mut acc = 0.0;
     for (x, y) in w.iter().zip(a) {
-        let (sumi, mins) = q4k_block_sums(x, y);
-        let (d, dmin) = f16_pair_at(x, 0);
-        let scales = (f32_at(y, 0), d, dmin);
-        acc = add_block::<true>(acc, scales, (hsum_i32(sumi), hsum128_i32(mins)));
+        acc = add_q45_block(acc, x, y, q4k_block_sums(x, y));
     }
     acc
 }
@@ -212,10 +220,7 @@ pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
 pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
     let mut acc = 0.0;
     for (x, y) in w.iter().zip(a) {
-        let (sumi, mins) = q5k_block_sums(x, y);
-        let (d, dmin) = f16_pair_at(x, 0);
-        let scales = (f32_at(y, 0), d, dmin);
-        acc = add_block::<true>(acc, scales, (hsum_i32(sumi), hsum128_i32(mins)));
+        acc = add_q45_block(acc, x, y, q5k_block_sums(x, y));
     }
     acc
 }

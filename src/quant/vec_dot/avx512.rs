@@ -1,17 +1,25 @@
-//! The AVX-512 VNNI dot product of one Q6_K weight row with one Q8_K activation row:
-//! the AVX2 kernel's integer steps on 64 values per register — `maddubs` into i16
-//! pairs, then one `dpwssd` applies the sub-block scales and adds into i32 — so a block
-//! ends with the same exact integer sum and takes the scalar twin's f32 step: the same
-//! bits. (The same form for Q4_K and Q5_K measured slower than their AVX2 kernels on a
-//! Zen 4, 0.58 against 0.54 ms for a 4096² Q4_K matvec; Q6_K went from 0.65 to 0.51.)
+//! AVX-512 VNNI dot products of one weight row with one Q8_K activation row: the AVX2
+//! kernels' integer steps with `dpwssd` applying the sub-block scales and adding into
+//! i32 in one instruction, so a block ends with the same exact integer sums and takes
+//! the scalar twin's f32 step: the same bits.
+//!
+//! Q6_K works on 64 values per register (0.65 → 0.51 ms for a 4096² matvec on a Zen 4
+//! against the AVX2 kernel). Q4_K and Q5_K keep 256-bit registers: their 512-bit form
+//! needs a `vpermw` per register to spread two sub-blocks' scales and measured slower
+//! than AVX2 (0.58 against 0.54 ms); here each sub-block's scale is broadcast from
+//! memory inside `dpwssd`, which costs no shuffle at all (tsr alone, 1 thread, best
+//! of 600 against the AVX2 kernel, alternating: Q4_K 4096² matvec 0.587–0.601 →
+//! 0.516–0.548 ms; weights in L2, 256 × 4096, best of 20000: Q4_K 0.0393–0.0405 →
+//! 0.0343–0.0356 ms, Q5_K 0.0452–0.0462 → 0.0412–0.0415 ms).
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
-//! `Isa::detect`) that the CPU has AVX-512 F/BW/VNNI, AVX2, FMA and F16C.
+//! `Isa::detect`) that the CPU has AVX-512 F/BW/VL/VNNI, AVX2, FMA and F16C.
 
 use std::arch::x86_64::*;
 
-use super::avx2::{f16_at, f32_at, hsum_i32, load, load128};
+use super::avx2::{add_q45_block, f16_at, f32_at, hsum_i32, load, load128};
 use super::scalar::add_block;
+use crate::quant::blocks::unpack_scales_mins;
 
 /// 64 bytes of `b` from `off` (bounds-checked; the offsets used are constant per block).
 #[target_feature(enable = "avx512f")]
@@ -93,4 +101,110 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
         acc = add_block::<false>(acc, (f32_at(y, 0), f16_at(x, 208), 0.0), (isum, 0));
     }
     acc
+}
+
+/// A Q4_K/Q5_K block's scales in the form `dpwssd` takes them broadcast from memory —
+/// `pairs[k]` holds sub-block k's 6-bit scale s as the i16 pair (s, s) — and the min
+/// term's 4 i32 partial sums Σ m·bsum (bsums at `y[260..292]`).
+#[target_feature(enable = "avx512f,avx512vl,avx2")]
+#[inline]
+fn scale_pairs_and_min_sums(scales: &[u8], y: &[u8], pairs: &mut [u32; 8]) -> __m128i {
+    let mut packed = [0u8; 12];
+    packed.copy_from_slice(&scales[..12]);
+    let sm = load128(&unpack_scales_mins(&packed), 0);
+    let s32 = _mm256_cvtepu8_epi32(sm);
+    // SAFETY: `pairs` is 32 writable bytes and the store has no alignment requirement.
+    unsafe {
+        _mm256_storeu_si256(
+            pairs.as_mut_ptr().cast(),
+            _mm256_or_si256(s32, _mm256_slli_epi32::<16>(s32)),
+        )
+    };
+    let bsums = load(y, 260);
+    let pair_sums = _mm_hadd_epi16(
+        _mm256_castsi256_si128(bsums),
+        _mm256_extracti128_si256::<1>(bsums),
+    );
+    _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_unpackhi_epi64(sm, sm)), pair_sums)
+}
+
+/// `acc + madd(a, b)` for `b` the i32 at `pair` in every lane: `vpdpwssd` with the
+/// operand broadcast from memory. Written out because LLVM, left to the intrinsic,
+/// splits the instruction into `vpmaddwd` + `vpaddd` (one more vector operation per
+/// 32 values) and broadcasts `pair` by a separate instruction: the Q4_K dot then ran
+/// no faster than the AVX2 kernel (256 × 4096 weights, 1 thread, Zen 4: 0.0372 against
+/// 0.0378 ms), where in a kernel harness the whole instruction took the block from
+/// 8.1–8.5 to 6.7–7.0 ns.
+#[target_feature(enable = "avx512f,avx512vl,avx512vnni")]
+#[inline]
+fn dpwssd_broadcast(acc: __m256i, a: __m256i, pair: &u32) -> __m256i {
+    let mut acc = acc;
+    // SAFETY: the instruction reads the 4 bytes at `pair`, a live reference, and needs
+    // AVX-512 VL and VNNI, which this function's target features require of its
+    // callers; it touches no other memory, no stack and no flags.
+    unsafe {
+        std::arch::asm!(
+            "vpdpwssd {acc}, {a}, dword ptr [{pair}]{{1to8}}",
+            acc = inout(ymm_reg) acc,
+            a = in(ymm_reg) a,
+            pair = in(reg) pair,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+    }
+    acc
+}
+
+/// Σ over a Q4_K/Q5_K row of the blocks' f32 steps, given each block's 4 pairs of
+/// sub-block quants (`quants(x, j)`: sub-blocks 2j and 2j + 1 as unsigned bytes).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn q45k_q8k<const B: usize>(
+    w: &[[u8; B]],
+    a: &[[u8; 292]],
+    quants: impl Fn(&[u8; B], usize) -> (__m256i, __m256i),
+) -> f32 {
+    let mut pairs = [0u32; 8];
+    let mut acc = 0.0;
+    for (x, y) in w.iter().zip(a) {
+        let mins = scale_pairs_and_min_sums(&x[4..16], y, &mut pairs);
+        // Two sums, so each chain of dependent `dpwssd`s is 4 long rather than 8.
+        let (mut even, mut odd) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        for j in 0..4 {
+            let (lo, hi) = quants(x, j);
+            let pl = _mm256_maddubs_epi16(lo, load(y, 4 + 64 * j));
+            let ph = _mm256_maddubs_epi16(hi, load(y, 36 + 64 * j));
+            even = dpwssd_broadcast(even, pl, &pairs[2 * j]);
+            odd = dpwssd_broadcast(odd, ph, &pairs[2 * j + 1]);
+        }
+        acc = add_q45_block(acc, x, y, (_mm256_add_epi32(even, odd), mins));
+    }
+    acc
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
+    let m4 = _mm256_set1_epi8(0x0f);
+    q45k_q8k(w, a, |x, j| {
+        let q4 = load(x, 16 + 32 * j);
+        let hi = _mm256_srli_epi16::<4>(q4);
+        (_mm256_and_si256(q4, m4), _mm256_and_si256(hi, m4))
+    })
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
+    let m4 = _mm256_set1_epi8(0x0f);
+    let sixteen = _mm256_set1_epi8(16);
+    q45k_q8k(w, a, |x, j| {
+        // The fifth bits at x[16..48]: bit b of byte l belongs to value l of sub-block b.
+        let qh = load(x, 16);
+        let q5 = load(x, 48 + 32 * j);
+        let fifth = |v: __m256i, b: usize| {
+            let set = _mm256_test_epi8_mask(qh, _mm256_set1_epi8(1 << b));
+            _mm256_mask_add_epi8(v, set, v, sixteen)
+        };
+        let lo = _mm256_and_si256(q5, m4);
+        let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(q5), m4);
+        (fifth(lo, 2 * j), fifth(hi, 2 * j + 1))
+    })
 }

@@ -60,8 +60,8 @@ pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = isa;
     match wtype {
-        QType::Q4K => pick!(isa, w, a, 144, 292, q4k_q8k),
-        QType::Q5K => pick!(isa, w, a, 176, 292, q5k_q8k),
+        QType::Q4K => pick!(isa, w, a, 144, 292, q4k_q8k, wide),
+        QType::Q5K => pick!(isa, w, a, 176, 292, q5k_q8k, wide),
         QType::Q6K => pick!(isa, w, a, 210, 292, q6k_q8k, wide),
         QType::Q8_0 => pick!(isa, w, a, 34, 34, q8_0_q8_0),
         _ => 0.0,
