@@ -10,7 +10,7 @@
 //! memory inside `dpwssd`, which costs no shuffle at all (tsr alone, 1 thread, best
 //! of 600 against the AVX2 kernel, alternating: Q4_K 4096² matvec 0.587–0.601 →
 //! 0.516–0.548 ms; weights in L2, 256 × 4096, best of 20000: Q4_K 0.0393–0.0405 →
-//! 0.0343–0.0356 ms, Q5_K 0.0452–0.0462 → 0.0412–0.0415 ms).
+//! 0.0343–0.0356 ms plus one noisy 0.0440, Q5_K 0.0452–0.0462 → 0.0412–0.0415 ms).
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has AVX-512 F/BW/VL/VNNI, AVX2, FMA and F16C.
