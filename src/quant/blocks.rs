@@ -161,22 +161,29 @@ blocks! {
 /// a time): the 8 six-bit scales followed by the 8 six-bit mins.
 #[inline(always)]
 pub fn unpack_scales_mins(s: &[u8; 12]) -> [u8; 16] {
+    let (scales, mins) = unpack_scales_mins_words(s);
+    let mut out = [0u8; 16];
+    out[..8].copy_from_slice(&scales.to_le_bytes());
+    out[8..].copy_from_slice(&mins.to_le_bytes());
+    out
+}
+
+/// `unpack_scales_mins` as two little-endian words, the 8 scales and the 8 mins: the
+/// form a kernel moves into a vector register in one instruction each (building it from
+/// the 16 bytes took a `vmovd` and three `vpinsrd`: Q4_K 4096² matvec on AVX-512
+/// VNNI, 1 thread, Zen 4, best of 600, alternating: 0.483–0.485 → 0.449–0.463 ms).
+#[inline(always)]
+pub fn unpack_scales_mins_words(s: &[u8; 12]) -> (u64, u64) {
     const LOW6: u32 = 0x3f3f_3f3f;
     const LOW4: u32 = 0x0f0f_0f0f;
     const LOW2: u32 = 0x0303_0303;
     let w = |i: usize| u32::from_le_bytes([s[4 * i], s[4 * i + 1], s[4 * i + 2], s[4 * i + 3]]);
     let (w0, w1, w2) = (w(0), w(1), w(2));
-    let words = [
-        w0 & LOW6,
-        (w2 & LOW4) | (((w0 >> 6) & LOW2) << 4),
-        w1 & LOW6,
-        ((w2 >> 4) & LOW4) | (((w1 >> 6) & LOW2) << 4),
-    ];
-    let mut out = [0u8; 16];
-    for (o, word) in out.chunks_exact_mut(4).zip(words) {
-        o.copy_from_slice(&word.to_le_bytes());
-    }
-    out
+    let word = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
+    (
+        word(w0 & LOW6, (w2 & LOW4) | (((w0 >> 6) & LOW2) << 4)),
+        word(w1 & LOW6, ((w2 >> 4) & LOW4) | (((w1 >> 6) & LOW2) << 4)),
+    )
 }
 
 /// The inverse of `unpack_scales_mins` for 6-bit `sc` and `m` (as ggml's quantizers

@@ -19,7 +19,7 @@ use std::arch::x86_64::*;
 
 use super::avx2::{add_q45_block, f16_at, f32_at, hsum_i32, load, load128};
 use super::scalar::add_block;
-use crate::quant::blocks::unpack_scales_mins;
+use crate::quant::blocks::unpack_scales_mins_words;
 
 /// 64 bytes of `b` from `off` (bounds-checked; the offsets used are constant per block).
 #[target_feature(enable = "avx512f")]
@@ -111,8 +111,8 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
 fn scale_pairs_and_min_sums(scales: &[u8], y: &[u8], pairs: &mut [u32; 8]) -> __m128i {
     let mut packed = [0u8; 12];
     packed.copy_from_slice(&scales[..12]);
-    let sm = load128(&unpack_scales_mins(&packed), 0);
-    let s32 = _mm256_cvtepu8_epi32(sm);
+    let (sc, mn) = unpack_scales_mins_words(&packed);
+    let s32 = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(sc as i64));
     // SAFETY: `pairs` is 32 writable bytes and the store has no alignment requirement.
     unsafe {
         _mm256_storeu_si256(
@@ -125,7 +125,7 @@ fn scale_pairs_and_min_sums(scales: &[u8], y: &[u8], pairs: &mut [u32; 8]) -> __
         _mm256_castsi256_si128(bsums),
         _mm256_extracti128_si256::<1>(bsums),
     );
-    _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_unpackhi_epi64(sm, sm)), pair_sums)
+    _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(mn as i64)), pair_sums)
 }
 
 /// `acc + madd(a, b)` for `b` the i32 at `pair` in every lane: `vpdpwssd` with the
