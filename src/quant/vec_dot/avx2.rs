@@ -131,14 +131,24 @@ fn scales_and_min_sums(scales: &[u8], y: &[u8]) -> (__m256i, __m128i) {
     packed.copy_from_slice(&scales[..12]);
     let sm = unpack_scales_mins(&packed);
     let wide = _mm256_cvtepu8_epi16(load128(&sm, 0));
+    let sc = _mm256_castsi256_si128(wide);
+    (
+        _mm256_set_m128i(sc, sc),
+        min_sums(_mm256_extracti128_si256::<1>(wide), y),
+    )
+}
+
+/// A Q4_K/Q5_K block's min term as 4 i32 partial sums Σ m·bsum, for its 8 mins as i16
+/// in `mins` and the Q8_K block `y` (bsums at `y[260..292]`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn min_sums(mins: __m128i, y: &[u8]) -> __m128i {
     let bsums = load(y, 260);
     let pair_sums = _mm_hadd_epi16(
         _mm256_castsi256_si128(bsums),
         _mm256_extracti128_si256::<1>(bsums),
     );
-    let mins = _mm_madd_epi16(_mm256_extracti128_si256::<1>(wide), pair_sums);
-    let sc = _mm256_castsi256_si128(wide);
-    (_mm256_set_m128i(sc, sc), mins)
+    _mm_madd_epi16(mins, pair_sums)
 }
 
 /// A Q4_K block's integer sums against a Q8_K block `y`: Σ scale·Σ q·y in 8 i32 lanes

@@ -17,7 +17,7 @@
 
 use std::arch::x86_64::*;
 
-use super::avx2::{add_q45_block, f16_at, f32_at, hsum_i32, load, load128};
+use super::avx2::{add_q45_block, f16_at, f32_at, hsum_i32, load, load128, min_sums};
 use super::scalar::add_block;
 use crate::quant::blocks::unpack_scales_mins_words;
 
@@ -120,12 +120,7 @@ fn scale_pairs_and_min_sums(scales: &[u8], y: &[u8], pairs: &mut [u32; 8]) -> __
             _mm256_or_si256(s32, _mm256_slli_epi32::<16>(s32)),
         )
     };
-    let bsums = load(y, 260);
-    let pair_sums = _mm_hadd_epi16(
-        _mm256_castsi256_si128(bsums),
-        _mm256_extracti128_si256::<1>(bsums),
-    );
-    _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(mn as i64)), pair_sums)
+    min_sums(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(mn as i64)), y)
 }
 
 /// `acc + madd(a, b)` for `b` the i32 at `pair` in every lane: `vpdpwssd` with the
