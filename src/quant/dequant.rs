@@ -9,7 +9,7 @@ use super::{dense, legacy, low_k, q4_k, q5_k, q6_k, q8_0, q8_k, QType};
 use crate::kernels::alloc::filled;
 use crate::kernels::isa::Isa;
 use crate::kernels::parallel::{for_each_chunk_mut, for_each_chunk_mut_with};
-use crate::kernels::stream::{copy_out, STREAM_MIN_BYTES};
+use crate::kernels::stream::{CopyOut, STREAM_MIN_BYTES};
 use crate::kernels::twin::twin;
 
 /// Runs the block function `$f` over the whole blocks of `$src`, writing `$dst`.
@@ -60,10 +60,12 @@ pub fn dequantize(bytes: &[u8], qtype: QType, n: usize) -> Result<Vec<f32>, Stri
             CHUNK,
             || vec![0f32; PIECE],
             |piece, start, o| {
+                // Fenced once per work item, when `copy` is dropped.
+                let copy = CopyOut::new(isa, stream);
                 for (i, dst) in o.chunks_mut(PIECE).enumerate() {
                     let piece = &mut piece[..dst.len()];
                     dequantize_values(isa, qtype, bytes, start + i * PIECE, piece);
-                    copy_out(isa, piece, dst, stream);
+                    copy.copy(piece, dst);
                 }
             },
         )
