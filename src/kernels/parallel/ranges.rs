@@ -28,9 +28,10 @@ impl Ranges {
     /// the back of the next range with items left; `None` when every item is taken.
     pub fn next(&self, own: usize) -> Option<usize> {
         let k = self.ranges.len();
-        self.lock(own % k)
-            .next()
-            .or_else(|| (1..k).find_map(|d| self.lock((own + d) % k).next_back()))
+        // Own range's lock is released before any other is taken: holding it while
+        // locking another would deadlock two threads that run out at the same time.
+        let front = self.lock(own % k).next();
+        front.or_else(|| (1..k).find_map(|d| self.lock((own + d) % k).next_back()))
     }
 
     fn lock(&self, r: usize) -> MutexGuard<'_, Range<usize>> {
@@ -57,6 +58,35 @@ mod tests {
         let rest: Vec<_> = std::iter::from_fn(|| r.next(2)).collect();
         assert_eq!(rest, [2, 1]);
         assert_eq!(r.next(0), None);
+    }
+
+    #[test]
+    fn threads_that_run_out_together_do_not_deadlock() {
+        // Each round, every thread drains its own range at once and then turns to the
+        // others' at about the same moment; a lock held across that turn deadlocks.
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for parts in [2, 3, 4] {
+                for _ in 0..2000 {
+                    let r = Ranges::new(4 * parts, parts);
+                    let taken = std::sync::atomic::AtomicUsize::new(0);
+                    std::thread::scope(|s| {
+                        for own in 0..parts {
+                            let (r, taken) = (&r, &taken);
+                            s.spawn(move || {
+                                while r.next(own).is_some() {
+                                    taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                }
+                            });
+                        }
+                    });
+                    assert_eq!(taken.into_inner(), 4 * parts);
+                }
+            }
+            let _ = done.send(());
+        });
+        let waited = finished.recv_timeout(std::time::Duration::from_secs(120));
+        assert!(waited.is_ok(), "threads deadlocked taking items");
     }
 
     #[test]
