@@ -268,10 +268,11 @@ mod tests {
     /// from zero, plus the bias: the columns read in place give the bits of columns
     /// copied out, for strips inside one output row (widths 16 and 48), strips across
     /// rows (widths 7, 20, 56), outputs narrower than a strip, 1-D and 3-D windows,
-    /// groups, strides, padding and dilation.
+    /// groups, strides, padding and dilation, and images laid out in several pieces
+    /// that cut across channels and samples (the last case).
     #[test]
     fn columns_read_in_place_give_the_fused_chain_bits() {
-        let cases: [(&[Dim], Channels, usize); 8] = [
+        let cases: [(&[Dim], Channels, usize); 9] = [
             (&[dim(38, 7, 2, 3, 1), dim(38, 7, 2, 3, 1)], ch(3, 13, 1), 1),
             (&[dim(16, 3, 1, 1, 1), dim(48, 3, 1, 1, 1)], ch(4, 8, 2), 2),
             (&[dim(9, 3, 1, 1, 1), dim(7, 3, 1, 1, 1)], ch(5, 6, 1), 2),
@@ -284,6 +285,7 @@ mod tests {
                 ch(2, 4, 1),
                 1,
             ),
+            (&[dim(101, 3, 2, 1, 1), dim(99, 3, 2, 1, 1)], ch(3, 4, 1), 2),
         ];
         for (case, (dims, ch, samples)) in cases.into_iter().enumerate() {
             let win = Window::new(dims);

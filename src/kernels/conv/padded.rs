@@ -8,7 +8,11 @@ use std::mem::MaybeUninit;
 
 use super::window::{padding_is_compact, Dim, Window};
 use crate::kernels::isa::Isa;
+use crate::kernels::parallel::for_each_chunk_mut_with;
 use crate::kernels::twin::twin;
+
+/// Elements per piece of `Padded::lay_out`'s parallel copy (64 KiB of f32).
+const LAY_OUT_PIECE: usize = 1 << 14;
 
 /// The layout of one channel: `rows` padded rows (row-major over the outer dims), each
 /// `step` phases of `len` elements; padded column c is element c % step, c / step.
@@ -67,26 +71,34 @@ impl Padded {
         Some(image_row)
     }
 
-    /// The channels of `images` (`image_len` elements each) in this layout.
+    /// The channels of `images` (`image_len` elements each) in this layout, laid out
+    /// in parallel in pieces of whole rows (a copy: every cut gives the same values;
+    /// done serially it was 3% of a 7×7 stride-2 convolution's time on one thread,
+    /// and twice that share on two).
     pub fn lay_out(&self, isa: Isa, images: &[f32], image_len: usize) -> Vec<f32> {
         let (width, pad, extent) = self.last;
-        let mut out = vec![0.0; images.len() / image_len * self.channel_len()];
-        let mut line = vec![0.0; self.step * self.len];
-        for (dst, image) in out
-            .chunks_exact_mut(self.channel_len())
-            .zip(images.chunks_exact(image_len))
-        {
-            for (row, dst) in dst.chunks_exact_mut(self.step * self.len).enumerate() {
+        let row_len = self.step * self.len;
+        let mut out = vec![0.0; images.len() / image_len.max(1) * self.channel_len()];
+        if row_len == 0 {
+            return out;
+        }
+        let piece = (LAY_OUT_PIECE / row_len).max(1) * row_len;
+        let line = || vec![0.0; row_len];
+        for_each_chunk_mut_with(&mut out, piece, line, |line, start, piece| {
+            for (r, dst) in piece.chunks_exact_mut(row_len).enumerate() {
+                let row = start / row_len + r;
+                let (channel, row) = (row / self.rows, row % self.rows);
                 let Some(i) = self.image_row(row) else {
                     continue;
                 };
                 // The row with its padding, cropped to the extent, then split.
+                let image = &images[channel * image_len..][..image_len];
                 let src = &image[i * width..][..width.min(extent.saturating_sub(pad))];
                 line.fill(0.0);
                 line[pad.min(extent)..][..src.len()].copy_from_slice(src);
-                split_row(isa, dst, &line, self.step, self.len);
+                split_row(isa, dst, line, self.step, self.len);
             }
-        }
+        });
         out
     }
 
