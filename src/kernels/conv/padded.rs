@@ -53,7 +53,12 @@ impl Padded {
 
     /// Elements of a channel in this layout.
     pub fn channel_len(&self) -> usize {
-        self.rows * self.step * self.len
+        self.rows * self.row_len()
+    }
+
+    /// Elements of one padded row: `step` phases of `len`.
+    fn row_len(&self) -> usize {
+        self.step * self.len
     }
 
     /// The index of padded column `c` of padded row `row`.
@@ -73,11 +78,10 @@ impl Padded {
 
     /// The channels of `images` (`image_len` elements each) in this layout, laid out
     /// in parallel in pieces of whole rows (a copy: every cut gives the same values;
-    /// done serially it was 3% of a 7×7 stride-2 convolution's time on one thread,
-    /// and twice that share on two).
+    /// done serially it was 3% of a 7×7 stride-2 convolution's profile on one thread).
     pub fn lay_out(&self, isa: Isa, images: &[f32], image_len: usize) -> Vec<f32> {
         let (width, pad, extent) = self.last;
-        let row_len = self.step * self.len;
+        let row_len = self.row_len();
         let mut out = vec![0.0; images.len() / image_len.max(1) * self.channel_len()];
         if row_len == 0 {
             return out;
@@ -106,15 +110,15 @@ impl Padded {
     /// the image) + `plus` (the bias, or -0.0, which keeps every value).
     pub fn crop(&self, isa: Isa, dst: &mut [MaybeUninit<f32>], src: &[f32], plus: f32) {
         let (width, pad, extent) = self.last;
-        let mut line = vec![0.0; self.step * self.len];
-        let rows = self.step * self.len;
+        let row_len = self.row_len();
+        let mut line = vec![0.0; row_len];
         for (i, dst) in dst.chunks_exact_mut(width).enumerate() {
             // The padded row holding image row i, if the window reaches it.
             match self.padded_row(i) {
                 Some(row) => merge_row(
                     isa,
                     &mut line,
-                    &src[row * rows..][..rows],
+                    &src[row * row_len..][..row_len],
                     self.step,
                     self.len,
                 ),
