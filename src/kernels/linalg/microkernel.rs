@@ -5,8 +5,9 @@
 //! or each row anywhere in one slice (`Offsets`: a convolution's columns read in place
 //! from the image). The tile stays in registers for the whole sum: 12 of AVX2's 16 (a
 //! 4 × 24 tile, the same 12, made LLVM spill one for the broadcasts). With AVX-512 a
-//! row of 16 columns is one register, and two panels go together as a 12-row tile: 12
-//! accumulators, enough to hide the FMA latency, and one load of `b` for both.
+//! row of 16 columns is one register, and two panels go together as one tile of up to
+//! 12 rows: 7 to 12 accumulators, enough to hide the FMA latency, and one load of `b`
+//! for both.
 //!
 //! Each sum is one chain of fused multiply-adds in order of p, from zero; the AVX-512
 //! and AVX2 kernels and their scalar twin (`f32::mul_add`, also exact) give the same
@@ -254,11 +255,22 @@ impl<'a> Tiles<'a> {
         let fits = |rows: &[&mut [D]], end: usize| {
             self.shortest.is_some_and(|s| s >= end) || rows.iter().all(|row| row.len() >= end)
         };
+        let count = self.pluses.len();
+        // With AVX-512, panels over a whole strip go in pairs, each pair one tile. Of an
+        // odd count, the panel left alone is a whole one: a short last panel goes in the
+        // last pair and the one before that pair alone (a tile of 4 rows keeps too few
+        // sums in flight to hide the FMA latency; alone it took 1.4 times a pair's time
+        // per multiply-add in a 64-channel convolution's profile).
+        let alone = match count % 2 {
+            0 => None,
+            _ if m % MR != 0 && count >= 3 => Some(count - 3),
+            _ => Some(count - 1),
+        };
         let mut p = 0;
-        while p < self.pluses.len() {
-            // With AVX-512, two whole panels over a whole strip go as one 12-row tile.
-            if isa.avx512() && nv == 2 && (p + 2) * MR <= m {
-                let rows = &mut dst[p * MR..(p + 2) * MR];
+        while p < count {
+            if isa.avx512() && nv == 2 && p + 1 < count && alone != Some(p) {
+                let end = m.min((p + 2) * MR);
+                let rows = &mut dst[p * MR..end];
                 if fits(rows, c + NR) {
                     let plus = (&self.pluses[p], &self.pluses[p + 1]);
                     tile_pair(isa, (panel(p), panel(p + 1)), b, (rows, c), plus);
@@ -287,12 +299,13 @@ impl<'a> Tiles<'a> {
     }
 }
 
-/// Two whole panels by 16 columns: `tile_of::<MR, 2, D>` on each, as one tile of
-/// 2·MR rows with the AVX-512 kernel (which loads each row of `b` once for both).
+/// A whole panel and the next (whole or not) by 16 columns: `tile_of::<MR, 2, D>` and
+/// `tile_of::<R, 2, D>` for its R rows, as one tile of MR + R rows with the AVX-512
+/// kernel (which loads each row of `b` once for both).
 ///
 /// # Panics
-/// As `tile_of`, and when `rows` is not 2·MR rows (the callers size them so that it
-/// cannot fire).
+/// As `tile_of`, and when `rows` is not MR + 1 to 2·MR rows (the callers size them so
+/// that it cannot fire).
 fn tile_pair<'b, D: Slot, B: RowsOfB<'b>>(
     isa: Isa,
     (first, second): (&[f32], &[f32]),
@@ -305,19 +318,41 @@ fn tile_pair<'b, D: Slot, B: RowsOfB<'b>>(
     assert!(
         second.len() == first.len()
             && b.hold(k, NR)
-            && rows.len() == 2 * MR
+            && (MR + 1..=2 * MR).contains(&rows.len())
             && rows.iter().all(|row| row.len() >= c + NR),
         "micro-kernel operand too short"
     );
+    macro_rules! by_rows {
+        ($($r:literal),*) => {
+            match rows.len() - MR {
+                $($r => pair_of::<$r, D, B>(isa, (first, second), b, (rows, c), (plus0, plus1)),)*
+                // MR rows: the assert leaves no other count.
+                _ => pair_of::<MR, D, B>(isa, (first, second), b, (rows, c), (plus0, plus1)),
+            }
+        };
+    }
+    by_rows!(1, 2, 3, 4, 5);
+}
+
+/// `tile_pair` for a second panel of R rows.
+fn pair_of<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
+    isa: Isa,
+    (first, second): (&[f32], &[f32]),
+    b: B,
+    (rows, c): (&mut [&mut [D]], usize),
+    (plus0, plus1): (&[f32; MR], &[f32; MR]),
+) {
     #[cfg(target_arch = "x86_64")]
     if isa.avx512() {
         // SAFETY: an `Isa` with AVX-512 comes from `Isa::detect` on a CPU that has
-        // AVX-512 F; both panels hold k·MR values and `b` and `rows` were just checked.
-        return unsafe { tile_pair_avx512((first, second), b, (rows, c), (plus0, plus1)) };
+        // AVX-512 F; `tile_pair` checked the panels, `b` and MR + R rows of `rows`.
+        return unsafe {
+            tile_pair_avx512::<R, D, B>((first, second), b, (rows, c), (plus0, plus1))
+        };
     }
     let (top, bottom) = rows.split_at_mut(MR);
     tile_of::<MR, 2, D, B>(isa, first, b, (top, c), plus0);
-    tile_of::<MR, 2, D, B>(isa, second, b, (bottom, c), plus1);
+    tile_of::<R, 2, D, B>(isa, second, b, (bottom, c), plus1);
 }
 
 /// `tile_of::<R, NV, D>` for R = rows.len() and NV = `nv`.
@@ -490,25 +525,28 @@ unsafe fn tile_avx512<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
             }
             pa = pa.add(MR);
         }
-        for ((dst, &acc), &plus) in rows.iter_mut().zip(&acc).zip(plus) {
+        // A loop of constant length, unrolled, keeps the sums in registers (an
+        // iterator over `rows` made LLVM keep them on the stack).
+        for r in 0..R {
             // In bounds by the contract: the row holds c + 16 values, each with f32's
             // layout (`Slot`).
-            let at = dst.as_mut_ptr().cast::<f32>().add(c);
-            _mm512_storeu_ps(at, _mm512_add_ps(acc, _mm512_set1_ps(plus)));
+            let at = rows[r].as_mut_ptr().cast::<f32>().add(c);
+            _mm512_storeu_ps(at, _mm512_add_ps(acc[r], _mm512_set1_ps(plus[r])));
         }
     }
 }
 
-/// `tile_avx512` for two panels at once: 2·MR accumulators, enough to hide the FMA
-/// latency, and one load of each row of `b` for both panels.
+/// `tile_avx512` for a whole panel and R rows of the next at once: MR + R
+/// accumulators, enough to hide the FMA latency, and one load of each row of `b` for
+/// both panels.
 ///
 /// # Safety
 /// The CPU has AVX-512 F; both panels hold k·MR values, `b` k rows of 16
-/// (`RowsOfB::hold`) where k = first.len() / MR, and `rows` 2·MR rows of at least
+/// (`RowsOfB::hold`) where k = first.len() / MR, and `rows` MR + R rows of at least
 /// c + 16 values.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn tile_pair_avx512<'b, D: Slot, B: RowsOfB<'b>>(
+unsafe fn tile_pair_avx512<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
     (first, second): (&[f32], &[f32]),
     b: B,
     (rows, c): (&mut [&mut [D]], usize),
@@ -519,24 +557,31 @@ unsafe fn tile_pair_avx512<'b, D: Slot, B: RowsOfB<'b>>(
     // SAFETY: the caller guarantees AVX-512 F and the operand lengths of the contract
     // above; each pointer step below stays inside those lengths.
     unsafe {
-        let mut acc = [_mm512_setzero_ps(); 2 * MR];
+        let mut top = [_mm512_setzero_ps(); MR];
+        let mut bottom = [_mm512_setzero_ps(); R];
         let (mut pa0, mut pa1) = (first.as_ptr(), second.as_ptr());
         for p in 0..k {
             // In bounds by the contract: row p of `b` holds 16 values.
             let bv = _mm512_loadu_ps(b.start(p));
-            let (top, bottom) = acc.split_at_mut(MR);
-            for r in 0..MR {
-                top[r] = _mm512_fmadd_ps(_mm512_set1_ps(*pa0.add(r)), bv, top[r]);
-                bottom[r] = _mm512_fmadd_ps(_mm512_set1_ps(*pa1.add(r)), bv, bottom[r]);
+            for (r, acc) in top.iter_mut().enumerate() {
+                *acc = _mm512_fmadd_ps(_mm512_set1_ps(*pa0.add(r)), bv, *acc);
+            }
+            for (r, acc) in bottom.iter_mut().enumerate() {
+                *acc = _mm512_fmadd_ps(_mm512_set1_ps(*pa1.add(r)), bv, *acc);
             }
             pa0 = pa0.add(MR);
             pa1 = pa1.add(MR);
         }
-        let plus = plus0.iter().chain(plus1);
-        for ((dst, &acc), &plus) in rows.iter_mut().zip(&acc).zip(plus) {
+        // Unrolled, as in `tile_avx512`.
+        for r in 0..MR + R {
+            let (acc, plus) = if r < MR {
+                (top[r], plus0[r])
+            } else {
+                (bottom[r - MR], plus1[r - MR])
+            };
             // In bounds by the contract: the row holds c + 16 values, each with f32's
             // layout (`Slot`).
-            let at = dst.as_mut_ptr().cast::<f32>().add(c);
+            let at = rows[r].as_mut_ptr().cast::<f32>().add(c);
             _mm512_storeu_ps(at, _mm512_add_ps(acc, _mm512_set1_ps(plus)));
         }
     }
@@ -605,6 +650,8 @@ mod tests {
             (4, 2, 16, 16),
             (8, 5, 17, 17),
             (13, 4, 40, 41),
+            (64, 9, 32, 32),
+            (16, 3, 16, 16),
         ] {
             let a = data(m * k, 3);
             let ldb = row_stride(cols);
@@ -639,9 +686,13 @@ mod tests {
 
     #[test]
     fn products_have_the_same_bits_on_every_isa() {
-        // Whole panel pairs, a pair and a short panel, odd panels, short strips.
+        // Whole panel pairs, a pair and a short panel, odd panels (the one alone last,
+        // or before a last pair with a short panel), short strips.
         for (m, k, cols) in [
             (12, 9, 16),
+            (64, 7, 32),
+            (16, 6, 16),
+            (22, 5, 48),
             (13, 5, 40),
             (24, 17, 33),
             (18, 3, 8),
