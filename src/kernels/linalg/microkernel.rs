@@ -259,8 +259,8 @@ impl<'a> Tiles<'a> {
         // With AVX-512, panels over a whole strip go in pairs, each pair one tile. Of an
         // odd count, the panel left alone is a whole one: a short last panel goes in the
         // last pair and the one before that pair alone (a tile of 4 rows keeps too few
-        // sums in flight to hide the FMA latency; alone it took 1.4 times a pair's time
-        // per multiply-add in a 64-channel convolution's profile).
+        // sums in flight to hide the FMA latency; alone it took 1.1 to 1.4 times a pair's
+        // time per multiply-add in two profiles of a 64-channel convolution).
         let alone = match count % 2 {
             0 => None,
             _ if m % MR != 0 && count >= 3 => Some(count - 3),
