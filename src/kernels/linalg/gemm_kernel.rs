@@ -215,6 +215,7 @@ unsafe fn scalar<T: GemmFloat>(
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
+    use super::CACHE_LINE;
     use std::arch::x86_64::*;
 
     /// A SIMD kernel: `$mr` rows by `$nv` vectors of `$lanes` columns, the tile in
@@ -239,6 +240,20 @@ mod x86 {
                 accumulate: bool,
             ) {
                 const NR: usize = $nv * $lanes;
+                // The tile's lines of C are asked for first, so that its stores at the
+                // end do not wait on them: with a short inner block (k = 64) each tile
+                // is a few hundred cycles of FMAs and C is new memory. [8,512,64] @
+                // [8,64,512] on one thread of the AVX-512 Zen 4 here, alternating
+                // builds, medians 4.12–4.23 → 3.47–3.70 ms; 256³ and 1024³ unchanged.
+                // (A prefetch never faults and changes no value; `wrapping_add` keeps
+                // the address arithmetic defined.)
+                for i in 0..$mr {
+                    let row = c.wrapping_add(i * ldc).cast::<i8>();
+                    let last = row.wrapping_add(NR * size_of::<$t>() - 1);
+                    for line in [row, row.wrapping_add(CACHE_LINE), last] {
+                        _mm_prefetch::<_MM_HINT_T0>(line);
+                    }
+                }
                 let mut acc = [[$zero(); $nv]; $mr];
                 if accumulate {
                     for i in 0..$mr {
