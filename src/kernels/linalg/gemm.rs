@@ -229,8 +229,9 @@ unsafe fn blocked<T: GemmFloat>(
 }
 
 /// `out = a · b` on several threads with B packed once: its blocks of `KC` rows are
-/// packed in parallel, then blocks of A's rows run in parallel against all of them.
-/// Each output element is still one chain over k in order (the same bits as a tile).
+/// packed in parallel (each cut into column panels shared among the threads), then
+/// blocks of A's rows run in parallel against all of them. Each output element is
+/// still one chain over k in order (the same bits as a tile).
 fn shared_b<T: GemmFloat>(
     kernel: MicroKernel<T>,
     out: &mut [MaybeUninit<T>],
@@ -242,27 +243,36 @@ fn shared_b<T: GemmFloat>(
     // Block pc (rows pc..pc + kc of B) is packed at pc · width as ⌈n / nr⌉ panels [kc][nr].
     let width = n.div_ceil(nr) * nr;
     let blocks: Vec<(usize, usize)> = (0..k).step_by(KC).map(|pc| (pc, KC.min(k - pc))).collect();
+    // Each block's panels in `threads` groups: one block of B (k ≤ KC, as in a 256³
+    // product) was packed by one thread while the other waited.
+    let b_panels = n.div_ceil(nr);
+    let groups = threads.min(b_panels);
+    let group_panels = |g: usize| g * b_panels / groups;
     // Blocks of A's rows of at most MC, at least SHARED_B_BLOCKS_PER_THREAD per thread,
-    // as many as a multiple of the thread count so that the threads finish together
-    // (1024 rows on 2 threads were five blocks of 192 and one of 64: 576 rows against 448).
+    // as many as a multiple of the thread count, their sizes differing by at most one
+    // panel so that the threads finish together (256 rows on 2 threads were blocks of
+    // 72, 72, 72 and 40 rows: 144 rows against 112).
     let panels = m.div_ceil(mr);
-    let wanted = panels
+    let row_blocks = panels
         .div_ceil(MC / mr)
         .max(SHARED_B_BLOCKS_PER_THREAD * threads)
-        .next_multiple_of(threads);
-    let rows = panels.div_ceil(wanted) * mr;
-    let row_blocks = m.div_ceil(rows);
+        .next_multiple_of(threads)
+        .min(panels);
+    let block_row = |t: usize| (t * panels / row_blocks * mr).min(m);
+    let most_rows = panels.div_ceil(row_blocks) * mr;
     T::with_scratch(k * width, |b_packed| {
         let packing = Disjoint::new(b_packed);
         for_each_item(
-            blocks.len(),
+            blocks.len() * groups,
             || (),
-            |_, q| {
-                let (pc, kc) = blocks[q];
-                // SAFETY: block q's values pc·width..(pc + kc)·width lie inside the k · width
-                // buffer, and the blocks' ranges do not overlap.
-                let dst = unsafe { packing.part(pc * width, kc * width) };
-                pack_b(dst, b.block(pc..pc + kc, 0..n), nr);
+            |_, item| {
+                let ((pc, kc), g) = (blocks[item / groups], item % groups);
+                let (p0, p1) = (group_panels(g), group_panels(g + 1));
+                let (start, len) = (pc * width + p0 * kc * nr, (p1 - p0) * kc * nr);
+                // SAFETY: panels p0..p1 of block q lie inside block q's kc · width
+                // values, inside the k · width buffer; no two items share a panel.
+                let dst = unsafe { packing.part(start, len) };
+                pack_b(dst, b.block(pc..pc + kc, p0 * nr..(p1 * nr).min(n)), nr);
             },
         );
         let b_packed: &[T] = b_packed;
@@ -271,8 +281,8 @@ fn shared_b<T: GemmFloat>(
             row_blocks,
             || (),
             |_, t| {
-                let (r, r_end) = (t * rows, ((t + 1) * rows).min(m));
-                T::with_scratch(packed_len(rows, KC.min(k), mr), |a_packed| {
+                let (r, r_end) = (block_row(t), block_row(t + 1));
+                T::with_scratch(packed_len(most_rows, KC.min(k), mr), |a_packed| {
                     for &(pc, kc) in &blocks {
                         pack_a(a_packed, a.block(r..r_end, pc..pc + kc), mr, kernel.isa);
                         let b_block = &b_packed[pc * width..(pc + kc) * width];
@@ -423,9 +433,11 @@ mod tests {
 
     /// Shapes around the parallel threshold and past each block (KC, MC, NC), with m
     /// and n not multiples of any register tile; on several threads the ones with a
-    /// small enough B take `shared_b` (an MLP layer's among them).
-    const SHAPES: [(usize, usize, usize); 8] = [
+    /// small enough B take `shared_b` (an MLP layer's among them; one B of two panels,
+    /// fewer than three threads' packing groups).
+    const SHAPES: [(usize, usize, usize); 9] = [
         (256, 784, 250),
+        (300, 64, 40),
         (3, 3, 3),
         (64, 64, 64),
         (1, 700, 301),
