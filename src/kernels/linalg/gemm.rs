@@ -269,7 +269,7 @@ fn shared_b<T: GemmFloat>(
                 let ((pc, kc), g) = (blocks[item / groups], item % groups);
                 let (p0, p1) = (group_panels(g), group_panels(g + 1));
                 let (start, len) = (pc * width + p0 * kc * nr, (p1 - p0) * kc * nr);
-                // SAFETY: panels p0..p1 of block q lie inside block q's kc · width
+                // SAFETY: panels p0..p1 of the block at pc lie inside its kc · width
                 // values, inside the k · width buffer; no two items share a panel.
                 let dst = unsafe { packing.part(start, len) };
                 pack_b(dst, b.block(pc..pc + kc, p0 * nr..(p1 * nr).min(n)), nr);
