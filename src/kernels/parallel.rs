@@ -6,9 +6,11 @@
 //! where an item computes whole output elements that no cut changes (the GEMM's row
 //! blocks, a convolution's blocks of positions), to keep the threads evenly loaded.
 
+mod linger;
 mod ranges;
 
 use super::interrupt;
+pub use linger::Section;
 use ranges::Ranges;
 use rayon::prelude::*;
 use std::marker::PhantomData;
@@ -47,6 +49,7 @@ pub fn for_each_chunk_mut_with<T: Send, S>(
     if out.len() <= chunk {
         f(&mut init(), 0, out);
     } else {
+        let _section = Section::begin();
         out.par_chunks_mut(chunk)
             .enumerate()
             .for_each_init(init, |scratch, (i, c)| {
@@ -74,6 +77,7 @@ pub fn for_each_item<S>(
     }
     let tasks = threads().min(n);
     let items = Ranges::new(n, tasks);
+    let _section = Section::begin();
     (0..tasks).into_par_iter().for_each(|own| {
         let mut scratch = None;
         while let Some(i) = items.next(own) {
@@ -91,6 +95,7 @@ pub fn join<A: Send, B: Send>(
     a: impl FnOnce() -> A + Send,
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
+    let _section = Section::begin();
     rayon::join(a, b)
 }
 
@@ -155,6 +160,7 @@ pub fn map_reduce<A: Send>(
     let partials: Vec<A> = if n <= chunk {
         ranges.map(&f).collect()
     } else {
+        let _section = Section::begin();
         ranges.collect::<Vec<_>>().into_par_iter().map(&f).collect()
     };
     combine_pairwise(partials, &combine)

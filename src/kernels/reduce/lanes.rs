@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 
+use crate::kernels::parallel::Section;
 use crate::tensor::iter::{merged_dims, StridedIter};
 use crate::tensor::Layout;
 
@@ -107,6 +108,7 @@ pub fn reduce_lanes<T: Copy + Sync, O: Send>(
     if lanes.bases.len() <= per_task {
         block(&lanes.bases)
     } else {
+        let _section = Section::begin();
         let blocks: Vec<Vec<O>> = lanes.bases.par_chunks(per_task).map(block).collect();
         blocks.into_iter().flatten().collect()
     }

@@ -9,7 +9,7 @@
 //! - the AVX2 build (the same code compiled with `#[target_feature]`, its leaves for
 //!   f32 and f64 accumulators written in vectors in `leaf_avx2`) gives the scalar
 //!   twin's bits;
-//! - the top levels may run on several threads (`rayon::join` above
+//! - the top levels may run on several threads (`parallel::join` above
 //!   [`PARALLEL_MIN`]) without changing a bit;
 //! - [`column_sums`] runs the tree over *rows*, with a vector of column accumulators in
 //!   place of each scalar, so summing axis 0 of a matrix gives the bits of summing each
@@ -21,11 +21,12 @@
 use super::leaf_avx2::leaf_avx2;
 use crate::kernels::isa::Isa;
 use crate::kernels::math::arith::Arith;
+use crate::kernels::parallel::{join, Section};
 
 /// Lanes of at most this many elements are one block of 8 partials; longer ones split.
 const PAIRWISE_BLOCK: usize = 128;
 
-/// Lanes longer than this run their two halves with `rayon::join`: big enough that the
+/// Lanes longer than this run their two halves with `parallel::join`: big enough that the
 /// join costs nothing next to the sum, small enough that 16M elements give 256 tasks.
 pub const PARALLEL_MIN: usize = 1 << 16;
 
@@ -69,7 +70,7 @@ where
 {
     if xs.len() > PARALLEL_MIN {
         let (left, right) = xs.split_at(split(xs.len()));
-        let (l, r) = rayon::join(
+        let (l, r) = join(
             || pairwise_sum_with(isa, left, to_acc),
             || pairwise_sum_with(isa, right, to_acc),
         );
@@ -179,6 +180,7 @@ pub fn column_sums<T, A, F>(
     if work <= PARALLEL_MIN {
         tiles.enumerate().for_each(job);
     } else {
+        let _section = Section::begin();
         tiles
             .collect::<Vec<_>>()
             .into_par_iter()
@@ -204,7 +206,7 @@ fn column_task<T, A, F>(
     if rows.len() > PAIRWISE_BLOCK && rows.len() * dst.len() > COLUMN_TASK_MIN {
         let (top, bottom) = rows.split_at(split(rows.len()));
         let mut right = vec![A::default(); dst.len()];
-        rayon::join(
+        join(
             || column_task(isa, dst, data, start, top, to_acc),
             || column_task(isa, &mut right, data, start, bottom, to_acc),
         );
