@@ -6,13 +6,15 @@
 //! 2-thread call that starts with a little serial work (laying out the image of a
 //! convolution, quantizing a matrix-vector product's activations) then ran its first
 //! items on one thread. In a stand-alone rayon program (40 µs of serial work, then 30
-//! items of 70 µs on 2 threads, 580 calls) the second thread started 22–32 µs after
-//! the fork (p10–p90) and a call took 1119 µs at the median; with workers lingering
-//! 300 µs, 0.4–1.4 µs and 1095 µs (ideal: 1090). In tsr at 2 threads (medians of 11
-//! alternating processes, ms): 3×3 conv [1,64,56,56] 1.19 → 1.10, 7×7 stride 2 1.37 →
-//! 1.33, conv_transpose 0.456 → 0.406, matvec 4096² 2.04 → 2.00.
+//! items of 70 µs on 2 threads, 580 calls) the second thread started 26.8 µs after the
+//! fork (p50; p90 31.5) and a call took 1119 µs at the median; with workers lingering
+//! 300 µs, 0.9 µs (p90 1.4) and 1095 µs (ideal: 1090). tsr lingers 200 µs. In tsr at
+//! 2 threads (medians of 11 alternating processes, ms): 3×3 conv [1,64,56,56] 1.19 →
+//! 1.10, 7×7 stride 2 1.37 → 1.33, conv_transpose 0.456 → 0.406, matvec 4096² 2.04 →
+//! 2.00; the Q4_K matvec 0.297 → 0.311 (faster in 7 of the 11 pairs: within this
+//! host's noise).
 //!
-//! Every fork of the pool begins a [`Section`]; a lingering worker stops as soon as the
+//! Every fork of the pool begins a [`Section`]; a lingering task stops as soon as the
 //! next one begins (or `LINGER` has passed), so it never holds up a section. Nothing
 //! here changes which thread computes what, so no value changes.
 
@@ -29,17 +31,21 @@ static BEGUN: AtomicUsize = AtomicUsize::new(0);
 /// Sections running now, nested ones included.
 static RUNNING: AtomicUsize = AtomicUsize::new(0);
 
-/// One fork of the thread pool, from its start to its join. When the outermost section
-/// ends, the other workers linger for the next.
+/// One fork of the thread pool, from its start to its join (held as a guard around
+/// the fork). When the outermost section ends, the other workers linger for the next.
 pub struct Section {
-    _running: (),
+    /// Keeps a `Section` from being made but by `begin`, which counts it.
+    _private: (),
 }
 
 impl Section {
+    /// Held until the fork has joined: dropped at once, it would set the workers
+    /// lingering while the fork's own work waits for them.
+    #[must_use]
     pub fn begin() -> Section {
         BEGUN.fetch_add(1, Ordering::Relaxed);
         RUNNING.fetch_add(1, Ordering::Relaxed);
-        Section { _running: () }
+        Section { _private: () }
     }
 }
 
@@ -51,8 +57,9 @@ impl Drop for Section {
     }
 }
 
-/// Gives each other worker a task that spins until the next section begins or
-/// `LINGER` has passed. Skipped with one thread; when the pool has more threads than
+/// Queues one task per other worker (on this thread's queue, whence idle workers take
+/// them) that spins until the next section begins or `LINGER` has passed. Skipped with
+/// one thread; when the pool has more threads than
 /// the machine has CPUs (spinning would take time from the threads that work); and
 /// when the section was begun off the pool (`tsr test` runs its scripts on threads of
 /// their own, several at once).
@@ -64,11 +71,23 @@ fn linger() {
     let begun = BEGUN.load(Ordering::Relaxed);
     for _ in 1..threads {
         rayon::spawn(move || {
-            let start = Instant::now();
-            while BEGUN.load(Ordering::Relaxed) == begun && start.elapsed() < LINGER {
-                std::hint::spin_loop();
-            }
+            wait_for_section_after(begun, LINGER);
         });
+    }
+}
+
+/// Spins until a section after the first `begun` has begun (true) or `limit` has
+/// passed (false).
+fn wait_for_section_after(begun: usize, limit: Duration) -> bool {
+    let start = Instant::now();
+    loop {
+        if BEGUN.load(Ordering::Relaxed) != begun {
+            return true;
+        }
+        if start.elapsed() >= limit {
+            return false;
+        }
+        std::hint::spin_loop();
     }
 }
 
@@ -82,6 +101,16 @@ fn cpus() -> usize {
 mod tests {
     use super::*;
     use crate::kernels::parallel::{for_each_item, with_threads};
+
+    /// A waiting task returns when a section begins, not at its limit (an hour here).
+    #[test]
+    fn a_waiting_task_stops_when_a_section_begins() {
+        let begun = BEGUN.load(Ordering::Relaxed);
+        let waiter =
+            std::thread::spawn(move || wait_for_section_after(begun, Duration::from_secs(3600)));
+        drop(Section::begin());
+        assert_eq!(waiter.join().ok(), Some(true));
+    }
 
     /// Sections nest and follow each other on a pool with lingering workers, and every
     /// item still runs once: a lingering task gives way to the next section.

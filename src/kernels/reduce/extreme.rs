@@ -141,10 +141,13 @@ fn scan<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool, const PREFE
 
 /// The position of the first element of `xs` equal to `value` (0 when none is), found
 /// `LANES` comparisons at a time: the compiler builds each part's mask with vector
-/// compares, where a plain search compared one element per step (about 9% of argmax's
-/// time along the rows of a 4096 × 4096 f32 matrix, in a profile on a Zen 4).
+/// compares, where a plain search compared one element per step (about 9% of the
+/// scan's samples in a profile of argmax along the rows of a 4096 × 4096 f32 matrix on
+/// a Zen 4).
 #[inline(always)]
 fn first_equal<T: Copy + PartialOrd>(xs: &[T], value: T) -> usize {
+    // One bit per element of a part.
+    const _: () = assert!(LANES <= u32::BITS as usize);
     let mut parts = xs.chunks_exact(LANES);
     for (i, part) in (&mut parts).enumerate() {
         let mask = part
@@ -282,10 +285,10 @@ mod tests {
                     xs[at + 3] = 0.0;
                 }
                 assert_eq!(first_equal(&xs, 0.0), at, "{len} {at}");
-                let ints: Vec<i64> = (0..len as i64).map(|i| i % 7).collect();
-                let want = ints.iter().position(|&x| x == 5).unwrap_or(0);
-                assert_eq!(first_equal(&ints, 5), want, "{len}");
             }
+            let ints: Vec<i64> = (0..len as i64).map(|i| i % 7).collect();
+            let want = ints.iter().position(|&x| x == 5).unwrap_or(0);
+            assert_eq!(first_equal(&ints, 5), want, "{len}");
             let none: Vec<f64> = vec![1.0; len];
             assert_eq!(first_equal(&none, 2.0), 0);
         }
