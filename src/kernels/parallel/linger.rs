@@ -59,10 +59,9 @@ impl Drop for Section {
 
 /// Queues one task per other worker (on this thread's queue, whence idle workers take
 /// them) that spins until the next section begins or `LINGER` has passed. Skipped with
-/// one thread; when the pool has more threads than
-/// the machine has CPUs (spinning would take time from the threads that work); and
-/// when the section was begun off the pool (`tsr test` runs its scripts on threads of
-/// their own, several at once).
+/// one thread; when the pool has more threads than the machine has CPUs (spinning
+/// would take time from the threads that work); and when the section was begun off the
+/// pool (`tsr test` runs its scripts on threads of their own, several at once).
 fn linger() {
     let threads = rayon::current_num_threads();
     if threads <= 1 || threads > cpus() || rayon::current_thread_index().is_none() {
