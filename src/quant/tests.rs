@@ -5,7 +5,9 @@
 use super::dequant::dequantize_blocks;
 use super::matmul::matmul_with;
 use super::quantize::quantize_with;
-use super::vec_dot::{vec_dot, vec_dot_rows, vec_dot_rows_on, vec_dot_type, RowsKernel};
+use super::vec_dot::{
+    vec_dot, vec_dot_rows, vec_dot_rows_on, vec_dot_type, ActivationRows, RowsKernel,
+};
 use super::*;
 use crate::kernels::isa::Isa;
 use crate::tensor::Tensor;
@@ -341,9 +343,16 @@ fn simd_dots_equal_scalar_bitwise_on_any_data() {
 
 #[test]
 fn many_row_dots_equal_scalar_dots_bitwise() {
-    for wtype in [QType::Q4K, QType::Q5K, QType::Q6K, QType::Q8_0] {
-        // Q8_0 rows of 25 blocks: pairs and a last odd block.
-        let k = if wtype == QType::Q8_0 { 800 } else { 768 };
+    // Q8_0 rows of 25 blocks: pairs and a last odd block; and of 131 blocks: more pairs
+    // than the VNNI tile takes in one run.
+    let cases = [
+        (QType::Q4K, 768),
+        (QType::Q5K, 768),
+        (QType::Q6K, 768),
+        (QType::Q8_0, 800),
+        (QType::Q8_0, 4192),
+    ];
+    for (wtype, k) in cases {
         let at = vec_dot_type(wtype).unwrap();
         let (wbytes, abytes) = (wtype.bytes_for(k).unwrap(), at.bytes_for(k).unwrap());
         // Spikes in every fifth row reach the ends of the quant ranges.
@@ -390,7 +399,8 @@ fn many_row_dots_equal_scalar_dots_bitwise() {
             let bits = |out: &[f32]| out.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             for isa in Isa::supported() {
                 let mut out = vec![0f32; n * m];
-                vec_dot_rows(isa, wtype, (&w, wbytes), (&a, abytes), &mut out);
+                let acts = ActivationRows::new(isa, wtype, (&a, abytes));
+                vec_dot_rows(isa, wtype, (&w, wbytes), &acts, &mut out);
                 assert_eq!(bits(&out), want, "{wtype:?} {n}x{m} {isa:?}");
             }
             // Every many-row kernel the CPU runs, not only the widest.
@@ -401,7 +411,8 @@ fn many_row_dots_equal_scalar_dots_bitwise() {
                     continue;
                 }
                 let mut out = vec![0f32; n * m];
-                vec_dot_rows_on(kernel, best, wtype, (&w, wbytes), (&a, abytes), &mut out);
+                let acts = ActivationRows::new(best, wtype, (&a, abytes));
+                vec_dot_rows_on(kernel, best, wtype, (&w, wbytes), &acts, &mut out);
                 assert_eq!(bits(&out), want, "{wtype:?} {n}x{m} {kernel:?}");
             }
         }

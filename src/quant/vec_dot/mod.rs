@@ -12,6 +12,8 @@ mod rows;
 mod rows_by_lane;
 #[cfg(target_arch = "x86_64")]
 mod rows_q8_0;
+#[cfg(target_arch = "x86_64")]
+mod rows_q8_0_vnni;
 mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod unpack;
@@ -68,19 +70,60 @@ pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
     }
 }
 
+/// Activation rows quantized to a weight type's `vec_dot_type` (`bytes`, rows of
+/// `row_bytes`), with what a many-row kernel reads prepared once for all weight rows:
+/// for Q8_0 weights on AVX-512 VNNI, the rows' packed pairs of blocks.
+pub struct ActivationRows<'a> {
+    bytes: &'a [u8],
+    row_bytes: usize,
+    #[cfg(target_arch = "x86_64")]
+    packed: Option<rows_q8_0_vnni::PackedActivations>,
+}
+
+impl<'a> ActivationRows<'a> {
+    pub fn new(
+        isa: Isa,
+        wtype: QType,
+        (bytes, row_bytes): (&'a [u8], usize),
+    ) -> ActivationRows<'a> {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (isa, wtype);
+        let rows = bytes.len() / row_bytes.max(1);
+        ActivationRows {
+            bytes,
+            row_bytes,
+            #[cfg(target_arch = "x86_64")]
+            packed: (wtype == QType::Q8_0 && isa.avx512_vnni() && rows > 1).then(|| {
+                // SAFETY: `Isa::avx512_vnni()` is true only when AVX-512 F/BW/VNNI were
+                // detected on top of AVX2 and F16C.
+                unsafe { rows_q8_0_vnni::PackedActivations::new(bytes, row_bytes) }
+            }),
+        }
+    }
+
+    fn rows(&self) -> usize {
+        self.bytes.len() / self.row_bytes.max(1)
+    }
+}
+
 /// `out[j·m + i] = vec_dot(isa, wtype, w_j, a_i)` for the weight rows `w_j` of `w` (each
-/// `wbytes` long) and the m activation rows `a_i` of `a` (each `abytes` long), bit for
-/// bit. With a SIMD `isa`, the work goes in tiles of weight rows by activation rows
-/// (`rows`, `rows_q8_0`) so loads and unpacking are shared.
-pub fn vec_dot_rows(isa: Isa, wtype: QType, w: (&[u8], usize), a: (&[u8], usize), out: &mut [f32]) {
+/// `wbytes` long) and the m activation rows `a_i` of `a`, bit for bit. With a SIMD
+/// `isa`, the work goes in tiles of weight rows by activation rows (`rows`,
+/// `rows_by_lane`, `rows_q8_0`, `rows_q8_0_vnni`) so loads and unpacking are shared.
+pub fn vec_dot_rows(
+    isa: Isa,
+    wtype: QType,
+    w: (&[u8], usize),
+    a: &ActivationRows,
+    out: &mut [f32],
+) {
     let widest = RowsKernel::all().into_iter().rev().find(|k| k.runs_on(isa));
-    let rows = a.0.len() / a.1.max(1);
     match widest {
         // One row has nothing to share loads or unpacking with (the Q8_0 tile measured
         // slower than the single-row kernel for it, 1.43 against 1.01 ms; the AVX-512
         // K-quant tile 1.06 against 0.55 ms for Q4_K 4096², on a Zen 4).
-        Some(kernel) if rows > 1 => vec_dot_rows_on(kernel, isa, wtype, w, a, out),
-        _ => each_pair(isa, wtype, w, a, out),
+        Some(kernel) if a.rows() > 1 => vec_dot_rows_on(kernel, isa, wtype, w, a, out),
+        _ => each_pair(isa, wtype, w, (a.bytes, a.row_bytes), out),
     }
 }
 
@@ -114,11 +157,11 @@ pub(crate) fn vec_dot_rows_on(
     isa: Isa,
     wtype: QType,
     w: (&[u8], usize),
-    a: (&[u8], usize),
+    a: &ActivationRows,
     out: &mut [f32],
 ) {
     // The drivers take whole rows and a non-empty output of their shape.
-    let shaped = w.1 > 0 && a.1 > 0 && out.len() == w.0.len() / w.1 * (a.0.len() / a.1);
+    let shaped = w.1 > 0 && a.row_bytes > 0 && out.len() == w.0.len() / w.1 * a.rows();
     // SAFETY: `runs_on` checked that `isa` allows the kernel, and an `Isa` allows only
     // kernels whose features were detected.
     let done = kernel.runs_on(isa)
@@ -126,11 +169,12 @@ pub(crate) fn vec_dot_rows_on(
         && !out.is_empty()
         && unsafe { tile(kernel, wtype, w, a, out) };
     if !done {
-        each_pair(isa, wtype, w, a, out)
+        each_pair(isa, wtype, w, (a.bytes, a.row_bytes), out)
     }
 }
 
-/// Runs `kernel` on a whole tile when it has a driver for `wtype`: false when not.
+/// Runs `kernel` on a whole tile when it has a driver for `wtype` (and, for the Q8_0
+/// VNNI one, `a` holds its packed rows): false when not.
 ///
 /// # Safety
 /// The CPU must have the kernel's features: AVX2+FMA+F16C for all, AVX-512 F/BW/DQ on
@@ -140,7 +184,7 @@ unsafe fn tile(
     kernel: RowsKernel,
     wtype: QType,
     w: (&[u8], usize),
-    a: (&[u8], usize),
+    a: &ActivationRows,
     out: &mut [f32],
 ) -> bool {
     use unpack::KQuant;
@@ -148,13 +192,16 @@ unsafe fn tile(
         QType::Q4K => KQuant::Q4K,
         QType::Q5K => KQuant::Q5K,
         QType::Q6K => KQuant::Q6K,
-        QType::Q8_0 if w.1 == a.1 => {
+        QType::Q8_0 if w.1 == a.row_bytes => {
             // SAFETY: the caller guarantees the kernel's features.
             unsafe {
-                match kernel {
-                    RowsKernel::Avx2 => rows_q8_0::rows_avx2(w.0, a.0, w.1, out),
-                    RowsKernel::Avx512 => rows_q8_0::rows_avx512(w.0, a.0, w.1, out),
-                    RowsKernel::Avx512Vnni => rows_q8_0::rows_vnni(w.0, a.0, w.1, out),
+                match (kernel, &a.packed) {
+                    (RowsKernel::Avx2, _) => rows_q8_0::rows_avx2(w.0, a.bytes, w.1, out),
+                    (RowsKernel::Avx512, _) => rows_q8_0::rows_avx512(w.0, a.bytes, w.1, out),
+                    (RowsKernel::Avx512Vnni, Some(p)) if p.rows() == a.rows() => {
+                        rows_q8_0_vnni::rows_vnni(w.0, a.bytes, p, w.1, out)
+                    }
+                    (RowsKernel::Avx512Vnni, _) => return false,
                 }
             }
             return true;
@@ -164,9 +211,11 @@ unsafe fn tile(
     // SAFETY: the caller guarantees the kernel's features.
     unsafe {
         match kernel {
-            RowsKernel::Avx2 => rows::rows_avx2(kquant, w, a, out),
-            RowsKernel::Avx512 => rows_by_lane::rows_avx512(kquant, w, a, out),
-            RowsKernel::Avx512Vnni => rows_by_lane::rows_vnni(kquant, w, a, out),
+            RowsKernel::Avx2 => rows::rows_avx2(kquant, w, (a.bytes, a.row_bytes), out),
+            RowsKernel::Avx512 => rows_by_lane::rows_avx512(kquant, w, (a.bytes, a.row_bytes), out),
+            RowsKernel::Avx512Vnni => {
+                rows_by_lane::rows_vnni(kquant, w, (a.bytes, a.row_bytes), out)
+            }
         }
     }
     true
@@ -177,7 +226,7 @@ unsafe fn tile(
     _: RowsKernel,
     _: QType,
     _: (&[u8], usize),
-    _: (&[u8], usize),
+    _: &ActivationRows,
     _: &mut [f32],
 ) -> bool {
     false

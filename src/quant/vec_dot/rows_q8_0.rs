@@ -1,6 +1,7 @@
 //! Q8_0 weight rows against Q8_0 activation rows in tiles of a few weight rows by a
 //! group of activation rows (each block loaded once per tile), with 256-bit registers
-//! (`rows_avx2`) and 512-bit ones.
+//! (`rows_avx2`) and 512-bit ones without VNNI (`rows_avx512`; with VNNI, see
+//! `rows_q8_0_vnni`).
 //!
 //! The single-row AVX2 kernel takes blocks in pairs into two accumulators, even blocks
 //! and odd ones; `rows_avx2` keeps those two per pair of rows. With 512 bits a pair of
@@ -8,11 +9,11 @@
 //! of one, each lane getting the same FMA with the same operands. A last odd block goes
 //! into the even accumulator alone, and the total adds the two and takes the AVX2
 //! kernel's horizontal sum: the same bits. Integer sums are exact, so computing
-//! |x|·(sign(x)·y) with a mask, or (x + 128)·y - 128·y with VNNI, changes nothing.
+//! |x|·(sign(x)·y) with a mask changes nothing.
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
-//! `Isa::detect`) that the CPU has the AVX2 set (and AVX-512 F/BW for the 512-bit
-//! drivers, AVX-512 VNNI for the `_vnni` one).
+//! `Isa::detect`) that the CPU has the AVX2 set (and AVX-512 F/BW/DQ for the 512-bit
+//! driver).
 
 use std::arch::x86_64::*;
 
@@ -23,52 +24,42 @@ const WROWS: usize = 4;
 /// Activation rows of a tile: each weight pair loaded is used this many times.
 const GROUP: usize = 32;
 /// Bytes of a Q8_0 block: an f16 scale and 32 quants.
-const BLOCK: usize = 34;
+pub(super) const BLOCK: usize = 34;
 
 /// Two blocks side by side: quants 0-31 of the first, then of the second.
 #[target_feature(enable = "avx512f,avx2")]
 #[inline]
-fn quants(x: &[u8]) -> __m512i {
+pub(super) fn quants(x: &[u8]) -> __m512i {
     _mm512_inserti64x4::<1>(_mm512_castsi256_si512(load(x, 2)), load(x, 2 + BLOCK))
 }
 
 /// The two blocks' scales in lanes 0 and 1.
 #[target_feature(enable = "avx2,f16c")]
 #[inline]
-fn scales(x: &[u8]) -> __m128 {
+pub(super) fn scales(x: &[u8]) -> __m128 {
     _mm_setr_ps(f16_at(x, 0), f16_at(x, BLOCK), 0.0, 0.0)
 }
 
 /// Lanes 0-7 from lane 0 of a 128-bit register, lanes 8-15 from its lane 1.
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn spread(v: __m128) -> __m512 {
+pub(super) fn spread(v: __m128) -> __m512 {
     let lanes = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
     _mm512_permutexvar_ps(lanes, _mm512_castps128_ps512(v))
 }
 
-/// A pair of weight blocks: its quants in the form the driver's sums take, and each
-/// block's scale over its 8 lanes.
+/// A pair of weight blocks in the form `maddubs` takes (it needs an unsigned operand):
+/// |x|, the lanes where x < 0 (whose activations are negated), and each block's scale
+/// over its 8 lanes.
 struct WeightPair {
     q: __m512i,
-    /// The lanes where x < 0 (the maddubs form only).
     negative: __mmask64,
     d: __m512,
 }
 
-/// A pair of activation blocks: quants, what the driver's sums start from, and each
-/// block's scale over its 8 lanes.
-struct ActPair {
-    q: __m512i,
-    start: __m512i,
-    d: __m512,
-}
-
-/// Loads a weight pair for `maddubs`, which needs an unsigned operand: |x|, and the
-/// activations negated where x < 0.
 #[target_feature(enable = "avx512f,avx512bw,avx2,f16c")]
 #[inline]
-fn weights_avx512(x: &[u8]) -> WeightPair {
+fn weight_pair(x: &[u8]) -> WeightPair {
     let q = quants(x);
     WeightPair {
         q: _mm512_abs_epi8(q),
@@ -77,130 +68,68 @@ fn weights_avx512(x: &[u8]) -> WeightPair {
     }
 }
 
-#[target_feature(enable = "avx512f,avx2,f16c")]
-#[inline]
-fn activations_avx512(y: &[u8]) -> ActPair {
-    ActPair {
-        q: quants(y),
-        start: _mm512_setzero_si512(),
-        d: spread(scales(y)),
-    }
-}
-
+/// 16 i32 sums of 4 products each: |x|·(sign(x)·y).
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-fn sums_avx512(w: &WeightPair, y: &ActPair) -> __m512i {
-    let signed = _mm512_mask_sub_epi8(y.q, w.negative, _mm512_setzero_si512(), y.q);
+fn sums(w: &WeightPair, yq: __m512i) -> __m512i {
+    let signed = _mm512_mask_sub_epi8(yq, w.negative, _mm512_setzero_si512(), yq);
     _mm512_madd_epi16(_mm512_maddubs_epi16(w.q, signed), _mm512_set1_epi16(1))
 }
 
-/// Loads a weight pair for VNNI as x + 128 (unsigned; its sums then exceed Σ x·y by
-/// 128·Σy, which each activation pair subtracts once, in `start`): one instruction per
-/// weight and activation pair, where |x| and sign(x)·y take two.
-#[target_feature(enable = "avx512f,avx2,f16c")]
-#[inline]
-fn weights_vnni(x: &[u8]) -> WeightPair {
-    WeightPair {
-        q: _mm512_xor_si512(quants(x), _mm512_set1_epi8(-128)),
-        negative: 0,
-        d: spread(scales(x)),
-    }
-}
-
-#[target_feature(enable = "avx512f,avx512vnni,avx2,f16c")]
-#[inline]
-fn activations_vnni(y: &[u8]) -> ActPair {
-    let q = quants(y);
-    let shift = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(-128), q);
-    ActPair {
-        q,
-        start: _mm512_sub_epi32(_mm512_setzero_si512(), shift),
-        d: spread(scales(y)),
-    }
-}
-
-#[target_feature(enable = "avx512f,avx512vnni")]
-#[inline]
-fn sums_vnni(w: &WeightPair, y: &ActPair) -> __m512i {
-    _mm512_dpbusd_epi32(y.start, w.q, y.q)
-}
-
-/// The drivers: each weight pair and activation pair is loaded once per tile; every
-/// pair of rows in the tile adds `d_x·d_y · Σ` into its accumulator, a last odd block
-/// into the first half only. Integer sums are exact, so every form of them gives the
-/// same lanes: 16 i32 sums of 4 products each (maddubs then madd, or one VNNI op).
-macro_rules! driver {
-    ($name:ident, $features:literal, $weights:ident, $activations:ident, $sums:ident) => {
-        /// `out[j·m + i]` = the dot product of weight row `j` of `w` with activation row
-        /// `i` of `a` (m rows), both Q8_0 rows of `bytes` bytes.
-        #[target_feature(enable = $features)]
-        pub fn $name(w: &[u8], a: &[u8], bytes: usize, out: &mut [f32]) {
-            let m = a.len() / bytes;
-            let (blocks, pairs) = (bytes / BLOCK, bytes / BLOCK / 2);
-            for (ws, outs) in w.chunks(WROWS * bytes).zip(out.chunks_mut(WROWS * m)) {
-                let nr = outs.len() / m;
-                // A tile with fewer weight rows repeats its last one (its sums are not
-                // stored), keeping the inner loop free of branches.
-                let wrow = |r: usize| &ws[r.min(nr - 1) * bytes..][..bytes];
-                for g0 in (0..m).step_by(GROUP) {
-                    let rows = GROUP.min(m - g0);
-                    let arow = |i: usize| &a[(g0 + i) * bytes..][..bytes];
-                    let mut acc = [[_mm512_setzero_ps(); GROUP]; WROWS];
-                    for p in 0..pairs {
-                        let at = 2 * BLOCK * p;
-                        let wp: [WeightPair; WROWS] =
-                            std::array::from_fn(|r| $weights(&wrow(r)[at..]));
-                        for i in 0..rows {
-                            let y = $activations(&arow(i)[at..]);
-                            for r in 0..WROWS {
-                                let d = _mm512_mul_ps(wp[r].d, y.d);
-                                let s = _mm512_cvtepi32_ps($sums(&wp[r], &y));
-                                acc[r][i] = _mm512_fmadd_ps(d, s, acc[r][i]);
-                            }
-                        }
-                    }
-                    for (r, orow) in outs.chunks_mut(m).enumerate() {
-                        for (i, o) in orow[g0..g0 + rows].iter_mut().enumerate() {
-                            let acc = acc[r][i];
-                            let (mut even, odd) = (
-                                _mm512_castps512_ps256(acc),
-                                _mm512_extractf32x8_ps::<1>(acc),
-                            );
-                            if blocks % 2 == 1 {
-                                let at = 2 * BLOCK * pairs;
-                                let (x, y) = (&wrow(r)[at..], &arow(i)[at..]);
-                                let d = _mm256_set1_ps(f16_at(x, 0) * f16_at(y, 0));
-                                even = _mm256_fmadd_ps(d, q8_0_block(x, y), even);
-                            }
-                            *o = hsum(_mm256_add_ps(even, odd));
-                        }
+/// `out[j·m + i]` = the dot product of weight row `j` of `w` with activation row `i` of
+/// `a` (m rows), both Q8_0 rows of `bytes` bytes: each weight pair and activation pair
+/// is loaded once per tile; every pair of rows in the tile adds `d_x·d_y · Σ` into its
+/// accumulator, a last odd block into the first half only.
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx2,fma,f16c")]
+pub fn rows_avx512(w: &[u8], a: &[u8], bytes: usize, out: &mut [f32]) {
+    let m = a.len() / bytes;
+    let (blocks, pairs) = (bytes / BLOCK, bytes / BLOCK / 2);
+    for (ws, outs) in w.chunks(WROWS * bytes).zip(out.chunks_mut(WROWS * m)) {
+        let nr = outs.len() / m;
+        // A tile with fewer weight rows repeats its last one (its sums are not stored),
+        // keeping the inner loop free of branches.
+        let wrow = |r: usize| &ws[r.min(nr - 1) * bytes..][..bytes];
+        for g0 in (0..m).step_by(GROUP) {
+            let rows = GROUP.min(m - g0);
+            let arow = |i: usize| &a[(g0 + i) * bytes..][..bytes];
+            let mut acc = [[_mm512_setzero_ps(); GROUP]; WROWS];
+            for p in 0..pairs {
+                let at = 2 * BLOCK * p;
+                let wp: [WeightPair; WROWS] = std::array::from_fn(|r| weight_pair(&wrow(r)[at..]));
+                for i in 0..rows {
+                    let y = &arow(i)[at..];
+                    let (yq, yd) = (quants(y), spread(scales(y)));
+                    for (x, acc) in wp.iter().zip(acc.iter_mut()) {
+                        let d = _mm512_mul_ps(x.d, yd);
+                        let s = _mm512_cvtepi32_ps(sums(x, yq));
+                        acc[i] = _mm512_fmadd_ps(d, s, acc[i]);
                     }
                 }
             }
+            for (r, orow) in outs.chunks_mut(m).enumerate() {
+                for (i, o) in orow[g0..g0 + rows].iter_mut().enumerate() {
+                    let acc = acc[r][i];
+                    let (mut even, odd) = (
+                        _mm512_castps512_ps256(acc),
+                        _mm512_extractf32x8_ps::<1>(acc),
+                    );
+                    if blocks % 2 == 1 {
+                        let at = 2 * BLOCK * pairs;
+                        let (x, y) = (&wrow(r)[at..], &arow(i)[at..]);
+                        let d = _mm256_set1_ps(f16_at(x, 0) * f16_at(y, 0));
+                        even = _mm256_fmadd_ps(d, q8_0_block(x, y), even);
+                    }
+                    *o = hsum(_mm256_add_ps(even, odd));
+                }
+            }
         }
-    };
+    }
 }
-
-driver!(
-    rows_avx512,
-    "avx512f,avx512bw,avx512dq,avx2,fma,f16c",
-    weights_avx512,
-    activations_avx512,
-    sums_avx512
-);
-driver!(
-    rows_vnni,
-    "avx512f,avx512bw,avx512dq,avx512vnni,avx2,fma,f16c",
-    weights_vnni,
-    activations_vnni,
-    sums_vnni
-);
 
 /// `out[j·m + i]` = the dot product of weight row `j` of `w` with activation row `i` of
 /// `a` (m rows), both Q8_0 rows of `bytes` bytes, in 256-bit registers: per pair of
 /// rows, the single-row kernel's even and odd accumulators, each block's scale product
-/// and integer sums computed as it does. (It walks the tiles as the 512-bit drivers
-/// do; they are left as they were measured and tested on an AVX-512 machine.)
+/// and integer sums computed as it does. (It walks the tiles as `rows_avx512` does.)
 #[target_feature(enable = "avx2,fma,f16c")]
 pub fn rows_avx2(w: &[u8], a: &[u8], bytes: usize, out: &mut [f32]) {
     let m = a.len() / bytes;
