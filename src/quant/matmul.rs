@@ -118,7 +118,8 @@ fn fused(
         quantize_blocks(isa, at, &xs[row..row + k], o)
     });
     // Packed for the many-row kernel once, for every chunk of weight rows (for Q8_0
-    // with VNNI about 3 bytes per value, ¾ of the f32 activations' size).
+    // with VNNI about 3 bytes per value, ¾ of the f32 activations' size, on top of the
+    // quantized rows' 1.06).
     let acts = ActivationRows::new(isa, w.qtype, (&aq, abytes));
     let wdata = w.data.as_slice();
     for_each_chunk_mut(out_t, DOT_ROWS * m, |start, oc| {

@@ -343,13 +343,17 @@ fn simd_dots_equal_scalar_bitwise_on_any_data() {
 
 #[test]
 fn many_row_dots_equal_scalar_dots_bitwise() {
-    // Q8_0 rows of 25 blocks: pairs and a last odd block; and of 131 blocks: more pairs
-    // than the VNNI tile takes in one run.
+    // Q8_0 rows of 1 block (no pair), of 25 blocks (pairs and a last odd block), of 128
+    // (one whole run of the VNNI tile), 130 and 131 (more pairs than one run, even and
+    // odd).
     let cases = [
         (QType::Q4K, 768),
         (QType::Q5K, 768),
         (QType::Q6K, 768),
+        (QType::Q8_0, 32),
         (QType::Q8_0, 800),
+        (QType::Q8_0, 4096),
+        (QType::Q8_0, 4160),
         (QType::Q8_0, 4192),
     ];
     for (wtype, k) in cases {
@@ -375,7 +379,8 @@ fn many_row_dots_equal_scalar_dots_bitwise() {
                 .collect()
         };
         // Tiles of 4 (AVX2) or 16 (AVX-512) weight rows by groups of 32 or 64 activation
-        // rows taken 4 at a time, whole and cut short.
+        // rows taken 4 at a time (K-quants), 4 weight rows by 32 activation rows (Q8_0)
+        // or 4 by 4 (Q8_0 with VNNI), whole and cut short.
         let shapes = [
             (5, 1),
             (1, 2),

@@ -88,16 +88,21 @@ impl<'a> ActivationRows<'a> {
     ) -> ActivationRows<'a> {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (isa, wtype);
-        let rows = bytes.len() / row_bytes.max(1);
         ActivationRows {
             bytes,
             row_bytes,
+            // Only where the VNNI tile will run: more than one row, and at least one
+            // whole pair of blocks (narrower rows go to `rows_avx512`).
             #[cfg(target_arch = "x86_64")]
-            packed: (wtype == QType::Q8_0 && isa.avx512_vnni() && rows > 1).then(|| {
-                // SAFETY: `Isa::avx512_vnni()` is true only when AVX-512 F/BW/VNNI were
-                // detected on top of AVX2 and F16C.
-                unsafe { rows_q8_0_vnni::PackedActivations::new(bytes, row_bytes) }
-            }),
+            packed: (wtype == QType::Q8_0
+                && isa.avx512_vnni()
+                && bytes.len() / row_bytes.max(1) > 1
+                && row_bytes >= 2 * rows_q8_0::BLOCK)
+                .then(|| {
+                    // SAFETY: `Isa::avx512_vnni()` is true only when AVX-512 F/BW/VNNI were
+                    // detected on top of AVX2 and F16C.
+                    unsafe { rows_q8_0_vnni::PackedActivations::new(bytes, row_bytes) }
+                }),
         }
     }
 
@@ -150,8 +155,8 @@ impl RowsKernel {
     }
 }
 
-/// `vec_dot_rows` with the given kernel for the K-quants (the single-row dots for the
-/// other types, or when `kernel` does not run on `isa`).
+/// `vec_dot_rows` with the given kernel for the K-quants and Q8_0 (the single-row dots
+/// for the other types, or when `kernel` does not run on `isa`).
 pub(crate) fn vec_dot_rows_on(
     kernel: RowsKernel,
     isa: Isa,
@@ -201,7 +206,9 @@ unsafe fn tile(
                     (RowsKernel::Avx512Vnni, Some(p)) if p.rows() == a.rows() => {
                         rows_q8_0_vnni::rows_vnni(w.0, a.bytes, p, w.1, out)
                     }
-                    (RowsKernel::Avx512Vnni, _) => return false,
+                    // Rows not packed (one row, or less than a pair of blocks): the
+                    // 512-bit tile without VNNI gives the same bits.
+                    (RowsKernel::Avx512Vnni, _) => rows_q8_0::rows_avx512(w.0, a.bytes, w.1, out),
                 }
             }
             return true;

@@ -7,11 +7,12 @@
 //! blocks, the quants in one 512-bit register, the VNNI bias correction and the two
 //! scales spread over their 8 lanes. A strip of 4 weight rows is packed once per run
 //! of pairs (quants + 128 and spread scales) and used by every activation tile, and
-//! the next strip is fetched while this one is used. Against the tile that packed
+//! the next strip of the same call is prefetched while this one is used. Against the tile that packed
 //! both sides in its inner loop and kept 128 accumulators (spilled to the stack),
 //! Q8_0 4096² × 32 activation rows, 1 thread, Zen 4, in a kernel harness (each kernel
 //! alone, 15 alternating rounds of 8 calls, median of the rounds' medians): 10.88 →
-//! 8.72 ms (best call 10.43 → 8.38).
+//! 8.72 ms (best call 10.43 → 8.38); with 128 activation rows 40.85 → 31.68 ms, and
+//! 1024 weight rows × 512 activation rows 53.84 → 36.29 ms (2 calls a round).
 //!
 //! Same bits as the AVX2 single-row kernel (see `rows_q8_0`): lanes 0-7 of a pair
 //! accumulate the even blocks and lanes 8-15 the odd ones, each lane taking
@@ -27,6 +28,7 @@ use std::arch::x86_64::*;
 
 use super::avx2::{f16_at, hsum, q8_0_block};
 use super::rows_q8_0::{quants, scales, spread, BLOCK};
+use crate::kernels::prefetch;
 
 /// Weight rows of a register tile (and of a packed strip).
 const WROWS: usize = 4;
@@ -34,11 +36,10 @@ const WROWS: usize = 4;
 const AROWS: usize = 4;
 /// Block pairs per run: the strip packed for a run is 64 × 4 × 128 bytes (32 KiB).
 const RUN: usize = 64;
-/// Bytes in a cache line.
+/// Bytes prefetched per tile step at least (a cache line).
 const LINE: usize = 64;
 
 /// A pair of activation blocks as the tiles read it.
-#[derive(Clone, Copy)]
 struct ActPair {
     q: __m512i,
     /// −128·Σy per group of 4 quants: where each VNNI sum starts.
@@ -137,9 +138,9 @@ pub fn rows_vnni(w: &[u8], a: &[u8], packed: &PackedActivations, bytes: usize, o
             }
             let strip = &strip[..run];
             let act = |i: usize| &packed.pairs[i * pairs + p0..][..run];
+            let first = p0 == 0;
             for (t, acc) in acc.chunks_mut(AROWS).enumerate() {
                 let i = t * AROWS;
-                let first = p0 == 0;
                 match acc.len() {
                     4 => tile::<4>(
                         strip,
@@ -211,13 +212,13 @@ fn tile<const C: usize>(
     }
 }
 
-/// Prefetches the next strip's weight bytes a few lines per tile step, spread over
-/// the steps of this strip: the weights (17 MiB for 4096²) are read from L3 or memory,
-/// and the hardware prefetcher does not run far enough ahead of a strip's first
-/// loads. Without it, in the harness above: 9.51 ms median (best 9.20).
+/// Prefetches the next strip's weight bytes (within the call's weight rows), spread
+/// evenly over the steps of this strip, at least a line a step. The weights (17 MiB
+/// for 4096²) are read from L3 or memory; without this, each strip's first loads
+/// waited (inferred from the harness above: 9.51 ms median without it, best 9.20).
 struct Fetch<'a> {
     next: &'a [u8],
-    /// Lines asked for per step.
+    /// Bytes asked for per step.
     per_step: usize,
     at: usize,
 }
@@ -227,19 +228,15 @@ impl<'a> Fetch<'a> {
         let lines = next.len().div_ceil(LINE);
         Fetch {
             next,
-            per_step: lines.div_ceil(steps.max(1)),
+            per_step: lines.div_ceil(steps.max(1)) * LINE,
             at: 0,
         }
     }
 
-    #[target_feature(enable = "sse")]
     #[inline]
     fn step(&mut self) {
-        for _ in 0..self.per_step {
-            if self.at < self.next.len() {
-                _mm_prefetch::<_MM_HINT_T0>(self.next[self.at..].as_ptr().cast());
-                self.at += LINE;
-            }
-        }
+        let end = (self.at + self.per_step).min(self.next.len());
+        prefetch::ahead(&self.next[self.at..end], 0);
+        self.at = end;
     }
 }
