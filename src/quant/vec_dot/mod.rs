@@ -72,7 +72,8 @@ pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
 
 /// Activation rows quantized to a weight type's `vec_dot_type` (`bytes`, rows of
 /// `row_bytes`), with what a many-row kernel reads prepared once for all weight rows:
-/// for Q8_0 weights on AVX-512 VNNI, the rows' packed pairs of blocks.
+/// for Q8_0 weights on AVX-512 VNNI, the rows' packed pairs of blocks (built from
+/// `bytes` by `new` and never changed, so they always pack exactly these rows).
 pub struct ActivationRows<'a> {
     bytes: &'a [u8],
     row_bytes: usize,
@@ -203,7 +204,7 @@ unsafe fn tile(
                 match (kernel, &a.packed) {
                     (RowsKernel::Avx2, _) => rows_q8_0::rows_avx2(w.0, a.bytes, w.1, out),
                     (RowsKernel::Avx512, _) => rows_q8_0::rows_avx512(w.0, a.bytes, w.1, out),
-                    (RowsKernel::Avx512Vnni, Some(p)) if p.rows() == a.rows() => {
+                    (RowsKernel::Avx512Vnni, Some(p)) => {
                         rows_q8_0_vnni::rows_vnni(w.0, a.bytes, p, w.1, out)
                     }
                     // Rows not packed (one row, or less than a pair of blocks): the

@@ -84,14 +84,6 @@ impl PackedActivations {
             pairs_per_row,
         }
     }
-
-    /// The rows this packs.
-    pub fn rows(&self) -> usize {
-        self.pairs
-            .len()
-            .checked_div(self.pairs_per_row)
-            .unwrap_or(0)
-    }
 }
 
 #[target_feature(enable = "avx512f,avx2,f16c")]
