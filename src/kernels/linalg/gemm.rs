@@ -21,22 +21,27 @@ use crate::kernels::interrupt;
 use crate::kernels::isa::Isa;
 use crate::kernels::parallel::{for_each_chunk_mut, for_each_item, threads, Disjoint};
 
-/// Inner-dimension block: an A panel of `mr × KC` (24 KiB for f32 on AVX-512) stays
-/// in L1 while B panels stream. Each block after the first reloads C, so a long block
-/// saves C traffic. 512 with A's panel outer, against 256 with B's panel outer (the
-/// earlier order), on one thread of the AVX-512 Zen 4 here, alternating runs: 1024³
-/// 23.3–23.8 → 20.9–22.1 ms (best of 20), 2048³ 184–189 → 169–175 ms (best of 3),
-/// [8,512,64] @ [8,64,512] 3.3–3.6 → 3.0 ms (C written along its rows); 384 was no
-/// better, and neither were other MC (96, 384) or NC (256, 512).
-const KC: usize = 512;
+/// Inner-dimension block: an A panel of `mr × KC` (12 KiB for f32 on AVX-512) stays
+/// in L1 while the B panels of a `KC × NC` block (1 MiB of f32) stream from L2. Each
+/// block after the first reloads C, so a long block saves C traffic, but a block of B
+/// larger than L2 streams from L3. On one thread of the Intel Xeon here (48 KiB L1d,
+/// 2 MiB L2), the same build with KC set at run time, medians of 15 (5 for 2048³):
+/// 1024³ 16.0 ms at 512, 14.2 at 256 (14.4–14.6 at 192 and 384); 2048³ 129 → 116 ms;
+/// at 2 threads 1024³ 8.3 → 7.6 and 2048³ 67.5 → 60.7. (On the AVX-512 Zen 4 of
+/// earlier sessions, with 1 MiB of L2, 512 had measured faster than 256 with the
+/// loops the other way round; 256 was not measured there with this order. B's panels
+/// outer, here, took 14.6 ms against 14.2.)
+const KC: usize = 256;
 /// Rows of A packed at once (a multiple of every kernel's `mr`).
 const MC: usize = 192;
 /// Columns of B packed at once.
 const NC: usize = 1024;
 /// Products below this many multiply-adds run as one call on the calling thread.
 const PARALLEL_MACS: usize = 1 << 19;
-/// Tiles are split further while there are fewer than this many per thread...
-const TILES_PER_THREAD: usize = 4;
+/// Tiles are split further while there are fewer than this many per thread (2048³ on
+/// 2 threads of the Xeon here, alternating runs: 60.6–61.3 ms with 4, 58.8–59.6 with
+/// 2: fewer tiles pack each block of A and B fewer times)...
+const TILES_PER_THREAD: usize = 2;
 /// ...and each still has more than this much work...
 const TILE_MACS: usize = 1 << 20;
 /// ...and the longer edge is at least twice this (smaller tiles pack too often).
@@ -542,6 +547,6 @@ mod tests {
         }
         assert_eq!(tile_shape(1024, 1024, 1024, 1), (1024, 1024));
         let (tm, tn) = tile_shape(1024, 1024, 1024, 2);
-        assert!(1024usize.div_ceil(tm) * 1024usize.div_ceil(tn) >= 8);
+        assert!(1024usize.div_ceil(tm) * 1024usize.div_ceil(tn) >= 2 * TILES_PER_THREAD);
     }
 }
