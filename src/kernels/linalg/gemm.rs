@@ -22,15 +22,16 @@ use crate::kernels::isa::Isa;
 use crate::kernels::parallel::{for_each_chunk_mut, for_each_item, threads, Disjoint};
 
 /// Inner-dimension block: an A panel of `mr × KC` (12 KiB for f32 on AVX-512) stays
-/// in L1 while the B panels of a `KC × NC` block (1 MiB of f32) stream from L2. Each
-/// block after the first reloads C, so a long block saves C traffic, but a block of B
-/// larger than L2 streams from L3. On one thread of the Intel Xeon here (48 KiB L1d,
-/// 2 MiB L2), the same build with KC set at run time, medians of 15 (5 for 2048³):
-/// 1024³ 16.0 ms at 512, 14.2 at 256 (14.4–14.6 at 192 and 384); 2048³ 129 → 116 ms;
-/// at 2 threads 1024³ 8.3 → 7.6 and 2048³ 67.5 → 60.7. (On the AVX-512 Zen 4 of
-/// earlier sessions, with 1 MiB of L2, 512 had measured faster than 256 with the
-/// loops the other way round; 256 was not measured there with this order. B's panels
-/// outer, here, took 14.6 ms against 14.2.)
+/// in L1 while the B panels of a `KC × NC` block (1 MiB of f32, 2 MiB of f64) stream
+/// from L2. Each block after the first reloads C, so a long block saves C traffic; a
+/// block of B larger than L2 would stream from L3 (inferred from the sizes, no cache
+/// counters). On the Xeon of 2026-12-04 (family 6 model 207, 48 KiB L1d, 2 MiB L2),
+/// one build with KC set at run time, medians of 15 calls (5 for 2048³), two runs
+/// each: 1024³ on one thread 16.0 / 16.1 ms at 512, 14.2 / 15.1 at 256, 14.4 / 14.6
+/// at 192; 2048³ 129 → 116 ms; on two threads 1024³ 8.3 → 7.6, 2048³ 67.5 → 60.7.
+/// f64 and other CPUs were not measured at 256 (on the AVX-512 Zen 4 of earlier
+/// sessions, 1 MiB of L2, 512 with A's panels outer had beaten 256 with B's panels
+/// outer; 256 with A's outer was not tried there).
 const KC: usize = 256;
 /// Rows of A packed at once (a multiple of every kernel's `mr`).
 const MC: usize = 192;
@@ -39,8 +40,9 @@ const NC: usize = 1024;
 /// Products below this many multiply-adds run as one call on the calling thread.
 const PARALLEL_MACS: usize = 1 << 19;
 /// Tiles are split further while there are fewer than this many per thread (2048³ on
-/// 2 threads of the Xeon here, alternating runs: 60.6–61.3 ms with 4, 58.8–59.6 with
-/// 2: fewer tiles pack each block of A and B fewer times)...
+/// 2 threads of the 2026-12-04 Xeon, alternating runs: 60.6–61.3 ms with 4, 58.8–59.6
+/// with 2, as fewer tiles pack each block of A and B fewer times; measured at 2 threads
+/// only)...
 const TILES_PER_THREAD: usize = 2;
 /// ...and each still has more than this much work...
 const TILE_MACS: usize = 1 << 20;
