@@ -26,9 +26,10 @@ use crate::kernels::parallel::{for_each_chunk_mut, for_each_item, threads, Disjo
 /// from L2. Each block after the first reloads C, so a long block saves C traffic; a
 /// block of B larger than L2 would stream from L3 (inferred from the sizes, no cache
 /// counters). On the Xeon of 2026-12-04 (family 6 model 207, 48 KiB L1d, 2 MiB L2),
-/// one build with KC set at run time, medians of 15 calls (5 for 2048³), two runs
-/// each: 1024³ on one thread 16.0 / 16.1 ms at 512, 14.2 / 15.1 at 256, 14.4 / 14.6
-/// at 192; 2048³ 129 → 116 ms; on two threads 1024³ 8.3 → 7.6, 2048³ 67.5 → 60.7.
+/// one build with KC set at run time, medians of 15 calls (5 for 2048³): 1024³ on one
+/// thread (two runs each) 16.0 / 16.1 ms at 512, 14.2 / 15.1 at 256, 14.4 / 14.6 at
+/// 192; one run each, 512 → 256: 2048³ 129 → 116 ms; on two threads 1024³ 8.3 → 7.6,
+/// 2048³ 67.5 → 60.7.
 /// f64 and other CPUs were not measured at 256 (on the AVX-512 Zen 4 of earlier
 /// sessions, 1 MiB of L2, 512 with A's panels outer had beaten 256 with B's panels
 /// outer; 256 with A's outer was not tried there).
