@@ -194,8 +194,11 @@ fn f32_convolution_paths_agree_with_f64() {
     #[rustfmt::skip]
     let cases: &[(Dims, Dims, Dims, Padding, Dims, usize)] = &[
         // Winograd: 3×3 stride 1, ≥ 8 channels; odd and even outputs, padding 0..2, groups,
-        // many bands per sample (a tall image with 64 channels), an image smaller than a tile.
+        // many bands per sample (a tall image with 64 channels), an image smaller than a tile,
+        // output channels in several groups of panels, a short or lone panel going last.
         (&[2, 16, 30, 30], &[24, 16, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
+        (&[1, 16, 20, 20], &[64, 16, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
+        (&[2, 8, 14, 9], &[30, 8, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
         (&[1, 8, 9, 13], &[8, 8, 3, 3], &[1, 1], pad(&[0, 0]), &[1, 1], 1),
         (&[1, 9, 10, 7], &[12, 9, 3, 3], &[1, 1], pad(&[2, 1]), &[1, 1], 1),
         (&[1, 32, 11, 12], &[16, 16, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 2),

@@ -1,6 +1,7 @@
 //! Convolution, unfold and fold: the window geometry (`window`), the generic kernels
 //! on im2col and the GEMM (`generic`), the blocked f32 kernels (`conv_f32`,
-//! `winograd`, on the `padded` layout, sharing `operands`) and depthwise convolution
+//! `winograd` with its row transform in `winograd_rows`, on the `padded` layout,
+//! sharing `operands`) and depthwise convolution
 //! (`depthwise` and its AVX2 variant, sharing `planes`).
 
 pub(crate) mod conv_f32;
@@ -13,6 +14,7 @@ mod padded;
 pub(crate) mod planes;
 pub(crate) mod window;
 mod winograd;
+mod winograd_rows;
 
 pub use generic::{col2im, conv, conv_transpose, im2col, Channels};
 pub use window::{Dim, Window};

@@ -70,13 +70,16 @@ pub fn pack_panels(dst: &mut [f32], a: &[f32], (m, k): (usize, usize), (rs, cs):
     }
 }
 
-/// A row stride for a matrix `b` of `cols` columns: whole vectors, and an odd number
-/// of half cache lines, so that a tile's strip of rows spreads over all L1 sets (a
-/// multiple of 512 bytes would keep it in 1/8 of them).
+/// A row stride for a matrix `b` of `cols` columns: an odd number of whole cache lines
+/// (16 floats), so that in a buffer starting on a cache line no AVX-512 row load splits
+/// across two lines, and a tile's strip of rows spreads over all L1 sets (a multiple of
+/// 512 bytes would keep it in 1/8 of them). Half lines, the rule before AVX-512, split
+/// every other row's load: a Winograd convolution took about 5% longer on the Intel
+/// Xeon of docs/PERFORMANCE.md (2026-12-04).
 pub fn row_stride(cols: usize) -> usize {
-    let s = cols.next_multiple_of(LANES);
-    if s.is_multiple_of(2 * LANES) {
-        s + LANES
+    let s = cols.next_multiple_of(NR);
+    if s.is_multiple_of(2 * NR) {
+        s + NR
     } else {
         s
     }
