@@ -36,9 +36,9 @@ const BAND_BYTES: usize = 3 << 18;
 /// Panels of output channels whose 16 products are computed and transformed back
 /// together (a lone panel left at the end joins the last group), so that the products
 /// are still in cache for the output transform: those of all 64 channels of a band of
-/// 4 tile rows, 56 wide, take 0.9 MiB. With `band_rows`, on the Intel Xeon of
-/// docs/PERFORMANCE.md this took 8 samples of 32 channels, 32 × 32, from 1.10 to
-/// 0.93–0.95 ms on 2 threads (2026-12-04).
+/// 4 tile rows, 56 wide, take 0.45 MiB beside its 0.44 MiB of transformed tiles. With
+/// `band_rows`, on the Intel Xeon of docs/PERFORMANCE.md this took 8 samples of 32
+/// channels, 32 × 32, from 1.10–1.13 to 0.93–0.95 ms on 2 threads (2026-12-04).
 const GROUP_PANELS: usize = 2;
 /// Fewest channels (in and out per group) for which the transforms pay off.
 const MIN_CHANNELS: usize = 8;
