@@ -35,11 +35,14 @@ use crate::kernels::twin::twin;
 const BAND_BYTES: usize = 3 << 18;
 /// Panels of output channels whose 16 products are computed and transformed back
 /// together (a lone panel left at the end joins the last group), so that the products
-/// are still in cache for the output transform: those of all 64 channels of a band of
-/// 4 tile rows, 56 wide, take 0.45 MiB beside its 0.44 MiB of transformed tiles. With
-/// `band_rows`, on the Intel Xeon of docs/PERFORMANCE.md this took 8 samples of 32
-/// channels, 32 × 32, from 1.10–1.13 to 0.93–0.95 ms on 2 threads (2026-12-04).
+/// are few enough to be read back from cache (those of all 64 channels of a band of 4
+/// tile rows, 56 wide, take 0.45 MiB beside its 0.44 MiB of transformed tiles; that
+/// they stay in cache is expected from the sizes, not counted). On the Intel Xeon of
+/// docs/PERFORMANCE.md, 8 samples of 32 channels, 32 × 32, on 2 threads: 1.10–1.13 ms
+/// before, 1.01–1.11 with whole-sample bands alone, 0.93–0.95 with the groups too.
 const GROUP_PANELS: usize = 2;
+/// Rows of the largest group: a last one of 2·GROUP_PANELS - 1 panels at most.
+const GROUP_ROWS: usize = (2 * GROUP_PANELS - 1) * MR;
 /// Fewest channels (in and out per group) for which the transforms pay off.
 const MIN_CHANNELS: usize = 8;
 
@@ -92,16 +95,17 @@ pub fn conv(out: &mut [MaybeUninit<f32>], o: Operands) {
     // Transformed tiles of a band: [16][c_in][stride], rows padded to whole vectors.
     let stride = row_stride(band * tw);
     // The products of a group of output channels: [16][its rows][stride].
-    let plane = (GROUP_PANELS + 1) * MR * stride;
+    let plane = GROUP_ROWS * stride;
     let out = Disjoint::new(out);
-    let scratch_len = 16 * ci * stride + 16 * plane + scratch_len(band, tw);
+    let scratch_floats = 16 * ci * stride + 16 * plane + scratch_len(band, tw);
     for_each_item(
         samples * bands,
         || (),
         |(), item| {
             // Each thread's own buffer, kept between calls and starting on a cache line:
-            // zeroing a fresh one per call took 4% of a 64-channel convolution.
-            f32::with_scratch(scratch_len, |scratch| {
+            // zeroing a fresh one per call showed as 4% of a 2-thread profile of a
+            // 64-channel convolution (the `memset` symbol; 1.2–1.5% after).
+            f32::with_scratch(scratch_floats, |scratch| {
                 // The band's transformed tiles, their 16 products, rows for the transforms.
                 let (v, rest) = scratch.split_at_mut(16 * ci * stride);
                 let (m, rows_scratch) = rest.split_at_mut(16 * plane);
@@ -182,8 +186,9 @@ fn channel_groups(co: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
 /// G g Gᵀ for the 3×3 kernels g of `weight` ([groups · co][ci][3][3]), with
 /// G = [[1, 0, 0], [½, ½, ½], [½, -½, ½], [0, 0, 1]] (computed in f64, rounded once):
 /// per group and element ξ = 4·i + j of the 4×4 result, the [co × ci] matrix of ξs,
-/// packed for the micro-kernel. In parallel over panels (MR output channels): run
-/// alone, it took 5% of a 64-channel convolution on one thread, and more on two.
+/// packed for the micro-kernel. In parallel over panels (MR output channels), as it
+/// would otherwise run alone before the bands: on one thread its code holds 5.1% of a
+/// profile of a 64-channel convolution (3.2% itself, 1.9% the array code it calls).
 fn transform_weights(weight: &[f32], groups: usize, co: usize, ci: usize) -> Vec<f32> {
     let g = |a: f64, b: f64, c: f64| [a, (a + b + c) / 2.0, (a - b + c) / 2.0, c];
     let size = panels_len(co, ci);

@@ -7,8 +7,8 @@
 //! either way: the same bits.
 //!
 //! Split here from the band's transform because rows are short (a 56-wide image gives
-//! 28 tiles), and the compiler vectorized the split loops for 32 tiles at a time:
-//! every row ran in its 4-wide remainder loop.
+//! 28 tiles): in an annotated profile of the AVX-512 build, the split loops over 28
+//! tiles ran as 4-wide (xmm) loops, the compiler's wide loop not taking rows so short.
 
 use crate::kernels::isa::Isa;
 use crate::kernels::twin::twin;

@@ -74,8 +74,9 @@ pub fn pack_panels(dst: &mut [f32], a: &[f32], (m, k): (usize, usize), (rs, cs):
 /// (16 floats), so that in a buffer starting on a cache line no AVX-512 row load splits
 /// across two lines, and a tile's strip of rows spreads over all L1 sets (a multiple of
 /// 512 bytes would keep it in 1/8 of them). Half lines, the rule before AVX-512, split
-/// every other row's load: a Winograd convolution took about 5% longer on the Intel
-/// Xeon of docs/PERFORMANCE.md (2026-12-04).
+/// every other row's load: with the buffer on a cache line, whole lines took a
+/// Winograd convolution from 1.41–1.43 to 1.36–1.41 ms on the Intel Xeon of
+/// docs/PERFORMANCE.md (2026-12-04; unmeasured on AVX2 and other hosts).
 pub fn row_stride(cols: usize) -> usize {
     let s = cols.next_multiple_of(NR);
     if s.is_multiple_of(2 * NR) {
