@@ -253,11 +253,10 @@ fn input_tiles(
     let (padded, rest) = scratch.split_at_mut(2 * tw + 2);
     let (split, rest) = rest.split_at_mut(2 * tw + 2);
     // Bᵀ along each of the 2·rows + 2 input rows the band reads (tiles overlap by two
-    // rows), once each: element j of row y's tiles at r[at(j, y) + t], even and odd
-    // rows apart, so that the four rows of every tile row in turn are runs.
+    // rows), once each, into r as `row_start` lays it out.
     let half = (rows + 1) * tw;
     let r = &mut rest[..8 * half];
-    let at = |j: usize, y: usize| (2 * j + y % 2) * half + y / 2 * tw;
+    let at = |j: usize, y: usize| row_start(j, y, half, tw);
     for y in 0..2 * rows + 2 {
         let Some(iy) = (2 * i0 + y).checked_sub(dh.pad).filter(|&iy| iy < dh.image) else {
             for j in 0..4 {
@@ -276,15 +275,21 @@ fn input_tiles(
     column_tiles(isa, v, plane, r, [half, tw, rows * tw]);
 }
 
+/// Where element j of input row y's tiles starts in `input_tiles`' row buffer: rows of
+/// `tw` tiles, even and odd input rows in halves of `half` = (rows + 1)·tw floats, so
+/// that the four input rows of every tile row are runs.
+fn row_start(j: usize, y: usize, half: usize, tw: usize) -> usize {
+    (2 * j + y % 2) * half + y / 2 * tw
+}
+
 twin! {
     /// The second half of `input_tiles`: Bᵀ along the columns of each tile row's four
-    /// input rows (element j of input row y's tiles at r[at(j, y)..], `[half, tw, t]`
-    /// as there, t the band's tiles), for all the band's tiles at once.
+    /// input rows (laid out in r by `row_start`; `[half, tw, t]` as there, t the band's
+    /// tiles), for all the band's tiles at once.
     fn column_tiles[](v: &mut [f32], plane: usize, r: &[f32], sizes: [usize; 3]) {
         let [half, tw, t] = sizes;
-        let at = |j: usize, y: usize| (2 * j + y % 2) * half + y / 2 * tw;
         for j in 0..4 {
-            let row = |i: usize| &r[at(j, i)..][..t];
+            let row = |i: usize| &r[row_start(j, i, half, tw)..][..t];
             let (d0, d1, d2, d3) = (row(0), row(1), row(2), row(3));
             let at = |i: usize| (4 * i + j) * plane;
             for (o, (&p, &q)) in v[at(0)..][..t].iter_mut().zip(d0.iter().zip(d2)) {
