@@ -3,8 +3,8 @@
 //! into a zero-padded plane, then each output row is, 8 outputs at a time, the sum over
 //! the kernel's taps of the tap's weight times the padded row at the tap's offset
 //! (contiguous loads, the sums held in registers), plus the bias. The loops are
-//! `twin!` kernels: the AVX2 build and the scalar twin add in the same order and give
-//! the same bits. Parallel over fixed blocks of output channels.
+//! `twin!` kernels (and, for 3×3, `depthwise_3x3`'s): every build adds in the same
+//! order and gives the same bits. Parallel over fixed blocks of output channels.
 
 use std::mem::MaybeUninit;
 
@@ -104,8 +104,8 @@ twin! {
     }
 }
 
-/// `plane` for f32, with a kernel of its own (`depthwise_avx2`) for a 3×3 kernel with
-/// stride and dilation 1 when `isa` has AVX2; the same bits either way.
+/// `plane` for f32, with kernels of its own (`depthwise_3x3`) for a 3×3 kernel with
+/// stride and dilation 1 when `isa` has AVX-512 or AVX2; the same bits either way.
 pub fn plane_f32(
     isa: Isa,
     out: &mut [MaybeUninit<f32>],
@@ -115,9 +115,15 @@ pub fn plane_f32(
     p: &Planes,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if isa.avx2() && p.is_plain_3x3() && p.cols.out >= LANES {
-        // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
-        return unsafe { super::depthwise_avx2::plane_3x3(out, padded, w, bias, p) };
+    if p.is_plain_3x3() {
+        if isa.avx512() && p.cols.out >= 16 {
+            // SAFETY: `Isa::avx512()` is true only when AVX-512 F was detected.
+            return unsafe { super::depthwise_3x3::plane_3x3_avx512(out, padded, w, bias, p) };
+        }
+        if isa.avx2() && p.cols.out >= LANES {
+            // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
+            return unsafe { super::depthwise_3x3::plane_3x3_avx2(out, padded, w, bias, p) };
+        }
     }
     plane(isa, out, padded, w, bias, p)
 }
@@ -202,8 +208,9 @@ mod tests {
         out
     }
 
-    /// The generic kernel on the scalar and AVX2 builds and the f32 one (its own 3×3
-    /// kernel with AVX2) against the definition, bit for bit: 1 and 2 dims, planes
+    /// The generic kernel on the scalar and best builds and the f32 one on every ISA of
+    /// this CPU (its own 3×3 kernels with AVX-512 and AVX2) against the definition, bit
+    /// for bit: 1 and 2 dims, planes
     /// narrower than a vector, odd widths, one row or column, row strides, dilation,
     /// padding wider than the kernel reaches, channel multipliers and bias.
     #[test]
@@ -258,7 +265,9 @@ mod tests {
                     let case = format!("{h}x{w} kernel {kh}x{kw} stride {stride} dilation {dil} pad {pad} multiplier {mult}");
                     assert_eq!(run(Isa::SCALAR, plane), want, "{case}");
                     assert_eq!(run(Isa::detect(), plane), want, "{case}");
-                    assert_eq!(run(Isa::detect(), plane_f32), want, "{case}");
+                    for isa in Isa::supported() {
+                        assert_eq!(run(isa, plane_f32), want, "{case} {isa:?}");
+                    }
                     cases += 1;
                 }
             }

@@ -2,12 +2,12 @@
 //! on im2col and the GEMM (`generic`), the blocked f32 kernels (`conv_f32`,
 //! `winograd` with its row transform in `winograd_rows`, on the `padded` layout,
 //! sharing `operands`) and depthwise convolution
-//! (`depthwise` and its AVX2 variant, sharing `planes`).
+//! (`depthwise` and its 3×3 AVX-512/AVX2 variants in `depthwise_3x3`, sharing `planes`).
 
 pub(crate) mod conv_f32;
 pub(crate) mod depthwise;
 #[cfg(target_arch = "x86_64")]
-mod depthwise_avx2;
+mod depthwise_3x3;
 pub(crate) mod generic;
 pub(crate) mod operands;
 mod padded;
