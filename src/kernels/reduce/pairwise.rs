@@ -13,7 +13,8 @@
 //!   [`PARALLEL_MIN`]) without changing a bit;
 //! - [`column_sums`] runs the tree over *rows*, with a vector of column accumulators in
 //!   place of each scalar, so summing axis 0 of a matrix gives the bits of summing each
-//!   column as a contiguous lane.
+//!   column as a contiguous lane; its leaves are built for AVX-512, AVX2 and plain
+//!   (`twin!`), the adds element by element in every build.
 //!
 //! On aarch64 the plain build is the NEON build (untested here: no such machine).
 
@@ -22,6 +23,7 @@ use super::leaf_avx2::leaf_avx2;
 use crate::kernels::isa::Isa;
 use crate::kernels::math::arith::Arith;
 use crate::kernels::parallel::{join, Section};
+use crate::kernels::twin::twin;
 
 /// Lanes of at most this many elements are one block of 8 partials; longer ones split.
 const PAIRWISE_BLOCK: usize = 128;
@@ -213,38 +215,12 @@ fn column_task<T, A, F>(
         return add_into(dst, &right);
     }
     // The leaves' partial rows, reused by every leaf of this subtree.
-    let mut partials = Vec::new();
-    #[cfg(target_arch = "x86_64")]
-    if isa.avx2() {
-        // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
-        return unsafe { column_tree_avx2(dst, data, start, rows, &mut partials, to_acc) };
-    }
-    let _ = isa;
-    column_tree(dst, data, start, rows, &mut partials, to_acc)
+    column_tree(isa, dst, data, start, rows, &mut Vec::new(), to_acc)
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-fn column_tree_avx2<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
-    dst: &mut [A],
-    data: &[T],
-    start: isize,
-    rows: &[isize],
-    partials: &mut Vec<A>,
-    to_acc: F,
-) {
-    if rows.len() <= PAIRWISE_BLOCK {
-        return column_block(dst, data, start, rows, partials, to_acc);
-    }
-    let (top, bottom) = rows.split_at(split(rows.len()));
-    let mut right = vec![A::default(); dst.len()];
-    column_tree_avx2(dst, data, start, top, partials, to_acc);
-    column_tree_avx2(&mut right, data, start, bottom, partials, to_acc);
-    add_into(dst, &right);
-}
-
-/// The scalar twin of `column_tree_avx2`.
+/// The tree over `rows` of one tile on the calling thread, its leaves built for `isa`.
 fn column_tree<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
+    isa: Isa,
     dst: &mut [A],
     data: &[T],
     start: isize,
@@ -253,13 +229,26 @@ fn column_tree<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
     to_acc: F,
 ) {
     if rows.len() <= PAIRWISE_BLOCK {
-        return column_block(dst, data, start, rows, partials, to_acc);
+        return column_leaf(isa, (dst, partials), (data, start, rows), to_acc);
     }
     let (top, bottom) = rows.split_at(split(rows.len()));
     let mut right = vec![A::default(); dst.len()];
-    column_tree(dst, data, start, top, partials, to_acc);
-    column_tree(&mut right, data, start, bottom, partials, to_acc);
+    column_tree(isa, dst, data, start, top, partials, to_acc);
+    column_tree(isa, &mut right, data, start, bottom, partials, to_acc);
     add_into(dst, &right);
+}
+
+twin! {
+    /// `column_block` into `out` = (dst, partials) of the rows `at` = (data, start,
+    /// rows), vectorized for the widest vectors `isa` allows: the adds are element by
+    /// element, so every width gives the same bits.
+    fn column_leaf[T: Copy, A: Arith, F: Fn(T) -> A + Copy](
+        out: (&mut [A], &mut Vec<A>),
+        at: (&[T], isize, &[isize]),
+        to_acc: F,
+    ) {
+        column_block(out.0, at.0, at.1, at.2, out.1, to_acc)
+    }
 }
 
 #[inline(always)]
@@ -470,9 +459,10 @@ mod tests {
         assert_eq!(nansum(s), nansum(v));
     }
 
-    /// Column sums equal the pairwise sum of each column as a lane, bitwise, for row
-    /// counts around every branch of the tree and every number of row groups per pass,
-    /// several tiles, reversed row order, and a tile wide enough to split across threads.
+    /// Column sums equal the pairwise sum of each column as a lane, bitwise, on every
+    /// ISA of this CPU, for row counts around every branch of the tree and every number
+    /// of row groups per pass, several tiles, reversed row order, and a tile wide enough
+    /// to split across threads.
     #[test]
     fn columns_are_summed_with_the_lane_tree() {
         let rows_counts = [0, 1, 5, 8, 13, 24, 40, 56, 128, 129, 300, 1031];
@@ -492,7 +482,7 @@ mod tests {
                     (&forward, 3usize),
                     (&backward, 3 + (n_rows.max(1) - 1) * cols),
                 ] {
-                    for isa in [Isa::SCALAR, Isa::detect()] {
+                    for isa in Isa::supported() {
                         let mut out = vec![f32::NAN; 2 * cols];
                         let bases = [base, base];
                         let tile = tile.unwrap_or_else(column_tile::<f32>);
