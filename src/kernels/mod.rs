@@ -17,6 +17,7 @@
 //! * `radix`: order-preserving keys of every dtype and the stable radix sorts (a row,
 //!   a long row across threads, an argsort) that `sort` uses;
 //! * `sort`: sorting, ranking and selection (top k, order statistics) row by row;
+//! * `transpose`: the transpose of a row-major matrix, in parallel;
 //! * `elementwise/`: unary and binary maps over layouts, and softmax / norms per lane;
 //! * `linalg/`: matrix views, the GEMM and its micro-kernels, matmul for every type,
 //!   and the tile GEMM of quantized matmul;
@@ -48,4 +49,5 @@ pub(crate) mod reduce;
 pub(crate) mod sort;
 pub mod stream;
 pub(crate) mod strided;
+pub(crate) mod transpose;
 pub(crate) mod twin;

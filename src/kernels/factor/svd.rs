@@ -6,7 +6,8 @@
 use super::bidiagonal::reduce;
 use super::bidiagonal_svd::{diagonalize, Vectors};
 use super::rotations::RotatedRows;
-use super::{transpose, Real};
+use super::Real;
+use crate::kernels::transpose::transpose;
 
 /// `a = u diag(s) vh` for the `m × n` row-major `a`: `u` is `m × m` with `full`, else
 /// `m × k` (k = min(m, n)); `vh` is `n × n` with `full`, else `k × n`.

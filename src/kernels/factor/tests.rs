@@ -6,9 +6,9 @@ use super::householder;
 use super::lu;
 use super::svd;
 use super::symmetric_eigen;
-use super::transpose;
 use super::triangular::{self, Triangle};
 use crate::kernels::parallel::with_threads;
+use crate::kernels::transpose::transpose;
 
 /// A reproducible matrix of values in [-1, 1).
 fn random(rows: usize, cols: usize, seed: u64) -> Vec<f64> {

@@ -1,7 +1,8 @@
 //! The factorizations: `cholesky`, `qr`, `eigh`/`eigvalsh` and `svd`/`svdvals`, with
 //! `numpy.linalg`'s shapes and conventions, over stacks of matrices.
 
-use crate::kernels::factor::{cholesky, householder, svd, symmetric_eigen, transpose};
+use crate::kernels::factor::{cholesky, householder, svd, symmetric_eigen};
+use crate::kernels::transpose::transpose;
 
 use super::stack::{each_matrix, nans, result_dtype, stacked, Real, Stack};
 use crate::tensor::{Result, Tensor, TensorError};
