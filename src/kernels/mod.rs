@@ -27,8 +27,9 @@
 //!   convolutions and depthwise convolution;
 //! * `pool/`: pooling windows and kernels.
 //!
-//! Each ISA variant (`*_avx2`, `avx2`) lives beside its scalar twin, and the types both
-//! use live in a third file below them, so no two files import each other.
+//! Each ISA variant (`*_avx2`, `avx2`, or both widths in one file such as
+//! `conv/depthwise_3x3`) lives beside its scalar twin, and the types both use live in a
+//! third file below them, so no two files import each other.
 
 pub mod alloc;
 pub(crate) mod conv;

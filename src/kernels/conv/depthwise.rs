@@ -1,10 +1,11 @@
 //! Depthwise convolution (one input channel per group) over [height, width] planes
 //! with stride 1 along the width, computed directly: each input channel is copied once
-//! into a zero-padded plane, then each output row is, 8 outputs at a time, the sum over
-//! the kernel's taps of the tap's weight times the padded row at the tap's offset
-//! (contiguous loads, the sums held in registers), plus the bias. The loops are
-//! `twin!` kernels (and, for 3×3, `depthwise_3x3`'s): every build adds in the same
-//! order and gives the same bits. Parallel over fixed blocks of output channels.
+//! into a zero-padded plane, then each output row is, a vector of outputs at a time (8
+//! in the generic kernel, 16 in the AVX-512 3×3 one), the sum over the kernel's taps of
+//! the tap's weight times the padded row at the tap's offset (contiguous loads, the
+//! sums held in registers), plus the bias. The loops are `twin!` kernels (and, for 3×3,
+//! `depthwise_3x3`'s): every build adds in the same order and gives the same bits.
+//! Parallel over fixed blocks of output channels.
 
 use std::mem::MaybeUninit;
 
@@ -116,11 +117,12 @@ pub fn plane_f32(
 ) {
     #[cfg(target_arch = "x86_64")]
     if p.is_plain_3x3() {
-        if isa.avx512() && p.cols.out >= 16 {
+        use super::depthwise_3x3::{AVX2_LANES, AVX512_LANES};
+        if isa.avx512() && p.cols.out >= AVX512_LANES {
             // SAFETY: `Isa::avx512()` is true only when AVX-512 F was detected.
             return unsafe { super::depthwise_3x3::plane_3x3_avx512(out, padded, w, bias, p) };
         }
-        if isa.avx2() && p.cols.out >= LANES {
+        if isa.avx2() && p.cols.out >= AVX2_LANES {
             // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
             return unsafe { super::depthwise_3x3::plane_3x3_avx2(out, padded, w, bias, p) };
         }
@@ -210,9 +212,9 @@ mod tests {
 
     /// The generic kernel on the scalar and best builds and the f32 one on every ISA of
     /// this CPU (its own 3×3 kernels with AVX-512 and AVX2) against the definition, bit
-    /// for bit: 1 and 2 dims, planes
-    /// narrower than a vector, odd widths, one row or column, row strides, dilation,
-    /// padding wider than the kernel reaches, channel multipliers and bias.
+    /// for bit: 1 and 2 dims, planes narrower than a vector, odd widths, one row or
+    /// column, row strides, dilation, padding wider than the kernel reaches, channel
+    /// multipliers and bias.
     #[test]
     fn depthwise_matches_the_definition() {
         let mut cases = 0;

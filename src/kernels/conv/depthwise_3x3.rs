@@ -11,10 +11,15 @@ use std::mem::MaybeUninit;
 
 use super::planes::Planes;
 
+/// Outputs per AVX-512 vector: rows at least this wide take `plane_3x3_avx512`.
+pub const AVX512_LANES: usize = 16;
+/// Outputs per AVX2 vector.
+pub const AVX2_LANES: usize = 8;
+
 /// Defines `pub fn $name` (with `$features`) for vectors `$vec` of `$lanes` f32 and
 /// their intrinsics.
 macro_rules! plane_3x3 {
-    ($(#[$m:meta])* $name:ident, $features:literal, $vec:ty, $lanes:literal,
+    ($(#[$m:meta])* $name:ident, $features:literal, $vec:ty, $lanes:expr,
      $set1:ident, $zero:ident, $load:ident, $store:ident, $add:ident, $mul:ident) => {
         $(#[$m])*
         #[target_feature(enable = $features)]
@@ -53,9 +58,9 @@ macro_rules! plane_3x3 {
                         for q in 0..R + 2 {
                             for j in 0..3 {
                                 let from = (r + q) * self.padded_width + at + j;
-                                // SAFETY: row `r + q` <= rows + 1 and column
-                                // `at + j + $lanes - 1` < width + 2 lie inside `padded`
-                                // (asserted by the caller).
+                                // SAFETY: row `r + q` <= rows + 1 and the vector's
+                                // last column, at + j + (lanes - 1) <= width + 1, lie
+                                // inside `padded` (asserted below).
                                 let x = unsafe { $load(self.padded.as_ptr().add(from)) };
                                 // Plain index arithmetic: with `R` a constant it all
                                 // unrolls (an iterator adapter here was left as a call
@@ -70,7 +75,7 @@ macro_rules! plane_3x3 {
                         }
                         for (k, acc) in acc.iter().enumerate() {
                             let to = (r + k) * width + at;
-                            // SAFETY: row `r + k` < rows and `at + $lanes <= width`:
+                            // SAFETY: row `r + k` < rows and at + lanes <= width:
                             // inside `out`.
                             unsafe {
                                 let dst = out.as_mut_ptr().add(to).cast::<f32>();
@@ -115,7 +120,7 @@ plane_3x3!(
     plane_3x3_avx512,
     "avx512f",
     __m512,
-    16,
+    AVX512_LANES,
     _mm512_set1_ps,
     _mm512_setzero_ps,
     _mm512_loadu_ps,
@@ -130,7 +135,7 @@ plane_3x3!(
     plane_3x3_avx2,
     "avx2,fma,f16c",
     __m256,
-    8,
+    AVX2_LANES,
     _mm256_set1_ps,
     _mm256_setzero_ps,
     _mm256_loadu_ps,

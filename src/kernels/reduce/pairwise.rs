@@ -239,15 +239,16 @@ fn column_tree<T: Copy, A: Arith, F: Fn(T) -> A + Copy>(
 }
 
 twin! {
-    /// `column_block` into `out` = (dst, partials) of the rows `at` = (data, start,
-    /// rows), vectorized for the widest vectors `isa` allows: the adds are element by
-    /// element, so every width gives the same bits.
+    /// `column_block` into `out` = (dst, partials) of the rows `source` = (data,
+    /// start, rows), vectorized for the widest vectors `isa` allows: the adds are
+    /// element by element, so every width gives the same bits.
     fn column_leaf[T: Copy, A: Arith, F: Fn(T) -> A + Copy](
         out: (&mut [A], &mut Vec<A>),
-        at: (&[T], isize, &[isize]),
+        source: (&[T], isize, &[isize]),
         to_acc: F,
     ) {
-        column_block(out.0, at.0, at.1, at.2, out.1, to_acc)
+        let (data, start, rows) = source;
+        column_block(out.0, data, start, rows, out.1, to_acc)
     }
 }
 
