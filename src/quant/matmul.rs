@@ -82,8 +82,9 @@ pub(crate) fn matmul_with(isa: Isa, x: &Tensor, w: &QTensor) -> Result<Tensor, S
     let out = if m == 1 {
         out_t
     } else {
-        // In parallel and by blocks: the serial column-at-a-time loop this replaces held
-        // a 32-row Q4_K matmul of [4096, 4096] at 2.66 ms on two threads (2.22 after).
+        // The shared parallel, tiled transpose: an element-by-element serial loop here
+        // held a 32-row Q4_K matmul of [4096, 4096] at 2.66 ms on two threads, against
+        // 2.22 ms with it (Intel Xeon of docs/PERFORMANCE.md, session 47).
         transpose(&out_t, n, m)
     };
     Tensor::from_vec(out, &shape).map_err(|e| e.to_string())
