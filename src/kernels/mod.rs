@@ -5,10 +5,12 @@
 //! # Rooms
 //!
 //! Plumbing sits at the top: `isa` (which SIMD kernels may run), `twin` (one body built
-//! for AVX-512, for AVX2 and as its scalar twin), `parallel` (fixed-chunk parallel loops that stop on
-//! Ctrl-C), `interrupt` (the Ctrl-C flag), `alloc` (output buffers), `stream` (copies
-//! into large results that bypass the cache), `prefetch` (hints for scans that stream
-//! from memory) and `strided` (runs of a strided layout). The rooms below use the plumbing and each other only downward:
+//! for AVX-512, for AVX2 and as its scalar twin), `parallel` (fixed-chunk parallel loops
+//! that stop on Ctrl-C), `interrupt` (the Ctrl-C flag), `alloc` (output buffers),
+//! `stream` (copies into large results that bypass the cache), `prefetch` (hints for
+//! scans that stream from memory), `base_register` (pointer steps that keep a kernel's
+//! operands in base registers) and `strided` (runs of a strided layout). The rooms below
+//! use the plumbing and each other only downward:
 //!
 //! * `math/`: the scalar definitions every kernel and its twin share: element
 //!   arithmetic (`Arith`, `Float`), exp/log/trig, erf, the activations, and `apply`,
@@ -32,6 +34,7 @@
 //! third file below them, so no two files import each other.
 
 pub mod alloc;
+pub(crate) mod base_register;
 pub(crate) mod conv;
 pub(crate) mod elementwise;
 pub(crate) mod factor;

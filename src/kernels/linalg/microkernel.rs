@@ -15,6 +15,7 @@
 
 use std::mem::MaybeUninit;
 
+use crate::kernels::base_register::advance;
 use crate::kernels::isa::Isa;
 
 /// Rows of a tile (and of a packed panel).
@@ -485,7 +486,7 @@ unsafe fn tile_avx2<'b, const R: usize, const NV: usize, D: Slot, B: RowsOfB<'b>
                     *a = _mm256_fmadd_ps(ar, b, *a);
                 }
             }
-            pa = pa.add(MR);
+            pa = advance(pa, MR);
         }
         for ((dst, acc), &plus) in rows.iter_mut().zip(&acc).zip(plus) {
             let plus = _mm256_set1_ps(plus);
@@ -527,7 +528,7 @@ unsafe fn tile_avx512<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
             for (r, acc) in acc.iter_mut().enumerate() {
                 *acc = _mm512_fmadd_ps(_mm512_set1_ps(*pa.add(r)), bv, *acc);
             }
-            pa = pa.add(MR);
+            pa = advance(pa, MR);
         }
         // A loop of constant length, unrolled, keeps the sums in registers (an
         // iterator over `rows` made LLVM keep them on the stack).
@@ -573,8 +574,10 @@ unsafe fn tile_pair_avx512<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
             for (r, acc) in bottom.iter_mut().enumerate() {
                 *acc = _mm512_fmadd_ps(_mm512_set1_ps(*pa1.add(r)), bv, *acc);
             }
-            pa0 = pa0.add(MR);
-            pa1 = pa1.add(MR);
+            // Separate steps: one shared index would split every multiply-add in two
+            // (`base_register`).
+            pa0 = advance(pa0, MR);
+            pa1 = advance(pa1, MR);
         }
         // Unrolled, as in `tile_avx512`.
         for r in 0..MR + R {
