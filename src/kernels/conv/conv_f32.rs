@@ -19,6 +19,7 @@
 //! output element is computed the same way (one fused multiply-add chain per column
 //! entry, then the same additions) whatever the blocking, thread count and ISA.
 
+use std::borrow::Cow;
 use std::mem::MaybeUninit;
 
 use super::generic::Channels;
@@ -31,7 +32,7 @@ use crate::kernels::isa::Isa;
 use crate::kernels::linalg::microkernel::{
     pack_panels, panels_len, product, row_stride, Offsets, Strided, Tiles, LANES, MR, NR,
 };
-use crate::kernels::parallel::{for_each_item, threads, Disjoint};
+use crate::kernels::parallel::{for_each_chunk_mut, for_each_item, threads, Disjoint};
 
 /// Bytes of one block's columns, were they copied out (a quarter of a 1 MiB L2): the
 /// work of one item.
@@ -51,18 +52,23 @@ pub fn fits(win: &Window, ch: Channels) -> bool {
 /// [N, c_in, image...], `weight` [c_out, c_in/groups · kernel_len]; the result
 /// [N, c_out, out_len] has `len` elements (`None` when it cannot be allocated).
 pub fn conv_new(len: usize, o: Operands) -> Option<Vec<f32>> {
-    // SAFETY: `conv` writes every element: each item its block of every output row (or
-    // Winograd band, every row of its tile rows), and only an interrupt skips items.
-    unsafe { filled(len, |out| conv(out, o)) }
+    let (ci, co) = o.per_group();
+    if winograd::applies(o.win, ci, co, o.x, o.weight) {
+        // SAFETY: `winograd::conv` writes every element (each band every row of its
+        // tile rows), and only an interrupt skips bands.
+        return unsafe { filled(len, |out| winograd::conv(out, o)) };
+    }
+    let layout = Padded::new(o.win);
+    let x = layout.lay_out(Isa::detect(), o.x, o.win.image_len())?;
+    // SAFETY: `conv` writes every element (each item its block of every output row),
+    // and only an interrupt skips items.
+    unsafe { filled(len, |out| conv(out, o, (&layout, &x))) }
 }
 
-/// `conv_new` into `out`.
-fn conv(out: &mut [MaybeUninit<f32>], o: Operands) {
-    let (x, weight, bias) = (o.x, o.weight, o.bias);
+/// `conv_new` into `out`, from the image laid out (`x`, in `layout`).
+fn conv(out: &mut [MaybeUninit<f32>], o: Operands, (layout, x): (&Padded, &[f32])) {
+    let (weight, bias) = (o.weight, o.bias);
     let (win, ch, (ci, co)) = (o.win, o.ch, o.per_group());
-    if winograd::applies(win, ci, co, x, weight) {
-        return winograd::conv(out, o);
-    }
     let (taps, l) = (win.kernel_len(), win.out_len());
     let k = ci * taps;
     let samples = out.len() / (ch.c_out * l);
@@ -77,8 +83,6 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands) {
         pack_panels(dst, w, (co, k), (k, 1));
     }
     let isa = Isa::detect();
-    let layout = Padded::new(win);
-    let x = layout.lay_out(isa, x, win.image_len());
     let image = layout.channel_len();
     let out = Disjoint::new(out);
     for_each_item(
@@ -87,7 +91,7 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands) {
         |strip, item| {
             let (n, positions) = (item / blocks.count, blocks.range(item % blocks.count));
             let (p0, nb) = (positions.start, positions.len());
-            let columns = Columns::new(&Runs::new(win, &layout, p0, nb), ci, image);
+            let columns = Columns::new(&Runs::new(win, layout, p0, nb), ci, image);
             for (g, panels) in panels.chunks_exact(size).enumerate() {
                 let xg = &x[(n * ch.c_in + g * ci) * image..][..ci * image];
                 let first = (n * ch.c_out + g * co) * l + p0;
@@ -181,12 +185,18 @@ fn conv_transpose(out: &mut [MaybeUninit<f32>], o: Operands) {
     let (x, weight, bias) = (o.x, o.weight, o.bias);
     let (win, ch, (ci, co)) = (o.win, o.ch, o.per_group());
     let (taps, l, image) = (win.kernel_len(), win.out_len(), win.image_len());
-    // The channels of x in rows padded to whole vectors, as the micro-kernel reads them.
+    // The channels of x in rows padded to whole vectors, as the micro-kernel reads them:
+    // x itself when its rows already have that stride.
     let ldb = row_stride(l);
-    let mut x_rows = vec![0.0; x.len() / l * ldb];
-    for (dst, src) in x_rows.chunks_exact_mut(ldb).zip(x.chunks_exact(l)) {
-        dst[..l].copy_from_slice(src);
-    }
+    let x_rows: Cow<[f32]> = if ldb == l {
+        Cow::Borrowed(x)
+    } else {
+        let mut rows = vec![0.0; x.len() / l * ldb];
+        for (dst, src) in rows.chunks_exact_mut(ldb).zip(x.chunks_exact(l)) {
+            dst[..l].copy_from_slice(src);
+        }
+        Cow::Owned(rows)
+    };
     // Output channels per block: columns within budget, in whole panels when possible.
     let most = (BLOCK_BYTES / 4 / (taps * ldb)).clamp(1, co);
     let per_block = (1..=most)
@@ -196,13 +206,15 @@ fn conv_transpose(out: &mut [MaybeUninit<f32>], o: Operands) {
     let blocks = co.div_ceil(per_block);
     // Per group and block, the rows (channel, tap) of weightᵀ, packed.
     let size = panels_len(per_block * taps, ci);
+    // In parallel: a strided gather, 3% of a 1-thread profile when serial.
     let mut panels = vec![0.0; ch.groups * blocks * size];
-    for (gb, dst) in panels.chunks_exact_mut(size).enumerate() {
+    for_each_chunk_mut(&mut panels, size, |start, dst| {
+        let gb = start / size;
         let (g, c0) = (gb / blocks, gb % blocks * per_block);
         let rows = per_block.min(co - c0) * taps;
         let wg = &weight[(g * ci * co + c0) * taps..];
         pack_panels(dst, wg, (rows, ci), (1, co * taps));
-    }
+    });
     let layout = Padded::new(win);
     let runs = Runs::new(win, &layout, 0, l);
     // Per item: the columns of a block's channels, then those channels laid out.

@@ -7,6 +7,7 @@
 use std::mem::MaybeUninit;
 
 use super::window::{padding_is_compact, Dim, Window};
+use crate::kernels::alloc::filled;
 use crate::kernels::isa::Isa;
 use crate::kernels::parallel::for_each_chunk_mut_with;
 use crate::kernels::twin::twin;
@@ -78,21 +79,27 @@ impl Padded {
 
     /// The channels of `images` (`image_len` elements each) in this layout, laid out
     /// in parallel in pieces of whole rows (a copy: every cut gives the same values;
-    /// done serially it was 3% of a 7×7 stride-2 convolution's profile on one thread).
-    pub fn lay_out(&self, isa: Isa, images: &[f32], image_len: usize) -> Vec<f32> {
+    /// done serially it was 3% of a 7×7 stride-2 convolution's profile on one thread),
+    /// or `None` when the buffer cannot be allocated. Each piece is written once by the
+    /// thread that lays it out, padding rows too: zeroing the buffer first (on the
+    /// calling thread) made the other thread fetch those lines from its cache, and at
+    /// 2 threads the copy cost four times its 1-thread time in a profile of that
+    /// convolution.
+    pub fn lay_out(&self, isa: Isa, images: &[f32], image_len: usize) -> Option<Vec<f32>> {
         let (width, pad, extent) = self.last;
         let row_len = self.row_len();
-        let mut out = vec![0.0; images.len() / image_len.max(1) * self.channel_len()];
-        if row_len == 0 {
-            return out;
+        let len = images.len() / image_len.max(1) * self.channel_len();
+        if len == 0 {
+            return Some(Vec::new());
         }
         let piece = (LAY_OUT_PIECE / row_len).max(1) * row_len;
         let line = || vec![0.0; row_len];
-        for_each_chunk_mut_with(&mut out, piece, line, |line, start, piece| {
+        let lay_out_piece = |line: &mut Vec<f32>, start: usize, piece: &mut [MaybeUninit<f32>]| {
             for (r, dst) in piece.chunks_exact_mut(row_len).enumerate() {
                 let row = start / row_len + r;
                 let (channel, row) = (row / self.rows, row % self.rows);
                 let Some(i) = self.image_row(row) else {
+                    dst.fill(MaybeUninit::new(0.0));
                     continue;
                 };
                 // The row with its padding, cropped to the extent, then split.
@@ -102,8 +109,15 @@ impl Padded {
                 line[pad.min(extent)..][..src.len()].copy_from_slice(src);
                 split_row(isa, dst, line, self.step, self.len);
             }
-        });
-        out
+        };
+        // SAFETY: the pieces cover the buffer in whole rows (`len` is a multiple of
+        // `row_len`), and every row is written: an image row by
+        // `split_row`, which fills all its phases, any other with zeros.
+        unsafe {
+            filled(len, |out| {
+                for_each_chunk_mut_with(out, piece, line, lay_out_piece);
+            })
+        }
     }
 
     /// `dst` (a channel of the image) = `src` (the channel in this layout, cropped to
@@ -141,19 +155,22 @@ impl Padded {
 }
 
 twin! {
-    /// A padded row (`line`) as `step` phases of `len` (`dst`).
-    fn split_row[](dst: &mut [f32], line: &[f32], step: usize, len: usize) {
+    /// A padded row (`line`) as `step` phases of `len` (`dst`), all written.
+    fn split_row[](dst: &mut [MaybeUninit<f32>], line: &[f32], step: usize, len: usize) {
         if step == 1 {
-            dst.copy_from_slice(line);
+            for (d, &v) in dst.iter_mut().zip(line) {
+                d.write(v);
+            }
         } else if step == 2 {
             let (even, odd) = dst.split_at_mut(len);
             for ((e, o), pair) in even.iter_mut().zip(odd).zip(line.chunks_exact(2)) {
-                (*e, *o) = (pair[0], pair[1]);
+                e.write(pair[0]);
+                o.write(pair[1]);
             }
         } else {
             for (p, phase) in dst.chunks_exact_mut(len).enumerate() {
                 for (v, &x) in phase.iter_mut().zip(line.iter().skip(p).step_by(step)) {
-                    *v = x;
+                    v.write(x);
                 }
             }
         }
