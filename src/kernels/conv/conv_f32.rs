@@ -20,6 +20,7 @@
 //! entry, then the same additions) whatever the blocking, thread count and ISA.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::mem::MaybeUninit;
 
 use super::generic::Channels;
@@ -87,38 +88,75 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands, (layout, x): (&Padded, &[f32]
     let out = Disjoint::new(out);
     for_each_item(
         samples * blocks.count,
-        || vec![0.0; k * NR],
-        |strip, item| {
+        // Per thread, the item's output rows, one buffer for all its items.
+        Vec::new,
+        |rows, item| {
             let (n, positions) = (item / blocks.count, blocks.range(item % blocks.count));
             let (p0, nb) = (positions.start, positions.len());
-            let columns = Columns::new(&Runs::new(win, layout, p0, nb), ci, image);
-            for (g, panels) in panels.chunks_exact(size).enumerate() {
-                let xg = &x[(n * ch.c_in + g * ci) * image..][..ci * image];
-                let first = (n * ch.c_out + g * co) * l + p0;
-                // SAFETY: item (n, block) alone writes columns p0..p0 + nb of sample n's
-                // output rows, and only here.
-                let mut rows: Vec<&mut [MaybeUninit<f32>]> = (0..co)
-                    .map(|r| unsafe { out.part(first + r * l, nb) })
-                    .collect();
-                let bias = bias.map(|b| &b[g * co..][..co]);
-                let tiles = Tiles::new((panels, co, k), &rows, bias);
-                let segments: Vec<Offsets> =
-                    columns.segments().map(|o| Offsets::new(xg, o)).collect();
-                for s in (0..nb).step_by(NR) {
-                    // A whole strip inside one output row reads the image in place;
-                    // others (across rows, or the block's last) are gathered first.
-                    if let Some((j, at)) = columns.within(s, NR) {
-                        tiles.strip(isa, segments[j].at(at), (&mut rows, s), NR / LANES);
-                    } else {
-                        let width = (nb - s).min(NR);
-                        columns.gather(xg, s, NR, strip);
-                        let b = Strided { b: strip, ldb: NR };
-                        tiles.strip(isa, b, (&mut rows, s), width.div_ceil(LANES));
+            with_block_scratch(
+                |BlockScratch {
+                     strip,
+                     runs,
+                     columns,
+                 }| {
+                    strip.resize(k * NR, 0.0);
+                    runs.reset(win, layout, p0, nb);
+                    columns.reset(runs, ci, image);
+                    for (g, panels) in panels.chunks_exact(size).enumerate() {
+                        let xg = &x[(n * ch.c_in + g * ci) * image..][..ci * image];
+                        let first = (n * ch.c_out + g * co) * l + p0;
+                        rows.clear();
+                        // SAFETY: item (n, block) alone writes columns p0..p0 + nb of sample
+                        // n's output rows, and only here.
+                        rows.extend((0..co).map(|r| unsafe { out.part(first + r * l, nb) }));
+                        let bias = bias.map(|b| &b[g * co..][..co]);
+                        let tiles = Tiles::new((panels, co, k), rows, bias);
+                        // (A few bytes: the allocator serves them from its per-thread cache.)
+                        let segments: Vec<Offsets> =
+                            columns.segments().map(|o| Offsets::new(xg, o)).collect();
+                        for s in (0..nb).step_by(NR) {
+                            // A whole strip inside one output row reads the image in place;
+                            // others (across rows, or the block's last) are gathered first.
+                            if let Some((j, at)) = columns.within(s, NR) {
+                                tiles.strip(isa, segments[j].at(at), (rows, s), NR / LANES);
+                            } else {
+                                let width = (nb - s).min(NR);
+                                columns.gather(xg, s, NR, strip);
+                                let b = Strided { b: strip, ldb: NR };
+                                tiles.strip(isa, b, (rows, s), width.div_ceil(LANES));
+                            }
+                        }
                     }
-                }
-            }
+                },
+            )
         },
     );
+}
+
+/// A block's buffers in `conv`: the strip gathered across output rows, and the block's
+/// runs and columns.
+#[derive(Default)]
+struct BlockScratch {
+    strip: Vec<f32>,
+    runs: Runs,
+    columns: Columns,
+}
+
+/// `f` on this thread's `BlockScratch`, kept from call to call: allocated afresh in
+/// every call, the buffers of two threads were often allocated at the same moment
+/// (at the start of the items), and one thread then slept on the allocator's lock
+/// (`M_ARENA_MAX` is 1, see `alloc`): about 3 context switches per call of a 7×7
+/// stride-2 convolution at 2 threads.
+fn with_block_scratch(f: impl FnOnce(&mut BlockScratch)) {
+    thread_local! {
+        static SCRATCH: RefCell<BlockScratch> = RefCell::new(BlockScratch::default());
+    }
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => f(&mut scratch),
+        // Re-entered on this thread (a nested parallel call ran here while waiting):
+        // buffers of its own.
+        Err(_) => f(&mut BlockScratch::default()),
+    })
 }
 
 /// The output positions of a sample cut into blocks of whole `NR`-position strips

@@ -220,6 +220,7 @@ struct Run {
 }
 
 /// The runs of each kernel tap over a block of window positions.
+#[derive(Default)]
 pub struct Runs {
     runs: Vec<Run>,
     /// Tap `t`'s runs are `runs[starts[t]..starts[t + 1]]`.
@@ -230,6 +231,14 @@ impl Runs {
     /// The runs of positions `p0..p0 + nb` (flat, row-major over the output dims; at
     /// least one) of `win` over images in `layout`.
     pub fn new(win: &Window, layout: &Padded, p0: usize, nb: usize) -> Runs {
+        let mut runs = Runs::default();
+        runs.reset(win, layout, p0, nb);
+        runs
+    }
+
+    /// This value becomes `Runs::new(win, layout, p0, nb)`, in the buffers it has (a
+    /// convolution rebuilds a block's runs for every work item, in a thread's buffers).
+    pub fn reset(&mut self, win: &Window, layout: &Padded, p0: usize, nb: usize) {
         let (last, outer) = win.split_last();
         let width = last.out;
         let (first, end) = (p0 / width, (p0 + nb - 1) / width + 1);
@@ -250,18 +259,19 @@ impl Runs {
             }
             row
         };
-        let rows: Vec<usize> = (first..end).map(out_row).collect();
-        let taps = win.kernel_len();
-        let (mut runs, mut starts) = (Vec::with_capacity(taps * rows.len()), vec![0]);
-        for t in 0..taps {
+        let (runs, starts) = (&mut self.runs, &mut self.starts);
+        runs.clear();
+        starts.clear();
+        starts.push(0);
+        for t in 0..win.kernel_len() {
             let (shift, reach) = (tap_row(t / last.kernel), t % last.kernel * last.dilation);
-            for (q, &row) in (first..end).zip(&rows) {
+            for q in first..end {
                 // This output row's positions in the block, along the last dim.
                 let (a, b) = (
                     p0.max(q * width) - q * width,
                     (p0 + nb).min(q * width + width) - q * width,
                 );
-                let src = layout.index(row + shift, a * last.stride + reach);
+                let src = layout.index(out_row(q) + shift, a * last.stride + reach);
                 runs.push(Run {
                     dst: q * width + a - p0,
                     len: b - a,
@@ -270,7 +280,6 @@ impl Runs {
             }
             starts.push(runs.len());
         }
-        Runs { runs, starts }
     }
 
     /// Kernel taps.
@@ -289,6 +298,7 @@ impl Runs {
 /// elements each) instead of copied out: the block's positions fall into segments, one
 /// per output row they touch, and within a segment each column row is a contiguous
 /// stretch of one channel.
+#[derive(Default)]
 pub struct Columns {
     /// Per segment: its first position in the block and its length.
     segments: Vec<(usize, usize)>,
@@ -299,27 +309,26 @@ pub struct Columns {
 }
 
 impl Columns {
-    /// The columns of the block `runs` describes, over `channels` channels.
-    pub fn new(runs: &Runs, channels: usize, channel_len: usize) -> Columns {
+    /// This value becomes the columns of the block `runs` describes, over `channels`
+    /// channels, in the buffers it has (as `Runs::reset`).
+    pub fn reset(&mut self, runs: &Runs, channels: usize, channel_len: usize) {
         let taps = runs.taps();
+        self.segments.clear();
         // Without columns (no taps or channels) there is nothing to read in place.
-        let segments: Vec<(usize, usize)> = match taps * channels {
-            0 => vec![],
-            _ => runs.of(0).iter().map(|run| (run.dst, run.len)).collect(),
-        };
+        if taps * channels > 0 {
+            let segments = runs.of(0).iter().map(|run| (run.dst, run.len));
+            self.segments.extend(segments);
+        }
         let k = channels * taps;
-        let mut offsets = vec![0; segments.len() * k];
+        self.k = k;
+        self.offsets.clear();
+        self.offsets.resize(self.segments.len() * k, 0);
         for t in 0..taps {
-            for (segment, run) in offsets.chunks_exact_mut(k.max(1)).zip(runs.of(t)) {
+            for (segment, run) in self.offsets.chunks_exact_mut(k.max(1)).zip(runs.of(t)) {
                 for (c, offset) in segment.iter_mut().skip(t).step_by(taps).enumerate() {
                     *offset = c * channel_len + run.src;
                 }
             }
-        }
-        Columns {
-            segments,
-            offsets,
-            k,
         }
     }
 
