@@ -249,6 +249,8 @@ fn f32_convolution_paths_agree_with_f64() {
         (&[1, 32, 8, 8], &[32, 96, 3, 3], &[2, 2], &[1, 1], &[1, 1], &[1, 1], 1),
         (&[2, 3, 50], &[3, 4, 5], &[3], &[2], &[1], &[2], 1),
         (&[1, 2, 3, 4, 5], &[2, 3, 2, 3, 2], &[2, 1, 2], &[0, 1, 0], &[1, 0, 0], &[1, 1, 2], 1),
+        // 144 positions per channel, already the micro-kernel's row stride: x read in place.
+        (&[2, 8, 12, 12], &[8, 2, 3, 3], &[2, 2], &[1, 1], &[1, 1], &[1, 1], 2),
     ];
     for &(x, w, stride, padding, output_padding, dilation, groups) in cases {
         transpose_case(x, w, stride, padding, output_padding, dilation, groups);

@@ -59,15 +59,15 @@ pub fn conv_new(len: usize, o: Operands) -> Option<Vec<f32>> {
         // tile rows), and only an interrupt skips bands.
         return unsafe { filled(len, |out| winograd::conv(out, o)) };
     }
-    let layout = Padded::new(o.win);
-    let x = layout.lay_out(Isa::detect(), o.x, o.win.image_len())?;
+    let (isa, layout) = (Isa::detect(), Padded::new(o.win));
+    let x = layout.lay_out(isa, o.x, o.win.image_len())?;
     // SAFETY: `conv` writes every element (each item its block of every output row),
     // and only an interrupt skips items.
-    unsafe { filled(len, |out| conv(out, o, (&layout, &x))) }
+    unsafe { filled(len, |out| conv(out, o, isa, (&layout, &x))) }
 }
 
 /// `conv_new` into `out`, from the image laid out (`x`, in `layout`).
-fn conv(out: &mut [MaybeUninit<f32>], o: Operands, (layout, x): (&Padded, &[f32])) {
+fn conv(out: &mut [MaybeUninit<f32>], o: Operands, isa: Isa, (layout, x): (&Padded, &[f32])) {
     let (weight, bias) = (o.weight, o.bias);
     let (win, ch, (ci, co)) = (o.win, o.ch, o.per_group());
     let (taps, l) = (win.kernel_len(), win.out_len());
@@ -83,7 +83,6 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands, (layout, x): (&Padded, &[f32]
     {
         pack_panels(dst, w, (co, k), (k, 1));
     }
-    let isa = Isa::detect();
     let image = layout.channel_len();
     let out = Disjoint::new(out);
     for_each_item(
@@ -111,7 +110,8 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands, (layout, x): (&Padded, &[f32]
                         rows.extend((0..co).map(|r| unsafe { out.part(first + r * l, nb) }));
                         let bias = bias.map(|b| &b[g * co..][..co]);
                         let tiles = Tiles::new((panels, co, k), rows, bias);
-                        // (A few bytes: the allocator serves them from its per-thread cache.)
+                        // (48 bytes per output row the block touches: up to 21 rows, glibc
+                        // serves them from its per-thread cache, without the lock.)
                         let segments: Vec<Offsets> =
                             columns.segments().map(|o| Offsets::new(xg, o)).collect();
                         for s in (0..nb).step_by(NR) {
@@ -142,19 +142,20 @@ struct BlockScratch {
     columns: Columns,
 }
 
-/// `f` on this thread's `BlockScratch`, kept from call to call: allocated afresh in
-/// every call, the buffers of two threads were often allocated at the same moment
-/// (at the start of the items), and one thread then slept on the allocator's lock
-/// (`M_ARENA_MAX` is 1, see `alloc`): about 3 context switches per call of a 7×7
-/// stride-2 convolution at 2 threads.
+/// `f` on this thread's `BlockScratch`, kept from call to call (as large as the largest
+/// block the thread has run needed: 16 floats and one offset per output row for each
+/// of its k column rows). Allocated per item, the two threads' buffers were often
+/// allocated at the same moment, and one thread then slept on the allocator's lock
+/// (`M_ARENA_MAX` is 1, see `alloc`): about 1.1 of the 2.8 context switches per call of
+/// a 7×7 stride-2 convolution at 2 threads.
 fn with_block_scratch(f: impl FnOnce(&mut BlockScratch)) {
     thread_local! {
         static SCRATCH: RefCell<BlockScratch> = RefCell::new(BlockScratch::default());
     }
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut scratch) => f(&mut scratch),
-        // Re-entered on this thread (a nested parallel call ran here while waiting):
-        // buffers of its own.
+        // Not reached (nothing in `f` runs other work on this thread); should that
+        // change, fresh buffers rather than a panic.
         Err(_) => f(&mut BlockScratch::default()),
     })
 }

@@ -472,7 +472,7 @@ unsafe fn tile_avx2<'b, const R: usize, const NV: usize, D: Slot, B: RowsOfB<'b>
     use std::arch::x86_64::*;
     let k = panel.len() / MR;
     // SAFETY: the caller guarantees AVX2/FMA and the operand lengths of the contract
-    // above; each pointer step below stays inside those lengths.
+    // above; each pointer step below stays within those lengths (or one past their end).
     unsafe {
         let mut acc = [[_mm256_setzero_ps(); NV]; R];
         let mut pa = panel.as_ptr();
@@ -518,7 +518,7 @@ unsafe fn tile_avx512<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
     use std::arch::x86_64::*;
     let k = panel.len() / MR;
     // SAFETY: the caller guarantees AVX-512 F and the operand lengths of the contract
-    // above; each pointer step below stays inside those lengths.
+    // above; each pointer step below stays within those lengths (or one past their end).
     unsafe {
         let mut acc = [_mm512_setzero_ps(); R];
         let mut pa = panel.as_ptr();
@@ -560,7 +560,7 @@ unsafe fn tile_pair_avx512<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
     use std::arch::x86_64::*;
     let k = first.len() / MR;
     // SAFETY: the caller guarantees AVX-512 F and the operand lengths of the contract
-    // above; each pointer step below stays inside those lengths.
+    // above; each pointer step below stays within those lengths (or one past their end).
     unsafe {
         let mut top = [_mm512_setzero_ps(); MR];
         let mut bottom = [_mm512_setzero_ps(); R];
