@@ -212,6 +212,8 @@ fn f32_convolution_paths_agree_with_f64() {
         (&[1, 6, 21, 20], &[8, 6, 4, 3], &[1, 1], Padding::Same, &[1, 2], 1),
         (&[3, 5, 77], &[7, 5, 5], &[2], pad(&[4]), &[3], 1),
         (&[1, 4, 9, 10, 11], &[5, 4, 3, 2, 3], &[2, 1, 1], pad(&[1, 0, 2]), &[1, 2, 1], 1),
+        // An empty image with padding: outputs from the padding alone (the bias).
+        (&[1, 3, 0, 5], &[4, 3, 3, 3], &[1, 1], pad(&[2, 2]), &[1, 1], 1),
     ];
     for (x, w, stride, padding, dilation, groups) in cases {
         conv_case(x, w, stride, padding.clone(), dilation, *groups);

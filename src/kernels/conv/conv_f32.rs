@@ -42,11 +42,17 @@ const BLOCK_BYTES: usize = 1 << 18;
 const MAX_BLOCK: usize = 32 * NR;
 
 /// True when `conv` takes this convolution: several input channels per group, output
-/// channels, a window that is not the image itself (those run as one GEMM), and a
-/// compact padded layout (`Padded::is_compact`).
+/// channels, a window that is not the image itself (those run as one GEMM), an image
+/// with elements (an empty one with padding has outputs, all from the padding: the
+/// generic kernel's zeros), and a compact padded layout (`Padded::is_compact`).
 pub fn fits(win: &Window, ch: Channels) -> bool {
     let (ci, co) = (ch.c_in / ch.groups, ch.c_out / ch.groups);
-    ci > 1 && co > 0 && !win.is_identity() && win.out_len() > 0 && Padded::is_compact(win)
+    ci > 1
+        && co > 0
+        && !win.is_identity()
+        && win.out_len() > 0
+        && win.image_len() > 0
+        && Padded::is_compact(win)
 }
 
 /// Convolution of a batch, as `conv::conv` plus the bias, where `fits` holds: `x`
