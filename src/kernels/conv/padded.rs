@@ -260,6 +260,7 @@ impl Runs {
         };
         let (runs, starts) = (&mut self.runs, &mut self.starts);
         runs.clear();
+        runs.reserve(win.kernel_len() * (end - first));
         starts.clear();
         starts.push(0);
         for t in 0..win.kernel_len() {
