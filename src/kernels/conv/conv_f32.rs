@@ -31,7 +31,7 @@ use super::winograd;
 use crate::kernels::alloc::filled;
 use crate::kernels::isa::Isa;
 use crate::kernels::linalg::microkernel::{
-    pack_panels, panels_len, product, row_stride, Offsets, Strided, Tiles, LANES, MR, NR,
+    pack_panels, panels_len, product, row_stride, Offsets, Strided, Tiles, LANES, MR, NR, WIDE,
 };
 use crate::kernels::parallel::{for_each_chunk_mut, for_each_item, threads, Disjoint};
 
@@ -120,9 +120,16 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands, isa: Isa, (layout, x): (&Padd
                         // serves them from its per-thread cache, without the lock.)
                         let segments: Vec<Offsets> =
                             columns.segments().map(|o| Offsets::new(xg, o)).collect();
-                        for s in (0..nb).step_by(NR) {
-                            // A whole strip inside one output row reads the image in place;
-                            // others (across rows, or the block's last) are gathered first.
+                        let mut s = 0;
+                        while s < nb {
+                            // A whole strip inside one output row reads the image in place,
+                            // a wide one where it fits; others (across rows, or the block's
+                            // last) are gathered first.
+                            if let Some((j, at)) = columns.within(s, WIDE) {
+                                tiles.strip(isa, segments[j].at(at), (rows, s), WIDE / LANES);
+                                s += WIDE;
+                                continue;
+                            }
                             if let Some((j, at)) = columns.within(s, NR) {
                                 tiles.strip(isa, segments[j].at(at), (rows, s), NR / LANES);
                             } else {
@@ -131,6 +138,7 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands, isa: Isa, (layout, x): (&Padd
                                 let b = Strided { b: strip, ldb: NR };
                                 tiles.strip(isa, b, (rows, s), width.div_ceil(LANES));
                             }
+                            s += NR;
                         }
                     }
                 },

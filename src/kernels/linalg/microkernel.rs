@@ -22,8 +22,11 @@ use crate::kernels::isa::Isa;
 pub const MR: usize = 6;
 /// Columns per vector.
 pub const LANES: usize = 8;
-/// Columns of the widest tile (two vectors).
+/// Columns of a strip (two vectors of LANES).
 pub const NR: usize = 2 * LANES;
+/// Columns of a wide strip: two AVX-512 vectors, 12 × 32 tiles (24 sums) whose two
+/// loads of `b` per step serve 24 multiply-adds instead of 12.
+pub const WIDE: usize = 2 * NR;
 
 /// An element of the micro-kernel's output: an f32, or one not yet written.
 ///
@@ -99,6 +102,8 @@ pub trait RowsOfB<'a>: Copy {
     /// p < k for a k and width that `hold` accepted; the row's `width` values from the
     /// pointer are then readable.
     unsafe fn start(self, p: usize) -> *const f32;
+    /// The rows from `cols` values further on (at most the width a `hold` accepted).
+    fn shifted(self, cols: usize) -> Self;
 }
 
 /// Row p at `b[p · ldb..]`.
@@ -124,6 +129,13 @@ impl<'a> RowsOfB<'a> for Strided<'a> {
     unsafe fn start(self, p: usize) -> *const f32 {
         // SAFETY: p < k of a `hold`, so row p starts inside `b`.
         unsafe { self.b.as_ptr().add(p * self.ldb) }
+    }
+
+    fn shifted(self, cols: usize) -> Self {
+        Strided {
+            b: &self.b[cols.min(self.b.len())..],
+            ..self
+        }
     }
 }
 
@@ -176,6 +188,10 @@ impl<'a> RowsOfB<'a> for Offsets<'a> {
                 .add(*self.offsets.get_unchecked(p) + self.at)
         }
     }
+
+    fn shifted(self, cols: usize) -> Self {
+        self.at(self.at + cols)
+    }
 }
 
 /// The product of `m` packed rows (`panels` from `pack_panels`, inner size `k`) and the
@@ -196,9 +212,12 @@ pub fn product<D: Slot>(
     plus: Option<&[f32]>,
 ) {
     let tiles = Tiles::new((panels, m, k), dst, plus);
-    for c in (0..cols).step_by(NR) {
-        let nv = (cols - c).min(NR).div_ceil(LANES);
+    let mut c = 0;
+    while c < cols {
+        let width = if cols - c >= WIDE { WIDE } else { NR };
+        let nv = (cols - c).min(width).div_ceil(LANES);
         tiles.strip(isa, Strided { b: &b[c..], ldb }, (dst, c), nv);
+        c += width;
     }
 }
 
@@ -243,7 +262,9 @@ impl<'a> Tiles<'a> {
     }
 
     /// `dst[r][c + j]` for r < m and j < `nv` · LANES (those past a row's end dropped):
-    /// the product's columns whose `k` rows of `b` are `b`.
+    /// the product's columns whose `k` rows of `b` are `b`. `nv` is 1, 2 or 4 (a wide
+    /// strip: pairs of panels as 12 × 32 tiles with AVX-512, otherwise two strips of
+    /// `NR`).
     ///
     /// # Panics
     /// When an operand is too short (the callers size them so that it cannot fire).
@@ -273,28 +294,34 @@ impl<'a> Tiles<'a> {
         };
         let mut p = 0;
         while p < count {
-            if isa.avx512() && nv == 2 && p + 1 < count && alone != Some(p) {
+            if isa.avx512() && nv >= 2 && p + 1 < count && alone != Some(p) {
                 let end = m.min((p + 2) * MR);
                 let rows = &mut dst[p * MR..end];
-                if fits(rows, c + NR) {
+                if fits(rows, c + nv * LANES) {
                     let plus = (&self.pluses[p], &self.pluses[p + 1]);
-                    tile_pair(isa, (panel(p), panel(p + 1)), b, (rows, c), plus);
+                    let panels = (panel(p), panel(p + 1));
+                    tile_pair(isa, panels, b, (rows, c, nv * LANES), plus);
                     p += 2;
                     continue;
                 }
             }
             let rows = &mut dst[p * MR..m.min(p * MR + MR)];
             let plus = &self.pluses[p];
-            if fits(rows, c + nv * LANES) {
-                tile(isa, panel(p), b, (rows, c), nv, plus);
-            } else {
+            // A wide strip's panel alone: as two strips of NR.
+            let halves = if nv == 4 { 2 } else { 1 };
+            for h in 0..halves {
+                let (b, c, nv) = (b.shifted(h * NR), c + h * NR, nv / halves);
+                if fits(rows, c + nv * LANES) {
+                    tile(isa, panel(p), b, (rows, c), nv, plus);
+                    continue;
+                }
                 // A row ends inside the tile's last vector: through a whole tile.
                 let mut whole = [[0.0; NR]; MR];
                 let mut scratch = whole.each_mut().map(|r| &mut r[..]);
                 let n = rows.len();
                 tile(isa, panel(p), b, (&mut scratch[..n], 0), nv, plus);
                 for (row, w) in rows.iter_mut().zip(&whole) {
-                    for (d, &v) in row[c..].iter_mut().zip(w) {
+                    for (d, &v) in row.iter_mut().skip(c).zip(w) {
                         d.set(v);
                     }
                 }
@@ -304,9 +331,10 @@ impl<'a> Tiles<'a> {
     }
 }
 
-/// A whole panel and the next (whole or not) by 16 columns: `tile_of::<MR, 2, D>` and
-/// `tile_of::<R, 2, D>` for its R rows, as one tile of MR + R rows with the AVX-512
-/// kernel (which loads each row of `b` once for both).
+/// A whole panel and the next (whole or not) by `width` columns (NR or WIDE):
+/// `tile_of::<MR, 2, D>` and `tile_of::<R, 2, D>` for its R rows per NR columns, as
+/// one tile of MR + R rows with the AVX-512 kernels (which load each row of `b` once
+/// for both).
 ///
 /// # Panics
 /// As `tile_of`, and when `rows` is not MR + 1 to 2·MR rows (the callers size them so
@@ -315,24 +343,26 @@ fn tile_pair<'b, D: Slot, B: RowsOfB<'b>>(
     isa: Isa,
     (first, second): (&[f32], &[f32]),
     b: B,
-    (rows, c): (&mut [&mut [D]], usize),
+    (rows, c, width): (&mut [&mut [D]], usize, usize),
     (plus0, plus1): (&[f32; MR], &[f32; MR]),
 ) {
     let k = first.len() / MR;
     // Cannot fire: see "Panics".
     assert!(
         second.len() == first.len()
-            && b.hold(k, NR)
+            && (width == NR || width == WIDE)
+            && b.hold(k, width)
             && (MR + 1..=2 * MR).contains(&rows.len())
-            && rows.iter().all(|row| row.len() >= c + NR),
+            && rows.iter().all(|row| row.len() >= c + width),
         "micro-kernel operand too short"
     );
+    let (panels, plus, wide) = ((first, second), (plus0, plus1), width == WIDE);
     macro_rules! by_rows {
         ($($r:literal),*) => {
             match rows.len() - MR {
-                $($r => pair_of::<$r, D, B>(isa, (first, second), b, (rows, c), (plus0, plus1)),)*
+                $($r => pair_of::<$r, D, B>(isa, panels, b, (rows, c, wide), plus),)*
                 // MR rows: the assert leaves no other count.
-                _ => pair_of::<MR, D, B>(isa, (first, second), b, (rows, c), (plus0, plus1)),
+                _ => pair_of::<MR, D, B>(isa, panels, b, (rows, c, wide), plus),
             }
         };
     }
@@ -344,20 +374,29 @@ fn pair_of<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
     isa: Isa,
     (first, second): (&[f32], &[f32]),
     b: B,
-    (rows, c): (&mut [&mut [D]], usize),
+    (rows, c, wide): (&mut [&mut [D]], usize, bool),
     (plus0, plus1): (&[f32; MR], &[f32; MR]),
 ) {
     #[cfg(target_arch = "x86_64")]
     if isa.avx512() {
+        let (panels, plus) = ((first, second), (plus0, plus1));
         // SAFETY: an `Isa` with AVX-512 comes from `Isa::detect` on a CPU that has
-        // AVX-512 F; `tile_pair` checked the panels, `b` and MR + R rows of `rows`.
+        // AVX-512 F; `tile_pair` checked the panels, `b` and MR + R rows of `rows` for
+        // the tile's width.
         return unsafe {
-            tile_pair_avx512::<R, D, B>((first, second), b, (rows, c), (plus0, plus1))
+            if wide {
+                tile_pair_avx512::<R, 2, D, B>(panels, b, (rows, c), plus)
+            } else {
+                tile_pair_avx512::<R, 1, D, B>(panels, b, (rows, c), plus)
+            }
         };
     }
     let (top, bottom) = rows.split_at_mut(MR);
-    tile_of::<MR, 2, D, B>(isa, first, b, (top, c), plus0);
-    tile_of::<R, 2, D, B>(isa, second, b, (bottom, c), plus1);
+    for h in 0..if wide { 2 } else { 1 } {
+        let (b, c) = (b.shifted(h * NR), c + h * NR);
+        tile_of::<MR, 2, D, B>(isa, first, b, (top, c), plus0);
+        tile_of::<R, 2, D, B>(isa, second, b, (bottom, c), plus1);
+    }
 }
 
 /// `tile_of::<R, NV, D>` for R = rows.len() and NV = `nv`.
@@ -541,17 +580,17 @@ unsafe fn tile_avx512<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
     }
 }
 
-/// `tile_avx512` for a whole panel and R rows of the next at once: MR + R
-/// accumulators, enough to hide the FMA latency, and one load of each row of `b` for
-/// both panels.
+/// `tile_avx512` for a whole panel and R rows of the next at once, NV vectors of 16
+/// columns wide: MR + R (times NV) accumulators, enough to hide the FMA latency, and
+/// one load of each row of `b` for both panels (NV = 2: 2 loads per 24 multiply-adds).
 ///
 /// # Safety
-/// The CPU has AVX-512 F; both panels hold k·MR values, `b` k rows of 16
+/// The CPU has AVX-512 F; both panels hold k·MR values, `b` k rows of 16·NV
 /// (`RowsOfB::hold`) where k = first.len() / MR, and `rows` MR + R rows of at least
-/// c + 16 values.
+/// c + 16·NV values.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn tile_pair_avx512<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
+unsafe fn tile_pair_avx512<'b, const R: usize, const NV: usize, D: Slot, B: RowsOfB<'b>>(
     (first, second): (&[f32], &[f32]),
     b: B,
     (rows, c): (&mut [&mut [D]], usize),
@@ -562,17 +601,24 @@ unsafe fn tile_pair_avx512<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
     // SAFETY: the caller guarantees AVX-512 F and the operand lengths of the contract
     // above; each pointer step below stays within those lengths (or one past their end).
     unsafe {
-        let mut top = [_mm512_setzero_ps(); MR];
-        let mut bottom = [_mm512_setzero_ps(); R];
+        let mut top = [[_mm512_setzero_ps(); NV]; MR];
+        let mut bottom = [[_mm512_setzero_ps(); NV]; R];
         let (mut pa0, mut pa1) = (first.as_ptr(), second.as_ptr());
         for p in 0..k {
-            // In bounds by the contract: row p of `b` holds 16 values.
-            let bv = _mm512_loadu_ps(b.start(p));
+            // In bounds by the contract: row p of `b` holds 16·NV values.
+            let pb = b.start(p);
+            let bv: [__m512; NV] = std::array::from_fn(|v| _mm512_loadu_ps(pb.add(v * NR)));
             for (r, acc) in top.iter_mut().enumerate() {
-                *acc = _mm512_fmadd_ps(_mm512_set1_ps(*pa0.add(r)), bv, *acc);
+                let a = _mm512_set1_ps(*pa0.add(r));
+                for (acc, &bv) in acc.iter_mut().zip(&bv) {
+                    *acc = _mm512_fmadd_ps(a, bv, *acc);
+                }
             }
             for (r, acc) in bottom.iter_mut().enumerate() {
-                *acc = _mm512_fmadd_ps(_mm512_set1_ps(*pa1.add(r)), bv, *acc);
+                let a = _mm512_set1_ps(*pa1.add(r));
+                for (acc, &bv) in acc.iter_mut().zip(&bv) {
+                    *acc = _mm512_fmadd_ps(a, bv, *acc);
+                }
             }
             // Separate steps: one shared index would split every multiply-add in two
             // (`base_register`).
@@ -586,10 +632,13 @@ unsafe fn tile_pair_avx512<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
             } else {
                 (bottom[r - MR], plus1[r - MR])
             };
-            // In bounds by the contract: the row holds c + 16 values, each with f32's
-            // layout (`Slot`).
-            let at = rows[r].as_mut_ptr().cast::<f32>().add(c);
-            _mm512_storeu_ps(at, _mm512_add_ps(acc, _mm512_set1_ps(plus)));
+            let plus = _mm512_set1_ps(plus);
+            for (v, &acc) in acc.iter().enumerate() {
+                // In bounds by the contract: the row holds c + 16·NV values, each with
+                // f32's layout (`Slot`).
+                let at = rows[r].as_mut_ptr().cast::<f32>().add(c + v * NR);
+                _mm512_storeu_ps(at, _mm512_add_ps(acc, plus));
+            }
         }
     }
 }
@@ -722,6 +771,44 @@ mod tests {
             let scalar = run(Isa::SCALAR);
             for isa in Isa::supported() {
                 assert!(run(isa) == scalar, "{m}x{k}x{cols} {isa:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn wide_strips_give_the_bits_of_two_strips() {
+        // Pairs of whole panels, a panel alone before a pair with a short panel; rows
+        // with room for the whole strip, and rows ending inside its second half (the
+        // tiles fall back to two strips, dropping what the rows lack).
+        for (m, k, room) in [
+            (24, 9, 3 + WIDE),
+            (13, 5, 3 + WIDE),
+            (13, 5, 3 + 20),
+            (12, 1, 35),
+        ] {
+            let a = data(m * k, 7);
+            let ldb = WIDE + 5;
+            let b = data(k * ldb, 8);
+            let bias: Vec<f32> = (0..m).map(|r| r as f32 - 4.0).collect();
+            let mut panels = vec![f32::NAN; panels_len(m, k)];
+            pack_panels(&mut panels, &a, (m, k), (k, 1));
+            let run = |isa, wide: bool| {
+                let mut out = vec![f32::NAN; m * room];
+                let mut rows: Vec<&mut [f32]> = out.chunks_mut(room).collect();
+                let tiles = Tiles::new((&panels, m, k), &rows, Some(&bias));
+                let b = Strided { b: &b, ldb };
+                if wide {
+                    tiles.strip(isa, b, (&mut rows, 3), WIDE / LANES);
+                } else {
+                    tiles.strip(isa, b, (&mut rows, 3), NR / LANES);
+                    let rest = (room - 3 - NR).div_ceil(LANES).min(NR / LANES);
+                    tiles.strip(isa, b.shifted(NR), (&mut rows, 3 + NR), rest);
+                }
+                out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            };
+            let want = run(Isa::SCALAR, false);
+            for isa in Isa::supported() {
+                assert!(run(isa, true) == want, "{m}x{k} room {room} {isa:?}");
             }
         }
     }
