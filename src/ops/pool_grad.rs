@@ -6,6 +6,7 @@
 use super::pool::{adaptive_axis, adaptive_size, planes, pool_axes, Axis, PoolParams};
 use super::{elems, output_buffer};
 use crate::kernels::math::Arith;
+use crate::kernels::pool::for_each_plane;
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Result, Tensor, TensorError};
 
@@ -44,20 +45,30 @@ pub fn adaptive_max_pool2d_positions(
 }
 
 /// The flat index of each window's element that max pooling takes, windows in
-/// row-major output order.
+/// row-major output order; planes in parallel (each window's index depends on its
+/// plane alone).
 fn window_positions(op: &str, x4: &Tensor, [rows, cols]: &[Axis; 2]) -> Result<Vec<Option<usize>>> {
     let x4 = x4.contiguous();
     let planes_n = x4.shape()[0] * x4.shape()[1];
-    let (h, w) = (x4.shape()[2], x4.shape()[3]);
+    let plane_len = x4.shape()[2] * x4.shape()[3];
+    let w = x4.shape()[3];
+    let per_plane = rows.taps.len() * cols.taps.len();
+    if planes_n == 0 || plane_len == 0 || per_plane == 0 {
+        return Ok(vec![None; planes_n * per_plane]);
+    }
     crate::dispatch!(x4.dtype(), T => {
         let data = elems::<T>(op, &x4)?;
-        let mut out = Vec::with_capacity(planes_n * rows.taps.len() * cols.taps.len());
-        for (k, plane) in data.chunks_exact(h * w).take(planes_n).enumerate() {
-            let base = k * h * w;
-            for r_taps in &rows.taps {
-                for c_taps in &cols.taps {
-                    out.push(window_max(plane, w, r_taps, c_taps).map(|at| base + at));
-                }
+        let mut out = vec![None; planes_n * per_plane];
+        for_each_plane(&mut out, per_plane, &data[..planes_n * plane_len], plane_len, |plane, dst| {
+            let windows = rows.taps.iter().flat_map(|r| cols.taps.iter().map(move |c| (r, c)));
+            for (d, (r_taps, c_taps)) in dst.iter_mut().zip(windows) {
+                *d = window_max(plane, w, r_taps, c_taps);
+            }
+        });
+        // Indices in the plane, made flat.
+        for (i, at) in out.iter_mut().enumerate() {
+            if let Some(at) = at {
+                *at += i / per_plane * plane_len;
             }
         }
         Ok(out)
@@ -66,33 +77,33 @@ fn window_positions(op: &str, x4: &Tensor, [rows, cols]: &[Axis; 2]) -> Result<V
 
 /// The index in `plane` of the largest element of the window (the first of equal
 /// ones; a NaN wins, the first NaN), as max_pool2d takes it.
+#[inline(always)]
 fn window_max<T: PartialOrd + Copy>(
     plane: &[T],
     w: usize,
     r_taps: &[usize],
     c_taps: &[usize],
 ) -> Option<usize> {
-    let mut best: Option<(usize, T)> = None;
+    let (&r0, &c0) = (r_taps.first()?, c_taps.first()?);
+    let (mut best_at, mut best) = (r0 * w + c0, plane[r0 * w + c0]);
     for &r in r_taps {
+        let row = &plane[r * w..][..w];
         for &c in c_taps {
-            let at = r * w + c;
-            let v = plane[at];
+            let v = row[c];
             #[allow(clippy::eq_op)]
-            let better = match best {
-                None => true,
-                // b != b: b is NaN, which nothing replaces.
-                Some((_, b)) => b == b && (v > b || v != v),
-            };
-            if better {
-                best = Some((at, v));
+            if best != best {
+                // A NaN, which nothing replaces.
+                return Some(best_at);
+            }
+            #[allow(clippy::eq_op)]
+            if v > best || v != v {
+                (best_at, best) = (r * w + c, v);
             }
         }
     }
-    best.map(|(at, _)| at)
+    Some(best_at)
 }
 
-/// Zeros of `shape` with `g`'s elements (row-major) added at `positions`, in g's
-/// dtype, in order.
 pub fn scatter_positions(
     g: &Tensor,
     positions: &[Option<usize>],
@@ -216,4 +227,26 @@ fn check_count(op: &str, g: &Tensor, want: usize) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::window_max;
+
+    /// The first of equal maxima; the first NaN, wherever it is; nothing for a window
+    /// wholly in the padding (no taps).
+    #[test]
+    fn windows_take_the_first_maximum_or_the_first_nan() {
+        let nan = f32::NAN;
+        let plane = [1.0, 3.0, 3.0, -0.0, nan, 2.0, 0.0, nan, 5.0];
+        let at = |r: &[usize], c: &[usize]| window_max(&plane, 3, r, c);
+        assert_eq!(at(&[0], &[0, 1, 2]), Some(1));
+        assert_eq!(at(&[0, 1], &[0, 1]), Some(4));
+        assert_eq!(at(&[1, 2], &[1, 2]), Some(4));
+        assert_eq!(at(&[2], &[0, 1, 2]), Some(7));
+        assert_eq!(at(&[1, 2], &[0]), Some(3));
+        assert_eq!(at(&[2, 1], &[0]), Some(6));
+        assert_eq!(at(&[], &[0]), None);
+        assert_eq!(at(&[0], &[]), None);
+    }
 }
