@@ -193,9 +193,10 @@ fn f32_convolution_paths_agree_with_f64() {
     };
     #[rustfmt::skip]
     let cases: &[(Dims, Dims, Dims, Padding, Dims, usize)] = &[
-        // Winograd: 3×3 stride 1, ≥ 8 channels; odd and even outputs, padding 0..2, groups,
-        // many bands per sample (a tall image with 64 channels), an image smaller than a tile,
-        // output channels in several groups of panels, a short or lone panel going last.
+        // Winograd: 3×3 stride 1, ≥ 8 channels, ≥ 48 output positions; odd and even outputs,
+        // padding 0..2, groups, many bands per sample (a tall image with 64 channels), partial
+        // tiles on both edges, output channels in several groups of panels, a short or lone
+        // panel going last.
         (&[2, 16, 30, 30], &[24, 16, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
         (&[1, 16, 20, 20], &[64, 16, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
         (&[2, 8, 14, 9], &[30, 8, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
@@ -203,9 +204,11 @@ fn f32_convolution_paths_agree_with_f64() {
         (&[1, 9, 10, 7], &[12, 9, 3, 3], &[1, 1], pad(&[2, 1]), &[1, 1], 1),
         (&[1, 32, 11, 12], &[16, 16, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 2),
         (&[1, 64, 128, 20], &[8, 64, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
-        (&[1, 8, 2, 1], &[8, 8, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
+        (&[1, 8, 7, 9], &[8, 8, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
         // Blocked im2col: strides, dilation, 7×7, few channels, blocks split inside rows,
-        // more positions than a block, "same" padding, 1-d and 3-d, groups.
+        // more positions than a block, "same" padding, 1-d and 3-d, groups, 3×3 outputs
+        // too small for Winograd (an image smaller than its tile).
+        (&[1, 8, 2, 1], &[8, 8, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
         (&[2, 3, 45, 47], &[16, 3, 7, 7], &[2, 2], pad(&[3, 3]), &[1, 1], 1),
         (&[1, 4, 40, 41], &[6, 4, 3, 3], &[1, 1], pad(&[1, 1]), &[1, 1], 1),
         (&[1, 12, 17, 19], &[12, 4, 3, 2], &[1, 3], pad(&[2, 0]), &[2, 1], 3),
@@ -263,11 +266,12 @@ fn f32_convolution_paths_agree_with_f64() {
 /// non-finite operand the direct sum runs instead, as IEEE arithmetic has it.
 #[test]
 fn convolutions_with_infinities_follow_the_direct_sum() {
-    let x = tensor(&[1, 8, 6, 6], 17, DType::F32);
+    // 8 × 8 outputs: enough positions for Winograd but for the infinities.
+    let x = tensor(&[1, 8, 8, 8], 17, DType::F32);
     let mut xv = x.to_vec::<f32>();
-    xv[3 * 36 + 14] = f32::INFINITY;
-    xv[5 * 36 + 15] = f32::NEG_INFINITY;
-    let x = Tensor::from_vec(xv, &[1, 8, 6, 6]).unwrap();
+    xv[3 * 64 + 27] = f32::INFINITY;
+    xv[5 * 64 + 28] = f32::NEG_INFINITY;
+    let x = Tensor::from_vec(xv, &[1, 8, 8, 8]).unwrap();
     let w = tensor(&[8, 8, 3, 3], 18, DType::F32);
     let p = ConvParams {
         stride: vec![1, 1],

@@ -104,6 +104,8 @@ fn window_max<T: PartialOrd + Copy>(
     Some(best_at)
 }
 
+/// Zeros of `shape` with `g`'s elements (row-major) added at `positions`, in g's
+/// dtype, in order.
 pub fn scatter_positions(
     g: &Tensor,
     positions: &[Option<usize>],

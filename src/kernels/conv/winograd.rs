@@ -47,16 +47,16 @@ const GROUP_ROWS: usize = (2 * GROUP_PANELS - 1) * MR;
 /// Fewest channels (in and out per group) for which the transforms pay off.
 const MIN_CHANNELS: usize = 8;
 /// Fewest output positions per sample for which the transforms pay off: below, a
-/// sample has few 2 × 2 tiles (4 for a 4 × 4 output) and the products per
-/// transform coordinate are too narrow for the micro-kernel's vectors. On the Intel Xeon of
+/// sample has few 2 × 2 tiles (4 for a 4 × 4 output) and the products per transform
+/// coordinate are too narrow for the micro-kernel's vectors. On the Intel Xeon of
 /// docs/PERFORMANCE.md, 32 samples of 16 channels into 32, one thread, ms: 4 × 4
 /// outputs 0.35 Winograd against 0.18 blocked, 5 × 5 0.38 / 0.29, 6 × 6 0.40 / 0.37,
 /// 7 × 7 0.40 / 0.46, 8 × 8 0.40 / 0.41.
 const MIN_POSITIONS: usize = 48;
 
 /// True when Winograd applies: 2-d, 3×3, stride 1, dilation 1, enough channels and
-/// output positions, and finite operands (the transforms would turn one infinity into inf - inf = NaN in
-/// outputs where the direct sum gives ±inf).
+/// output positions, and finite operands (the transforms would turn one infinity into
+/// inf - inf = NaN in outputs where the direct sum gives ±inf).
 pub fn applies(win: &Window, c_in: usize, c_out: usize, x: &[f32], weight: &[f32]) -> bool {
     let plain = |d: &Dim| d.kernel == 3 && d.stride == 1 && d.dilation == 1;
     win.dims().len() == 2

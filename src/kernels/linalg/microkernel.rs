@@ -1,5 +1,5 @@
 //! The f32 register-blocked multiply-add under the blocked convolutions: one tile of
-//! `MR` output rows by 8 or 16 columns accumulates `Σ_p a[p][r] · b[p][c]`, with `a`
+//! `MR` output rows by 8 or 16 columns (a pair of panels: 16 or 32) accumulates `Σ_p a[p][r] · b[p][c]`, with `a`
 //! packed as panels of `MR` rows ([k][MR], weights packed once per call) and `b` read
 //! as rows of contiguous values: at any row stride (`Strided`: a Winograd transform),
 //! or each row anywhere in one slice (`Offsets`: a convolution's columns read in place
@@ -7,7 +7,8 @@
 //! 4 × 24 tile, the same 12, made LLVM spill one for the broadcasts). With AVX-512 a
 //! row of 16 columns is one register, and two panels go together as one tile of up to
 //! 12 rows: 7 to 12 accumulators, enough to hide the FMA latency, and one load of `b`
-//! for both.
+//! for both; on a wide strip (`WIDE`, 32 columns) such a pair is 12 × 32, two loads
+//! of `b` per 24 multiply-adds.
 //!
 //! Each sum is one chain of fused multiply-adds in order of p, from zero; the AVX-512
 //! and AVX2 kernels and their scalar twin (`f32::mul_add`, also exact) give the same
@@ -275,6 +276,7 @@ impl<'a> Tiles<'a> {
         (dst, c): (&mut [&mut [D]], usize),
         nv: usize,
     ) {
+        debug_assert!(matches!(nv, 1 | 2 | 4), "strips are 1, 2 or 4 vectors");
         let (m, k) = (self.m, self.k);
         let panel = |p: usize| &self.panels[p * MR * k..][..MR * k];
         // Tiles ending within the shortest row need no check of their own rows.
@@ -412,7 +414,8 @@ fn tile<'b, D: Slot, B: RowsOfB<'b>>(
         ($(($r:literal, $nv:literal)),*) => {
             match (rows.len(), nv) {
                 $(($r, $nv) => tile_of::<$r, $nv, D, B>(isa, panel, b, (rows, c), plus),)*
-                // Cannot fire: `product` cuts tiles of 1..=MR rows and 1 or 2 vectors.
+                // Cannot fire: `Tiles::strip` cuts tiles of 1..=MR rows and 1 or 2 vectors
+                // (a wide strip's lone panel in two halves).
                 _ => unreachable!("tiles have 1..=MR rows and 1..=2 vectors"),
             }
         };
