@@ -51,6 +51,20 @@ impl StridedIter {
     }
 }
 
+/// The layout's elements as rows along its innermost merged dim: the storage offset
+/// of each row's first element (in logical order), the row length and the stride
+/// within a row. Copies walk rows rather than elements.
+pub fn strided_rows(layout: &Layout) -> (StridedIter, usize, isize) {
+    let (shape, strides) = merged_dims(layout);
+    let (len, stride) = (shape[shape.len() - 1], strides[strides.len() - 1]);
+    let rows = Layout {
+        shape: shape[..shape.len() - 1].to_vec(),
+        strides: strides[..strides.len() - 1].to_vec(),
+        offset: layout.offset,
+    };
+    (StridedIter::new(&rows), len, stride)
+}
+
 impl Iterator for StridedIter {
     type Item = usize;
 
@@ -103,5 +117,32 @@ mod tests {
             StridedIter::new(&Layout::contiguous(&[])).collect::<Vec<_>>(),
             vec![0]
         );
+    }
+
+    /// Rows expand to the element walk: transposed, reversed, broadcast, partly
+    /// merged, 0-d and empty layouts.
+    #[test]
+    fn rows_expand_to_the_element_walk() {
+        let reversed = Layout {
+            shape: vec![3, 2, 4],
+            strides: vec![-8, 4, 1],
+            offset: 16,
+        };
+        let layouts = [
+            Layout::contiguous(&[2, 3, 4]).transpose(0, 2),
+            Layout::contiguous(&[2, 3, 4]).transpose(0, 1),
+            reversed,
+            Layout::contiguous(&[1, 4]).broadcast_to(&[3, 4]).unwrap(),
+            Layout::contiguous(&[3, 1]).broadcast_to(&[3, 5]).unwrap(),
+            Layout::contiguous(&[]),
+            Layout::contiguous(&[2, 0, 3]).transpose(0, 2),
+        ];
+        for l in &layouts {
+            let (starts, len, stride) = strided_rows(l);
+            let walked: Vec<usize> = starts
+                .flat_map(|s| (0..len).map(move |j| (s as isize + stride * j as isize) as usize))
+                .collect();
+            assert_eq!(walked, StridedIter::new(l).collect::<Vec<_>>(), "{l:?}");
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::dtype::{DType, Elem};
 use super::error::{Result, TensorError};
-use super::iter::StridedIter;
+use super::iter::{strided_rows, StridedIter};
 use super::layout::{Layout, SliceSpec};
 use super::shape::{check_op_rank, checked_numel, normalize_axis, shape_str};
 use super::storage::Storage;
@@ -145,7 +145,17 @@ impl Tensor {
                 let start = self.layout.offset;
                 data[start..start + self.numel()].iter().map(|&v| v.cast::<T>()).collect()
             } else {
-                StridedIter::new(&self.layout).map(|o| data[o].cast::<T>()).collect()
+                let (starts, len, stride) = strided_rows(&self.layout);
+                let mut out = Vec::with_capacity(self.numel());
+                for start in starts {
+                    if stride == 1 {
+                        out.extend(data[start..start + len].iter().map(|&v| v.cast::<T>()));
+                    } else {
+                        let at = |j: usize| (start as isize + stride * j as isize) as usize;
+                        out.extend((0..len).map(|j| data[at(j)].cast::<T>()));
+                    }
+                }
+                out
             }
         })
     }
