@@ -5,8 +5,9 @@
 
 use super::pool::{adaptive_axis, adaptive_size, planes, pool_axes, Axis, PoolParams};
 use super::{elems, output_buffer};
+use crate::kernels::isa::Isa;
 use crate::kernels::math::Arith;
-use crate::kernels::pool::for_each_plane;
+use crate::kernels::pool::{for_each_plane, max_positions};
 use crate::tensor::shape::shape_str;
 use crate::tensor::{DType, Result, Tensor, TensorError};
 
@@ -59,11 +60,9 @@ fn window_positions(op: &str, x4: &Tensor, [rows, cols]: &[Axis; 2]) -> Result<V
     crate::dispatch!(x4.dtype(), T => {
         let data = elems::<T>(op, &x4)?;
         let mut out = vec![None; planes_n * per_plane];
+        let isa = Isa::detect();
         for_each_plane(&mut out, per_plane, &data[..planes_n * plane_len], plane_len, |plane, dst| {
-            let windows = rows.taps.iter().flat_map(|r| cols.taps.iter().map(move |c| (r, c)));
-            for (d, (r_taps, c_taps)) in dst.iter_mut().zip(windows) {
-                *d = window_max(plane, w, r_taps, c_taps);
-            }
+            max_positions(isa, dst, plane, w, &rows.taps, &cols.taps)
         });
         // Indices in the plane, made flat.
         for (i, at) in out.iter_mut().enumerate() {
@@ -73,35 +72,6 @@ fn window_positions(op: &str, x4: &Tensor, [rows, cols]: &[Axis; 2]) -> Result<V
         }
         Ok(out)
     })
-}
-
-/// The index in `plane` of the largest element of the window (the first of equal
-/// ones; a NaN wins, the first NaN), as max_pool2d takes it.
-#[inline(always)]
-fn window_max<T: PartialOrd + Copy>(
-    plane: &[T],
-    w: usize,
-    r_taps: &[usize],
-    c_taps: &[usize],
-) -> Option<usize> {
-    let (&r0, &c0) = (r_taps.first()?, c_taps.first()?);
-    let (mut best_at, mut best) = (r0 * w + c0, plane[r0 * w + c0]);
-    for &r in r_taps {
-        let row = &plane[r * w..][..w];
-        for &c in c_taps {
-            let v = row[c];
-            #[allow(clippy::eq_op)]
-            if best != best {
-                // A NaN, which nothing replaces.
-                return Some(best_at);
-            }
-            #[allow(clippy::eq_op)]
-            if v > best || v != v {
-                (best_at, best) = (r * w + c, v);
-            }
-        }
-    }
-    Some(best_at)
 }
 
 /// Zeros of `shape` with `g`'s elements (row-major) added at `positions`, in g's
@@ -229,26 +199,4 @@ fn check_count(op: &str, g: &Tensor, want: usize) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::window_max;
-
-    /// The first of equal maxima; the first NaN, wherever it is; nothing for a window
-    /// wholly in the padding (no taps).
-    #[test]
-    fn windows_take_the_first_maximum_or_the_first_nan() {
-        let nan = f32::NAN;
-        let plane = [1.0, 3.0, 3.0, -0.0, nan, 2.0, 0.0, nan, 5.0];
-        let at = |r: &[usize], c: &[usize]| window_max(&plane, 3, r, c);
-        assert_eq!(at(&[0], &[0, 1, 2]), Some(1));
-        assert_eq!(at(&[0, 1], &[0, 1]), Some(4));
-        assert_eq!(at(&[1, 2], &[1, 2]), Some(4));
-        assert_eq!(at(&[2], &[0, 1, 2]), Some(7));
-        assert_eq!(at(&[1, 2], &[0]), Some(3));
-        assert_eq!(at(&[2, 1], &[0]), Some(6));
-        assert_eq!(at(&[], &[0]), None);
-        assert_eq!(at(&[0], &[]), None);
-    }
 }
