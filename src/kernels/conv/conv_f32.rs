@@ -280,9 +280,10 @@ fn conv_transpose(out: &mut [MaybeUninit<f32>], o: Operands) {
     let out = Disjoint::new(out);
     for_each_item(
         samples * ch.groups * blocks,
-        || vec![0.0; cols_len + per_block * channel],
+        || vec![0.0; cols_len + per_block * channel + layout.row_len()],
         |scratch, item| {
-            let (cols, sums) = scratch.split_at_mut(cols_len);
+            let (cols, rest) = scratch.split_at_mut(cols_len);
+            let (sums, line) = rest.split_at_mut(per_block * channel);
             let (n, gb) = (item / (ch.groups * blocks), item % (ch.groups * blocks));
             let (g, c0) = (gb / blocks, gb % blocks * per_block);
             let channels = per_block.min(co - c0);
@@ -308,7 +309,7 @@ fn conv_transpose(out: &mut [MaybeUninit<f32>], o: Operands) {
                 .enumerate()
             {
                 let plus = bias.map_or(-0.0, |b| b[g * co + c0 + c]);
-                layout.crop(isa, dst, sums, plus);
+                layout.crop(isa, dst, (sums, plus), line);
             }
         },
     );
