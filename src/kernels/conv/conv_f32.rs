@@ -22,6 +22,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::generic::Channels;
 pub use super::operands::Operands;
@@ -90,6 +91,7 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands, isa: Isa, (layout, x): (&Padd
         pack_panels(dst, w, (co, k), (k, 1));
     }
     let image = layout.channel_len();
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
     let out = Disjoint::new(out);
     for_each_item(
         samples * blocks.count,
@@ -103,10 +105,15 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands, isa: Isa, (layout, x): (&Padd
                      strip,
                      runs,
                      columns,
+                     block,
                  }| {
                     strip.resize(k * NR, 0.0);
-                    runs.reset(win, layout, p0, nb);
-                    columns.reset(runs, ci, image);
+                    // The block's columns are the same for every sample.
+                    if *block != Some((call, p0, nb)) {
+                        runs.reset(win, layout, p0, nb);
+                        columns.reset(runs, ci, image);
+                        *block = Some((call, p0, nb));
+                    }
                     for (g, panels) in panels.chunks_exact(size).enumerate() {
                         let xg = &x[(n * ch.c_in + g * ci) * image..][..ci * image];
                         let first = (n * ch.c_out + g * co) * l + p0;
@@ -147,13 +154,20 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands, isa: Isa, (layout, x): (&Padd
     );
 }
 
+/// Calls of `conv` so far: with a block's positions, it names the block whose runs and
+/// columns a thread's `BlockScratch` holds.
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
 /// A block's buffers in `conv`: the strip gathered across output rows, and the block's
-/// runs and columns.
+/// runs and columns, which depend on the call and the block's positions alone (on
+/// small images recomputing them for every sample took a fifth of the convolution).
 #[derive(Default)]
 struct BlockScratch {
     strip: Vec<f32>,
     runs: Runs,
     columns: Columns,
+    /// The call (`CALLS`), first position and positions of `runs` and `columns`.
+    block: Option<(u64, usize, usize)>,
 }
 
 /// `f` on this thread's `BlockScratch`, kept from call to call (as large as the largest

@@ -105,7 +105,7 @@ impl Padded {
                 let image = &images[channel * image_len..][..image_len];
                 let src = &image[i * width..][..width.min(extent.saturating_sub(pad))];
                 line.fill(0.0);
-                line[pad.min(extent)..][..src.len()].copy_from_slice(src);
+                copy_run(&mut line[pad.min(extent)..][..src.len()], src);
                 split_row(isa, dst, line, self.step, self.len);
             }
         };
@@ -379,9 +379,9 @@ impl Columns {
     }
 }
 
-/// `dst.copy_from_slice(src)` (equal lengths) in pieces of fixed size: a gathered run
-/// is at most a strip (16 floats) and on small images a few, for which a call to
-/// `memmove` cost more than the copy (7% of a small CNN's training step).
+/// `dst.copy_from_slice(src)` (equal lengths) in pieces of fixed size: image rows and
+/// gathered runs are a few floats on small images, for which a call to `memmove` cost
+/// more than the copy (7% of a small CNN's training step).
 #[inline(always)]
 fn copy_run(dst: &mut [f32], src: &[f32]) {
     let (mut d, mut s) = (dst.chunks_exact_mut(4), src.chunks_exact(4));
