@@ -14,12 +14,7 @@ pub struct Run<const N: usize> {
     pub len: usize,
 }
 
-/// Storage index of element `j` of a run with start `offset` and `stride`.
-/// The layouts come from valid tensors, so the index is inside the storage.
-#[inline]
-pub fn at(offset: isize, stride: isize, j: usize) -> usize {
-    (offset + stride * j as isize) as usize
-}
+pub use crate::tensor::iter::at;
 
 /// Calls `f` for every run of the common shape of `layouts` in row-major order; the
 /// runs of one call partition the logical elements, so a caller writing a contiguous

@@ -51,6 +51,13 @@ impl StridedIter {
     }
 }
 
+/// Storage index of element `j` of a run with start `offset` and `stride`.
+/// The layouts come from valid tensors, so the index is inside the storage.
+#[inline]
+pub fn at(offset: isize, stride: isize, j: usize) -> usize {
+    (offset + stride * j as isize) as usize
+}
+
 /// The layout's elements as rows along its innermost merged dim: the storage offset
 /// of each row's first element (in logical order), the row length and the stride
 /// within a row. Copies walk rows rather than elements.
@@ -140,7 +147,7 @@ mod tests {
         for l in &layouts {
             let (starts, len, stride) = strided_rows(l);
             let walked: Vec<usize> = starts
-                .flat_map(|s| (0..len).map(move |j| (s as isize + stride * j as isize) as usize))
+                .flat_map(|s| (0..len).map(move |j| at(s as isize, stride, j)))
                 .collect();
             assert_eq!(walked, StridedIter::new(l).collect::<Vec<_>>(), "{l:?}");
         }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::dtype::{DType, Elem};
 use super::error::{Result, TensorError};
-use super::iter::{strided_rows, StridedIter};
+use super::iter::{at, strided_rows, StridedIter};
 use super::layout::{Layout, SliceSpec};
 use super::shape::{check_op_rank, checked_numel, normalize_axis, shape_str};
 use super::storage::Storage;
@@ -151,8 +151,8 @@ impl Tensor {
                     if stride == 1 {
                         out.extend(data[start..start + len].iter().map(|&v| v.cast::<T>()));
                     } else {
-                        let at = |j: usize| (start as isize + stride * j as isize) as usize;
-                        out.extend((0..len).map(|j| data[at(j)].cast::<T>()));
+                        let start = start as isize;
+                        out.extend((0..len).map(|j| data[at(start, stride, j)].cast::<T>()));
                     }
                 }
                 out

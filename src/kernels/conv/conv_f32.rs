@@ -110,6 +110,7 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands, isa: Isa, (layout, x): (&Padd
                     strip.resize(k * NR, 0.0);
                     // The block's columns are the same for every sample.
                     if *block != Some((call, p0, nb)) {
+                        *block = None;
                         runs.reset(win, layout, p0, nb);
                         columns.reset(runs, ci, image);
                         *block = Some((call, p0, nb));
@@ -159,8 +160,10 @@ fn conv(out: &mut [MaybeUninit<f32>], o: Operands, isa: Isa, (layout, x): (&Padd
 static CALLS: AtomicU64 = AtomicU64::new(0);
 
 /// A block's buffers in `conv`: the strip gathered across output rows, and the block's
-/// runs and columns, which depend on the call and the block's positions alone (on
-/// small images recomputing them for every sample took a fifth of the convolution).
+/// runs and columns, which depend on the call and the block's positions alone. They
+/// are kept while a thread's items stay in one block: items go sample by sample, so
+/// that is when a sample is one block (small images, where recomputing them for every
+/// sample took a fifth of the convolution).
 #[derive(Default)]
 struct BlockScratch {
     strip: Vec<f32>,

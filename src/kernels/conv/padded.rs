@@ -243,7 +243,8 @@ impl Runs {
     }
 
     /// This value becomes `Runs::new(win, layout, p0, nb)`, in the buffers it has (a
-    /// convolution rebuilds a block's runs for every work item, in a thread's buffers).
+    /// convolution rebuilds a block's runs in a thread's buffers when the thread's
+    /// next work item is another block).
     pub fn reset(&mut self, win: &Window, layout: &Padded, p0: usize, nb: usize) {
         let (last, outer) = win.split_last();
         let width = last.out;
@@ -384,6 +385,7 @@ impl Columns {
 /// more than the copy (7% of a small CNN's training step).
 #[inline(always)]
 fn copy_run(dst: &mut [f32], src: &[f32]) {
+    debug_assert_eq!(dst.len(), src.len());
     let (mut d, mut s) = (dst.chunks_exact_mut(4), src.chunks_exact(4));
     for (d, s) in (&mut d).zip(&mut s) {
         d.copy_from_slice(s);

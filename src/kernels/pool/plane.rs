@@ -66,7 +66,8 @@ pub fn max_pool_new<T: Elem>(
 /// Max pooling of one plane (see `MaxPool`). Each output row takes the max of its
 /// input rows elementwise, splits that row into `stride` phases (phase `p` holds
 /// columns `p, p + stride, ...`) and then takes, per tap, a max with a shifted phase:
-/// every step is a contiguous elementwise loop.
+/// every step is a contiguous elementwise loop. Planes narrower than `NARROW` go
+/// output by output instead (`max_pool_narrow`, the same bits).
 pub fn max_pool_plane<T: Copy + PartialOrd>(
     isa: Isa,
     out: &mut [MaybeUninit<T>],
@@ -375,19 +376,21 @@ mod tests {
         for w in 1..=NARROW {
             let h = 5;
             let plane = test_plane(h * w, w, true);
-            for (k, s, pad) in (1..=3)
+            let windows = (1..=3)
                 .flat_map(|k| (1..=3).flat_map(move |s| (0..=k / 2).map(move |pad| (k, s, pad))))
-            {
-                let win = [k, s, 1, pad];
+                .flat_map(|(k, s, pad)| (1..=2).map(move |d| (k, s, d, pad)))
+                .flat_map(|(k, s, d, pad)| [false, true].map(|ceil| (k, s, d, pad, ceil)));
+            for (k, s, d, pad, ceil) in windows {
+                let win = [k, s, d, pad];
                 let (Some(out_h), Some(out_w)) =
-                    (window_count(h, win, true), window_count(w, win, true))
+                    (window_count(h, win, ceil), window_count(w, win, ceil))
                 else {
                     continue;
                 };
                 let rows = window_taps(h, out_h, win);
                 let cols = ColumnTaps {
                     stride: s,
-                    offsets: (0..k).map(|j| j as isize - pad as isize).collect(),
+                    offsets: (0..k).map(|j| (j * d) as isize - pad as isize).collect(),
                 };
                 let p = MaxPool {
                     width: w,
@@ -406,12 +409,12 @@ mod tests {
                 assert_eq!(
                     run(max_pool_narrow),
                     run(max_pool_rows),
-                    "width {w} kernel {k} stride {s} pad {pad}"
+                    "width {w} kernel {k} stride {s} dilation {d} pad {pad} ceil {ceil}"
                 );
                 cases += 1;
             }
         }
-        assert!(cases > 150, "{cases}");
+        assert!(cases > 600, "{cases}");
     }
 
     #[test]

@@ -68,7 +68,9 @@ fn window_max<T: PartialOrd + Copy>(
         let row = &plane[r * w..][..w];
         for &c in c_taps {
             let v = row[c];
-            // Nothing replaces a NaN; a NaN replaces anything else.
+            // Nothing replaces a NaN; a NaN replaces anything else. (Not `beats`: that
+            // rule lets a NaN replace a NaN, which the forward pool needs and this
+            // first-NaN rule must not.)
             #[allow(clippy::eq_op)]
             let take = (best == best) & ((v > best) | (v != v));
             best_at = if take { r * w + c } else { best_at };
