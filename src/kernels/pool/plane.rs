@@ -280,6 +280,35 @@ mod tests {
         Some(out)
     }
 
+    /// Windows of kernel 1 to `most_k`, stride 1 to 3, dilation 1 or 2, padding up to
+    /// half the kernel, in floor and ceil mode: `([kernel, stride, dilation, pad], ceil)`.
+    fn window_cases(most_k: usize) -> impl Iterator<Item = ([usize; 4], bool)> {
+        (1..=most_k).flat_map(|k| {
+            (1..=3).flat_map(move |s| {
+                (1..=2).flat_map(move |d| {
+                    (0..=k / 2).flat_map(move |pad| [false, true].map(|c| ([k, s, d, pad], c)))
+                })
+            })
+        })
+    }
+
+    /// The row taps and column taps of window `win` over an `h` × `w` plane and the
+    /// output's [height, width]; `None` when the kernel does not fit.
+    fn plane_windows(
+        h: usize,
+        w: usize,
+        win: [usize; 4],
+        ceil: bool,
+    ) -> Option<(Vec<Vec<usize>>, ColumnTaps, [usize; 2])> {
+        let [k, s, d, pad] = win;
+        let (out_h, out_w) = (window_count(h, win, ceil)?, window_count(w, win, ceil)?);
+        let cols = ColumnTaps {
+            stride: s,
+            offsets: (0..k).map(|j| (j * d) as isize - pad as isize).collect(),
+        };
+        Some((window_taps(h, out_h, win), cols, [out_h, out_w]))
+    }
+
     /// The bits of `v`, with every NaN and both zeros made one (the window gather
     /// compares in another order, so may pick another NaN or zero).
     fn loose_bits(v: &[f32]) -> Vec<u32> {
@@ -317,51 +346,37 @@ mod tests {
                 if nans == 2 {
                     plane[w - 1] = f32::NAN; // the last column of the first row
                 }
-                for k in 1..=4 {
-                    for (s, d, pad, ceil) in (1..=3)
-                        .flat_map(|s| (1..=2).map(move |d| (s, d)))
-                        .flat_map(|(s, d)| (0..=k / 2).map(move |pad| (s, d, pad)))
-                        .flat_map(|(s, d, pad)| [false, true].map(|c| (s, d, pad, c)))
-                    {
-                        let win = [k, s, d, pad];
-                        let (Some(out_h), Some(out_w)) =
-                            (window_count(h, win, ceil), window_count(w, win, ceil))
-                        else {
-                            continue;
-                        };
-                        let rows = window_taps(h, out_h, win);
-                        let col_lists = window_taps(w, out_w, win);
-                        let mut want = vec![0f32; out_h * out_w];
-                        pool2d(&mut want, &plane, w, &rows, &col_lists, |win, _, _| {
-                            win.iter()
-                                .copied()
-                                .reduce(crate::kernels::math::arith::Arith::maximum)
-                                .unwrap_or(f32::NEG_INFINITY)
-                        });
-                        let cols = ColumnTaps {
-                            stride: s,
-                            offsets: (0..k).map(|j| (j * d) as isize - pad as isize).collect(),
-                        };
-                        let p = MaxPool {
-                            width: w,
-                            rows: &rows,
-                            cols: &cols,
-                            lowest: f32::NEG_INFINITY,
-                        };
-                        let pool = |isa, kernel: MaxPoolPlane<f32>| {
-                            let out = max_pool_new(isa, kernel, &plane, h * w, want.len(), &p);
-                            out.unwrap().iter().map(|x| x.to_bits()).collect::<Vec<_>>()
-                        };
-                        let scalar = pool(Isa::SCALAR, max_pool_plane);
-                        let case = format!("{h}x{w} nans {nans} kernel {k} stride {s} dilation {d} pad {pad} ceil {ceil}");
-                        let scalar_f32: Vec<f32> =
-                            scalar.iter().map(|&b| f32::from_bits(b)).collect();
-                        assert_eq!(loose_bits(&scalar_f32), loose_bits(&want), "{case}");
-                        for kernel in [max_pool_plane, max_pool_plane_f32] {
-                            assert_eq!(pool(Isa::detect(), kernel), scalar, "{case}");
-                        }
-                        cases += 1;
+                for (win, ceil) in window_cases(4) {
+                    let [k, s, d, pad] = win;
+                    let Some((rows, cols, [out_h, out_w])) = plane_windows(h, w, win, ceil) else {
+                        continue;
+                    };
+                    let col_lists = window_taps(w, out_w, win);
+                    let mut want = vec![0f32; out_h * out_w];
+                    pool2d(&mut want, &plane, w, &rows, &col_lists, |win, _, _| {
+                        win.iter()
+                            .copied()
+                            .reduce(crate::kernels::math::arith::Arith::maximum)
+                            .unwrap_or(f32::NEG_INFINITY)
+                    });
+                    let p = MaxPool {
+                        width: w,
+                        rows: &rows,
+                        cols: &cols,
+                        lowest: f32::NEG_INFINITY,
+                    };
+                    let pool = |isa, kernel: MaxPoolPlane<f32>| {
+                        let out = max_pool_new(isa, kernel, &plane, h * w, want.len(), &p);
+                        out.unwrap().iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                    };
+                    let scalar = pool(Isa::SCALAR, max_pool_plane);
+                    let case = format!("{h}x{w} nans {nans} kernel {k} stride {s} dilation {d} pad {pad} ceil {ceil}");
+                    let scalar_f32: Vec<f32> = scalar.iter().map(|&b| f32::from_bits(b)).collect();
+                    assert_eq!(loose_bits(&scalar_f32), loose_bits(&want), "{case}");
+                    for kernel in [max_pool_plane, max_pool_plane_f32] {
+                        assert_eq!(pool(Isa::detect(), kernel), scalar, "{case}");
                     }
+                    cases += 1;
                 }
             }
         }
@@ -376,21 +391,10 @@ mod tests {
         for w in 1..=NARROW {
             let h = 5;
             let plane = test_plane(h * w, w, true);
-            let windows = (1..=3)
-                .flat_map(|k| (1..=3).flat_map(move |s| (0..=k / 2).map(move |pad| (k, s, pad))))
-                .flat_map(|(k, s, pad)| (1..=2).map(move |d| (k, s, d, pad)))
-                .flat_map(|(k, s, d, pad)| [false, true].map(|ceil| (k, s, d, pad, ceil)));
-            for (k, s, d, pad, ceil) in windows {
-                let win = [k, s, d, pad];
-                let (Some(out_h), Some(out_w)) =
-                    (window_count(h, win, ceil), window_count(w, win, ceil))
-                else {
+            for (win, ceil) in window_cases(3) {
+                let [k, s, d, pad] = win;
+                let Some((rows, cols, [out_h, out_w])) = plane_windows(h, w, win, ceil) else {
                     continue;
-                };
-                let rows = window_taps(h, out_h, win);
-                let cols = ColumnTaps {
-                    stride: s,
-                    offsets: (0..k).map(|j| (j * d) as isize - pad as isize).collect(),
                 };
                 let p = MaxPool {
                     width: w,
