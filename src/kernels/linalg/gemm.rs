@@ -14,7 +14,7 @@
 use std::mem::MaybeUninit;
 
 use super::dot::dot_rows;
-use super::gemm_kernel::{GemmFloat, MicroKernel, CACHE_LINE};
+use super::gemm_kernel::{Direct, GemmFloat, MicroKernel, CACHE_LINE};
 use super::gemm_pack::{pack_a, pack_b, packed_len};
 use super::mat::Mat;
 use crate::kernels::interrupt;
@@ -106,8 +106,10 @@ fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>,
     }
     let kernel = T::kernel(isa);
     let unit_columns = a.col_stride() == 1 && b.col_stride() == 1;
-    if m * n * k < PARALLEL_MACS && kernel.has_direct() && n % kernel.nr == 0 && unit_columns {
-        return direct(kernel, out, a, b);
+    if let Some(narrow) = kernel.direct {
+        if m * n * k < PARALLEL_MACS && n % narrow.cols == 0 && unit_columns {
+            return direct(narrow, kernel.direct_wide, out, a, b);
+        }
     }
     let threads = threads();
     if threads > 1 && m * n * k >= PARALLEL_MACS && k * n <= SHARED_B_VALUES {
@@ -136,20 +138,30 @@ fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>,
 }
 
 /// `out = a · b` for a small product whose operands have unit column strides and whose
-/// width is a multiple of the kernel's, on the calling thread: the kernel reads A and B
-/// where they are (packing them took a third of a 64³ product's time in a profile on an
-/// AVX-512 Zen 4), with the packed kernel's bits.
-fn direct<T: GemmFloat>(kernel: MicroKernel<T>, out: &mut [MaybeUninit<T>], a: Mat<T>, b: Mat<T>) {
+/// width is a multiple of the direct tile's, on the calling thread: the kernel reads A
+/// and B where they are (packing them took a third of a 64³ product's time in a profile
+/// on an AVX-512 Zen 4), with the packed kernel's bits. Strips take the wide tile while
+/// they can.
+fn direct<T: GemmFloat>(
+    narrow: Direct<T>,
+    wide: Option<Direct<T>>,
+    out: &mut [MaybeUninit<T>],
+    a: Mat<T>,
+    b: Mat<T>,
+) {
     let (m, k, n) = (a.rows(), a.cols(), b.cols());
     let (lda, ldb) = (a.row_stride(), b.row_stride());
     let c = out.as_mut_ptr().cast::<T>();
-    for j in (0..n).step_by(kernel.nr) {
-        for i in (0..m).step_by(kernel.mr) {
-            // SAFETY: rows i.. of A (k columns each) and columns j..j + nr of B (k rows,
-            // j + nr ≤ n as n is a multiple of nr) are elements of the views; the block
-            // of min(mr, m - i) rows × nr at (i, j) lies inside the m × n output.
+    let mut j = 0;
+    while j < n {
+        let tile = wide.filter(|w| n - j >= w.cols).unwrap_or(narrow);
+        for i in (0..m).step_by(tile.rows) {
+            // SAFETY: rows i.. of A (k columns each) and columns j..j + cols of B (k rows;
+            // j + cols ≤ n, as n is a multiple of the narrow tile's width and a wide one
+            // is taken only where it fits) are elements of the views; the block of
+            // min(rows, m - i) rows × cols at (i, j) lies inside the m × n output.
             unsafe {
-                kernel.run_direct(
+                tile.run(
                     (m - i, k),
                     (a.as_ptr().offset(i as isize * lda), lda),
                     (b.as_ptr().add(j), ldb),
@@ -157,6 +169,7 @@ fn direct<T: GemmFloat>(kernel: MicroKernel<T>, out: &mut [MaybeUninit<T>], a: M
                 )
             };
         }
+        j += tile.cols;
     }
 }
 
@@ -506,6 +519,7 @@ mod tests {
             (70, 5, 96),
             (1, 9, 64),
             (25, 64, 40),
+            (7, 20, 160),
         ] {
             let (a, b) = (data(m * k, 3), data(k * n, 4));
             let (am, bm) = (Mat::row_major(&a, m, k), Mat::row_major(&b, k, n));
@@ -520,15 +534,18 @@ mod tests {
                 assert_eq!(product_bits(isa, am, bm), scalar, "{m}x{k}x{n} on {isa:?}");
             }
         }
-        // f64, and A a block of a wider matrix (row stride above its width).
-        let (a, b) = (data(64 * 80, 5), data(64 * 64, 6));
-        let a64: Vec<f64> = a.iter().map(|&x| x as f64).collect();
-        let b64: Vec<f64> = b.iter().map(|&x| x as f64).collect();
-        let am = Mat::row_major(&a64, 64, 80).block(0..64, 3..67);
-        let bm = Mat::row_major(&b64, 64, 64);
-        let scalar = product_bits(Isa::SCALAR, am, bm);
-        for isa in Isa::supported() {
-            assert_eq!(product_bits(isa, am, bm), scalar, "f64 on {isa:?}");
+        // f64 (a wide tile, and a wide and a narrow one), A a block of a wider matrix
+        // (row stride above its width).
+        for n in [64, 48] {
+            let (a, b) = (data(64 * 80, 5), data(64 * n, 6));
+            let a64: Vec<f64> = a.iter().map(|&x| x as f64).collect();
+            let b64: Vec<f64> = b.iter().map(|&x| x as f64).collect();
+            let am = Mat::row_major(&a64, 64, 80).block(0..64, 3..67);
+            let bm = Mat::row_major(&b64, 64, n);
+            let scalar = product_bits(Isa::SCALAR, am, bm);
+            for isa in Isa::supported() {
+                assert_eq!(product_bits(isa, am, bm), scalar, "f64 × {n} on {isa:?}");
+            }
         }
     }
 

@@ -15,8 +15,8 @@ use crate::kernels::isa::Isa;
 /// p < kc (fused multiply-adds in order of p).
 type KernelFn<T> = unsafe fn(usize, *const T, *const T, *mut T, usize, bool);
 
-/// `c[i·ldc + j] = Σ_p a[i·lda + p] · b[p·ldb + j]` for i < rows ≤ mr, j < nr, p < k
-/// (fused multiply-adds in order of p, from zero): the kernel's chain read straight from
+/// `c[i·ldc + j] = Σ_p a[i·lda + p] · b[p·ldb + j]` for i < rows, j < cols, p < k within
+/// its tile (fused multiply-adds in order of p, from zero): the kernel's chain read straight from
 /// A and B with unit column strides, no packing. Arguments: rows, k, (a, lda), (b, ldb),
 /// (c, ldc).
 type DirectFn<T> = unsafe fn(usize, usize, (*const T, isize), (*const T, isize), (*mut T, usize));
@@ -31,7 +31,23 @@ pub struct MicroKernel<T> {
     /// The level it was picked for (the packing's copies use it too).
     pub isa: Isa,
     run: KernelFn<T>,
-    direct: Option<DirectFn<T>>,
+    /// The same tile on unpacked operands (`mr × nr`), where the ISA has one.
+    pub direct: Option<Direct<T>>,
+    /// A direct tile of half the rows and twice the columns, where the registers allow
+    /// it (AVX-512): per step of the inner index 4 vector loads of B and 6 broadcasts
+    /// of A feed 24 multiply-adds instead of 2 and 12, and fewer rows of A are
+    /// addressed. [64,64,64] @ [64,64,64] on one thread of the Xeon of
+    /// docs/PERFORMANCE.md, medians of 5 × 1000 calls in two rounds: 0.252 / 0.241 ms
+    /// with 12 × 32 tiles, 0.223 / 0.220 with 6 × 64.
+    pub direct_wide: Option<Direct<T>>,
+}
+
+/// A kernel on unpacked operands: tiles of at most `rows × cols`.
+#[derive(Clone, Copy)]
+pub struct Direct<T> {
+    pub rows: usize,
+    pub cols: usize,
+    run: DirectFn<T>,
 }
 
 impl<T> MicroKernel<T> {
@@ -52,32 +68,27 @@ impl<T> MicroKernel<T> {
         // features this CPU has.
         unsafe { (self.run)(kc, a, b, c, ldc, accumulate) }
     }
+}
 
-    /// True when the kernel can also run on unpacked operands (`run_direct`).
-    pub fn has_direct(&self) -> bool {
-        self.direct.is_some()
-    }
-
-    /// Writes `rows` (≤ mr) rows of `nr` columns at `c` (row stride `ldc`): the product
-    /// of `rows × k` of A at `a` (row stride `lda`, unit column stride) and `k × nr` of
-    /// B at `b` (row stride `ldb`, unit column stride), with the bits of `run` over the
-    /// same values packed. Does nothing for a kernel without `has_direct`.
+impl<T> Direct<T> {
+    /// Writes `min(rows, self.rows)` rows of `cols` columns at `c` (row stride `ldc`):
+    /// the product of those rows × `k` of A at `a` (row stride `lda`, unit column
+    /// stride) and `k × cols` of B at `b` (row stride `ldb`, unit column stride), with
+    /// the bits of `MicroKernel::run` over the same values packed.
     ///
     /// # Safety
-    /// Those elements of A and B are readable, and the `rows × nr` block at `c` is
+    /// Those elements of A and B are readable, and the block written at `c` is
     /// writable and aliased by nothing else.
-    pub unsafe fn run_direct(
+    pub unsafe fn run(
         &self,
         (rows, k): (usize, usize),
         a: (*const T, isize),
         b: (*const T, isize),
         c: (*mut T, usize),
     ) {
-        if let Some(direct) = self.direct {
-            // SAFETY: the caller's contract; `direct` came from `GemmFloat::kernel`,
-            // which picks a SIMD kernel only for an `Isa` whose features this CPU has.
-            unsafe { direct(rows.min(self.mr), k, a, b, c) }
-        }
+        // SAFETY: the caller's contract; `run` came from `GemmFloat::kernel`, which
+        // picks a SIMD kernel only for an `Isa` whose features this CPU has.
+        unsafe { (self.run)(rows.min(self.rows), k, a, b, c) }
     }
 }
 
@@ -121,7 +132,7 @@ macro_rules! scratch_of {
 
 /// Implements `GemmFloat` for `$t` with its AVX-512 and AVX2 kernels and their tiles.
 macro_rules! gemm_float {
-    ($t:ty, ($mr512:literal, $nr512:literal, $avx512:ident, $direct512:ident),
+    ($t:ty, ($mr512:literal, $nr512:literal, $avx512:ident, $direct512:ident, $wide512:ident),
      ($mr2:literal, $nr2:literal, $avx2:ident, $direct2:ident)) => {
         impl GemmFloat for $t {
             scratch_of!($t);
@@ -134,7 +145,16 @@ macro_rules! gemm_float {
                         nr: $nr512,
                         isa,
                         run: x86::$avx512,
-                        direct: Some(x86::$direct512),
+                        direct: Some(Direct {
+                            rows: $mr512,
+                            cols: $nr512,
+                            run: x86::$direct512,
+                        }),
+                        direct_wide: Some(Direct {
+                            rows: $mr512 / 2,
+                            cols: 2 * $nr512,
+                            run: x86::$wide512,
+                        }),
                     };
                 }
                 #[cfg(target_arch = "x86_64")]
@@ -144,7 +164,12 @@ macro_rules! gemm_float {
                         nr: $nr2,
                         isa,
                         run: x86::$avx2,
-                        direct: Some(x86::$direct2),
+                        direct: Some(Direct {
+                            rows: $mr2,
+                            cols: $nr2,
+                            run: x86::$direct2,
+                        }),
+                        direct_wide: None,
                     };
                 }
                 MicroKernel {
@@ -153,6 +178,7 @@ macro_rules! gemm_float {
                     isa,
                     run: scalar::<$t>,
                     direct: None,
+                    direct_wide: None,
                 }
             }
         }
@@ -160,12 +186,12 @@ macro_rules! gemm_float {
 }
 gemm_float!(
     f32,
-    (12, 32, f32_avx512, f32_direct_avx512),
+    (12, 32, f32_avx512, f32_direct_avx512, f32_wide_avx512),
     (6, 16, f32_avx2, f32_direct_avx2)
 );
 gemm_float!(
     f64,
-    (12, 16, f64_avx512, f64_direct_avx512),
+    (12, 16, f64_avx512, f64_direct_avx512, f64_wide_avx512),
     (6, 8, f64_avx2, f64_direct_avx2)
 );
 
@@ -220,12 +246,9 @@ mod x86 {
 
     /// A SIMD kernel: `$mr` rows by `$nv` vectors of `$lanes` columns, the tile in
     /// registers, one vector load per B vector and one broadcast per A value.
-    /// Also `$direct`: the same chain on unpacked A and B for a tile of R ≤ `$mr` rows
-    /// (one instance per row count in `$rows`, the last being `$mr`).
     macro_rules! simd_kernel {
-        ($name:ident, $direct:ident, $features:literal, $t:ty, $mr:literal, $nv:literal,
-         $lanes:literal, [$($rows:literal),*], $zero:ident, $load:ident, $store:ident,
-         $set1:ident, $fma:ident) => {
+        ($name:ident, $features:literal, $t:ty, $mr:literal, $nv:literal, $lanes:literal,
+         [$zero:ident, $load:ident, $store:ident, $set1:ident, $fma:ident]) => {
             /// # Safety
             /// As `MicroKernel::run`, and the CPU has `
             #[doc = $features]
@@ -286,9 +309,18 @@ mod x86 {
                     }
                 }
             }
+        };
+    }
 
+    /// `$direct`: the chain of a SIMD kernel of `$mr` rows by `$nv` vectors of `$lanes`
+    /// columns on unpacked A and B, for a tile of R ≤ `$mr` rows (one instance per row
+    /// count in `$rows`, the last being `$mr`).
+    macro_rules! direct_kernel {
+        ($direct:ident, $features:literal, $t:ty, $mr:literal, $nv:literal, $lanes:literal,
+         [$($rows:literal),*], [$zero:ident, $load:ident, $store:ident, $set1:ident,
+         $fma:ident]) => {
             /// # Safety
-            /// As `MicroKernel::run_direct`, and the CPU has `
+            /// As `Direct::run`, and the CPU has `
             #[doc = $features]
             /// `.
             #[target_feature(enable = $features)]
@@ -342,65 +374,53 @@ mod x86 {
         };
     }
 
-    simd_kernel!(
-        f32_avx512,
-        f32_direct_avx512,
+    /// The kernels of one element type on one ISA: the packed kernel, its direct twin
+    /// and, where given, a wide direct tile (see `Direct`).
+    macro_rules! kernels {
+        ($features:literal, $t:ty, $lanes:literal, $ops:tt,
+         $name:ident ($mr:literal, $nv:literal), $direct:ident [$($rows:literal),*]
+         $(, $wide:ident ($wmr:literal, $wnv:literal) [$($wrows:literal),*])?) => {
+            simd_kernel!($name, $features, $t, $mr, $nv, $lanes, $ops);
+            direct_kernel!($direct, $features, $t, $mr, $nv, $lanes, [$($rows),*], $ops);
+            $(direct_kernel!(
+                $wide, $features, $t, $wmr, $wnv, $lanes, [$($wrows),*], $ops
+            );)?
+        };
+    }
+
+    kernels!(
         "avx512f,avx2,fma",
         f32,
-        12,
-        2,
         16,
-        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
-        _mm512_setzero_ps,
-        _mm512_loadu_ps,
-        _mm512_storeu_ps,
-        _mm512_set1_ps,
-        _mm512_fmadd_ps
+        [_mm512_setzero_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps],
+        f32_avx512(12, 2),
+        f32_direct_avx512[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+        f32_wide_avx512(6, 4)[1, 2, 3, 4, 5]
     );
-    simd_kernel!(
-        f64_avx512,
-        f64_direct_avx512,
+    kernels!(
         "avx512f,avx2,fma",
         f64,
-        12,
-        2,
         8,
-        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
-        _mm512_setzero_pd,
-        _mm512_loadu_pd,
-        _mm512_storeu_pd,
-        _mm512_set1_pd,
-        _mm512_fmadd_pd
+        [_mm512_setzero_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd],
+        f64_avx512(12, 2),
+        f64_direct_avx512[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+        f64_wide_avx512(6, 4)[1, 2, 3, 4, 5]
     );
-    simd_kernel!(
-        f32_avx2,
-        f32_direct_avx2,
+    kernels!(
         "avx2,fma",
         f32,
-        6,
-        2,
         8,
-        [1, 2, 3, 4, 5],
-        _mm256_setzero_ps,
-        _mm256_loadu_ps,
-        _mm256_storeu_ps,
-        _mm256_set1_ps,
-        _mm256_fmadd_ps
+        [_mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_fmadd_ps],
+        f32_avx2(6, 2),
+        f32_direct_avx2[1, 2, 3, 4, 5]
     );
-    simd_kernel!(
-        f64_avx2,
-        f64_direct_avx2,
+    kernels!(
         "avx2,fma",
         f64,
-        6,
-        2,
         4,
-        [1, 2, 3, 4, 5],
-        _mm256_setzero_pd,
-        _mm256_loadu_pd,
-        _mm256_storeu_pd,
-        _mm256_set1_pd,
-        _mm256_fmadd_pd
+        [_mm256_setzero_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_fmadd_pd],
+        f64_avx2(6, 2),
+        f64_direct_avx2[1, 2, 3, 4, 5]
     );
 }
 
