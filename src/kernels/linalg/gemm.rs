@@ -56,7 +56,14 @@ const ROW_ALIGN: usize = 48;
 /// ...and tile widths of every kernel's `nr` (8, 16, 32; 4 for scalar).
 const COL_ALIGN: usize = 32;
 /// On several threads, a B of at most this many values is packed once and shared
-/// (each tile would pack its own columns of it again)...
+/// (each tile would pack its own columns of it again) when A has more rows than B has
+/// columns: there the tiles pack B most often. Where A has fewer, tiles split the
+/// columns as well and `shared_b`'s row blocks are thin; 2 threads of the Xeon of
+/// docs/PERFORMANCE.md, medians of 5 × 50–200 calls in three alternating rounds, ms,
+/// shared → tiles: 256³ 0.165–0.168 → 0.146–0.147, 128 × 256 × 256 0.115–0.120 →
+/// 0.108–0.109, 512³ 1.075–1.084 → 1.051–1.071, 256 × 784 × 256 0.447–0.460 →
+/// 0.445–0.456, 256 × 256 × 784 0.433–0.438 → 0.424–0.438 (m × k × n); but
+/// 784 × 256 × 256 0.376–0.385 → 0.420–0.456, which stays shared...
 const SHARED_B_VALUES: usize = 1 << 20;
 /// ...and A is split into about this many blocks of rows per thread.
 const SHARED_B_BLOCKS_PER_THREAD: usize = 2;
@@ -112,7 +119,7 @@ fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>,
         }
     }
     let threads = threads();
-    if threads > 1 && m * n * k >= PARALLEL_MACS && k * n <= SHARED_B_VALUES {
+    if threads > 1 && m * n * k >= PARALLEL_MACS && k * n <= SHARED_B_VALUES && m > n {
         return shared_b(kernel, out, (a, b), threads);
     }
     let (tm, tn) = tile_shape(m, n, k, threads);
