@@ -56,14 +56,8 @@ const ROW_ALIGN: usize = 48;
 /// ...and tile widths of every kernel's `nr` (8, 16, 32; 4 for scalar).
 const COL_ALIGN: usize = 32;
 /// On several threads, a B of at most this many values is packed once and shared
-/// (each tile would pack its own columns of it again) when A has more rows than B has
-/// columns: there the tiles pack B most often. Where A has fewer, tiles split the
-/// columns as well and `shared_b`'s row blocks are thin; 2 threads of the Xeon of
-/// docs/PERFORMANCE.md, medians of 5 × 50–200 calls in three alternating rounds, ms,
-/// shared → tiles: 256³ 0.165–0.168 → 0.146–0.147, 128 × 256 × 256 0.115–0.120 →
-/// 0.108–0.109, 512³ 1.075–1.084 → 1.051–1.071, 256 × 784 × 256 0.447–0.460 →
-/// 0.445–0.456, 256 × 256 × 784 0.433–0.438 → 0.424–0.438 (m × k × n); but
-/// 784 × 256 × 256 0.376–0.385 → 0.420–0.456, which stays shared...
+/// (each tile would pack its own columns of it again), unless the product is one
+/// block of the inner dimension with no more rows than columns (see `shares_b`)...
 const SHARED_B_VALUES: usize = 1 << 20;
 /// ...and A is split into about this many blocks of rows per thread.
 const SHARED_B_BLOCKS_PER_THREAD: usize = 2;
@@ -114,12 +108,12 @@ fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>,
     let kernel = T::kernel(isa);
     let unit_columns = a.col_stride() == 1 && b.col_stride() == 1;
     if let Some(narrow) = kernel.direct {
-        if m * n * k < PARALLEL_MACS && n % narrow.cols == 0 && unit_columns {
+        if m * n * k < PARALLEL_MACS && n % narrow.cols() == 0 && unit_columns {
             return direct(narrow, kernel.direct_wide, out, a, b);
         }
     }
     let threads = threads();
-    if threads > 1 && m * n * k >= PARALLEL_MACS && k * n <= SHARED_B_VALUES && m > n {
+    if threads > 1 && m * n * k >= PARALLEL_MACS && shares_b(m, k, n) {
         return shared_b(kernel, out, (a, b), threads);
     }
     let (tm, tn) = tile_shape(m, n, k, threads);
@@ -161,11 +155,12 @@ fn direct<T: GemmFloat>(
     let c = out.as_mut_ptr().cast::<T>();
     let mut j = 0;
     while j < n {
-        let tile = wide.filter(|w| n - j >= w.cols).unwrap_or(narrow);
-        for i in (0..m).step_by(tile.rows) {
+        let tile = wide.filter(|w| n - j >= w.cols()).unwrap_or(narrow);
+        for i in (0..m).step_by(tile.rows()) {
             // SAFETY: rows i.. of A (k columns each) and columns j..j + cols of B (k rows;
-            // j + cols ≤ n, as n is a multiple of the narrow tile's width and a wide one
-            // is taken only where it fits) are elements of the views; the block of
+            // j + cols ≤ n: n is a multiple of the narrow tile's width, the wide one is
+            // twice as wide, so j stays a multiple of the narrow width, and the wide
+            // tile is taken only where it fits) are elements of the views; the block of
             // min(rows, m - i) rows × cols at (i, j) lies inside the m × n output.
             unsafe {
                 tile.run(
@@ -176,7 +171,7 @@ fn direct<T: GemmFloat>(
                 )
             };
         }
-        j += tile.cols;
+        j += tile.cols();
     }
 }
 
@@ -203,6 +198,20 @@ unsafe fn tile_product<T: GemmFloat>(
         // SAFETY: the caller's contract, passed on.
         unsafe { blocked(kernel, dst, ldc, (a, b), (a_packed, b_packed)) }
     });
+}
+
+/// True when a product on several threads packs B once for all its row blocks
+/// (`shared_b`) rather than splitting the output into tiles. With one block of the
+/// inner dimension and no more rows in A than columns in B, tiles split the columns
+/// as well and each packs one block of B anyway, while `shared_b`'s row blocks are
+/// thin and its two phases (pack, then multiply) wait on each other. 2 threads of the
+/// Xeon of docs/PERFORMANCE.md, medians of 5 × 50–200 calls in three alternating
+/// rounds, ms, shared → tiles (m × k × n): 256³ 0.165–0.168 → 0.146–0.147,
+/// 128 × 256 × 256 0.115–0.120 → 0.108–0.109; but 784 × 256 × 256 0.376–0.385 →
+/// 0.420–0.456, and with tiles for every m ≤ n the MLP train step of benches/compare
+/// (its forward `x @ w.T` is 256 × 784 × 256) took 1.52–1.55 ms against 1.36–1.42.
+fn shares_b(m: usize, k: usize, n: usize) -> bool {
+    k * n <= SHARED_B_VALUES && (m > n || k > KC)
 }
 
 /// The largest (KC, MC, NC) blocks of the product a · b.
@@ -461,8 +470,9 @@ mod tests {
 
     /// Shapes around the parallel threshold and past each block (KC, MC, NC), with m
     /// and n not multiples of any register tile; on several threads the ones with a
-    /// small enough B take `shared_b` (an MLP layer's among them; one B of two panels,
-    /// fewer than three threads' packing groups).
+    /// small enough B and m > n take `shared_b` (an MLP layer's among them; one B of
+    /// two panels, fewer than three threads' packing groups), (130, 77, 1200) tiles
+    /// that split the columns.
     const SHAPES: [(usize, usize, usize); 9] = [
         (256, 784, 250),
         (300, 64, 40),
@@ -527,6 +537,9 @@ mod tests {
             (1, 9, 64),
             (25, 64, 40),
             (7, 20, 160),
+            (8, 33, 64),
+            (9, 17, 128),
+            (11, 40, 64),
         ] {
             let (a, b) = (data(m * k, 3), data(k * n, 4));
             let (am, bm) = (Mat::row_major(&a, m, k), Mat::row_major(&b, k, n));

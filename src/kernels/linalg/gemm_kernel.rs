@@ -15,10 +15,10 @@ use crate::kernels::isa::Isa;
 /// p < kc (fused multiply-adds in order of p).
 type KernelFn<T> = unsafe fn(usize, *const T, *const T, *mut T, usize, bool);
 
-/// `c[i·ldc + j] = Σ_p a[i·lda + p] · b[p·ldb + j]` for i < rows, j < cols, p < k within
-/// its tile (fused multiply-adds in order of p, from zero): the kernel's chain read straight from
-/// A and B with unit column strides, no packing. Arguments: rows, k, (a, lda), (b, ldb),
-/// (c, ldc).
+/// `c[i·ldc + j] = Σ_p a[i·lda + p] · b[p·ldb + j]` for i < rows, p < k and j below the
+/// tile's width (fused multiply-adds in order of p, from zero): the kernel's chain read
+/// straight from A and B with unit column strides, no packing. `rows` is 1 to the tile's
+/// height. Arguments: rows, k, (a, lda), (b, ldb), (c, ldc).
 type DirectFn<T> = unsafe fn(usize, usize, (*const T, isize), (*const T, isize), (*mut T, usize));
 
 /// A micro-kernel and its register tile.
@@ -42,11 +42,12 @@ pub struct MicroKernel<T> {
     pub direct_wide: Option<Direct<T>>,
 }
 
-/// A kernel on unpacked operands: tiles of at most `rows × cols`.
+/// A kernel on unpacked operands: tiles of up to `rows` rows by exactly `cols` columns.
+/// Made only with its kernel (`direct_kernel!`), so the sizes are the kernel's.
 #[derive(Clone, Copy)]
 pub struct Direct<T> {
-    pub rows: usize,
-    pub cols: usize,
+    rows: usize,
+    cols: usize,
     run: DirectFn<T>,
 }
 
@@ -71,10 +72,22 @@ impl<T> MicroKernel<T> {
 }
 
 impl<T> Direct<T> {
+    /// Rows of its tile (at most).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Columns of its tile.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
     /// Writes `min(rows, self.rows)` rows of `cols` columns at `c` (row stride `ldc`):
     /// the product of those rows × `k` of A at `a` (row stride `lda`, unit column
     /// stride) and `k × cols` of B at `b` (row stride `ldb`, unit column stride), with
     /// the bits of `MicroKernel::run` over the same values packed.
+    ///
+    /// Writes nothing for `rows == 0`.
     ///
     /// # Safety
     /// Those elements of A and B are readable, and the block written at `c` is
@@ -86,8 +99,12 @@ impl<T> Direct<T> {
         b: (*const T, isize),
         c: (*mut T, usize),
     ) {
-        // SAFETY: the caller's contract; `run` came from `GemmFloat::kernel`, which
-        // picks a SIMD kernel only for an `Isa` whose features this CPU has.
+        if rows == 0 {
+            return;
+        }
+        // SAFETY: the caller's contract, for 1 to `self.rows` rows; `run` came from
+        // `GemmFloat::kernel`, which picks a SIMD kernel only for an `Isa` whose
+        // features this CPU has.
         unsafe { (self.run)(rows.min(self.rows), k, a, b, c) }
     }
 }
@@ -134,6 +151,16 @@ macro_rules! scratch_of {
 macro_rules! gemm_float {
     ($t:ty, ($mr512:literal, $nr512:literal, $avx512:ident, $direct512:ident, $wide512:ident),
      ($mr2:literal, $nr2:literal, $avx2:ident, $direct2:ident)) => {
+        // The direct tiles the GEMM's `direct` relies on: the narrow one is the packed
+        // kernel's, the wide one has half its rows and twice its columns.
+        #[cfg(target_arch = "x86_64")]
+        const _: () = {
+            let (narrow, wide) = (x86::$direct512, x86::$wide512);
+            assert!(narrow.rows == $mr512 && narrow.cols == $nr512);
+            assert!(wide.rows == $mr512 / 2 && wide.cols == 2 * $nr512);
+            let avx2 = x86::$direct2;
+            assert!(avx2.rows == $mr2 && avx2.cols == $nr2);
+        };
         impl GemmFloat for $t {
             scratch_of!($t);
 
@@ -145,16 +172,8 @@ macro_rules! gemm_float {
                         nr: $nr512,
                         isa,
                         run: x86::$avx512,
-                        direct: Some(Direct {
-                            rows: $mr512,
-                            cols: $nr512,
-                            run: x86::$direct512,
-                        }),
-                        direct_wide: Some(Direct {
-                            rows: $mr512 / 2,
-                            cols: 2 * $nr512,
-                            run: x86::$wide512,
-                        }),
+                        direct: Some(x86::$direct512),
+                        direct_wide: Some(x86::$wide512),
                     };
                 }
                 #[cfg(target_arch = "x86_64")]
@@ -164,11 +183,7 @@ macro_rules! gemm_float {
                         nr: $nr2,
                         isa,
                         run: x86::$avx2,
-                        direct: Some(Direct {
-                            rows: $mr2,
-                            cols: $nr2,
-                            run: x86::$direct2,
-                        }),
+                        direct: Some(x86::$direct2),
                         direct_wide: None,
                     };
                 }
@@ -186,13 +201,13 @@ macro_rules! gemm_float {
 }
 gemm_float!(
     f32,
-    (12, 32, f32_avx512, f32_direct_avx512, f32_wide_avx512),
-    (6, 16, f32_avx2, f32_direct_avx2)
+    (12, 32, f32_avx512, F32_DIRECT_AVX512, F32_WIDE_AVX512),
+    (6, 16, f32_avx2, F32_DIRECT_AVX2)
 );
 gemm_float!(
     f64,
-    (12, 16, f64_avx512, f64_direct_avx512, f64_wide_avx512),
-    (6, 8, f64_avx2, f64_direct_avx2)
+    (12, 16, f64_avx512, F64_DIRECT_AVX512, F64_WIDE_AVX512),
+    (6, 8, f64_avx2, F64_DIRECT_AVX2)
 );
 
 const SCALAR_MR: usize = 4;
@@ -312,19 +327,20 @@ mod x86 {
         };
     }
 
-    /// `$direct`: the chain of a SIMD kernel of `$mr` rows by `$nv` vectors of `$lanes`
-    /// columns on unpacked A and B, for a tile of R ≤ `$mr` rows (one instance per row
-    /// count in `$rows`, the last being `$mr`).
+    /// `$direct`: the `Direct` tile of `$mr` rows by `$nv` vectors of `$lanes` columns,
+    /// the chain of a SIMD kernel on unpacked A and B, for R = 1 to `$mr` rows (one
+    /// instance per row count in `$rows`, which lists 1 to `$mr` - 1; `$mr` is the rest).
     macro_rules! direct_kernel {
         ($direct:ident, $features:literal, $t:ty, $mr:literal, $nv:literal, $lanes:literal,
          [$($rows:literal),*], [$zero:ident, $load:ident, $store:ident, $set1:ident,
          $fma:ident]) => {
+            pub(super) const $direct: super::Direct<$t> = {
             /// # Safety
             /// As `Direct::run`, and the CPU has `
             #[doc = $features]
             /// `.
             #[target_feature(enable = $features)]
-            pub(super) unsafe fn $direct(
+            unsafe fn run(
                 rows: usize,
                 k: usize,
                 a: (*const $t, isize),
@@ -341,7 +357,7 @@ mod x86 {
                 ) {
                     let mut acc = [[$zero(); $nv]; R];
                     for p in 0..k {
-                        // SAFETY: p < k: row p of B's k × nr block.
+                        // SAFETY: p < k: row p of B's k × cols block.
                         let bp = unsafe { b.offset(p as isize * ldb) };
                         let mut bv = [$zero(); $nv];
                         for v in 0..$nv {
@@ -358,7 +374,7 @@ mod x86 {
                     }
                     for i in 0..R {
                         for v in 0..$nv {
-                            // SAFETY: row i < R of the caller's rows × nr block at c.
+                            // SAFETY: row i < R of the caller's rows × cols block at c.
                             unsafe { $store(c.add(i * ldc + v * $lanes), acc[i][v]) };
                         }
                     }
@@ -371,6 +387,12 @@ mod x86 {
                     }
                 }
             }
+            super::Direct {
+                rows: $mr,
+                cols: $nv * $lanes,
+                run,
+            }
+            };
         };
     }
 
@@ -394,8 +416,8 @@ mod x86 {
         16,
         [_mm512_setzero_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps],
         f32_avx512(12, 2),
-        f32_direct_avx512[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
-        f32_wide_avx512(6, 4)[1, 2, 3, 4, 5]
+        F32_DIRECT_AVX512[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+        F32_WIDE_AVX512(6, 4)[1, 2, 3, 4, 5]
     );
     kernels!(
         "avx512f,avx2,fma",
@@ -403,8 +425,8 @@ mod x86 {
         8,
         [_mm512_setzero_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd],
         f64_avx512(12, 2),
-        f64_direct_avx512[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
-        f64_wide_avx512(6, 4)[1, 2, 3, 4, 5]
+        F64_DIRECT_AVX512[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+        F64_WIDE_AVX512(6, 4)[1, 2, 3, 4, 5]
     );
     kernels!(
         "avx2,fma",
@@ -412,7 +434,7 @@ mod x86 {
         8,
         [_mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_fmadd_ps],
         f32_avx2(6, 2),
-        f32_direct_avx2[1, 2, 3, 4, 5]
+        F32_DIRECT_AVX2[1, 2, 3, 4, 5]
     );
     kernels!(
         "avx2,fma",
@@ -420,7 +442,7 @@ mod x86 {
         4,
         [_mm256_setzero_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_fmadd_pd],
         f64_avx2(6, 2),
-        f64_direct_avx2[1, 2, 3, 4, 5]
+        F64_DIRECT_AVX2[1, 2, 3, 4, 5]
     );
 }
 
