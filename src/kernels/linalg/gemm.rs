@@ -470,9 +470,9 @@ mod tests {
 
     /// Shapes around the parallel threshold and past each block (KC, MC, NC), with m
     /// and n not multiples of any register tile; on several threads the ones with a
-    /// small enough B and m > n take `shared_b` (an MLP layer's among them; one B of
-    /// two panels, fewer than three threads' packing groups), (130, 77, 1200) tiles
-    /// that split the columns.
+    /// small enough B take `shared_b` (an MLP layer's among them; one B of two panels,
+    /// fewer than three threads' packing groups), except (130, 77, 1200): one block of
+    /// k with m ≤ n, it takes tiles that split the columns (`shares_b`).
     const SHAPES: [(usize, usize, usize); 9] = [
         (256, 784, 250),
         (300, 64, 40),

@@ -335,63 +335,63 @@ mod x86 {
          [$($rows:literal),*], [$zero:ident, $load:ident, $store:ident, $set1:ident,
          $fma:ident]) => {
             pub(super) const $direct: super::Direct<$t> = {
-            /// # Safety
-            /// As `Direct::run`, and the CPU has `
-            #[doc = $features]
-            /// `.
-            #[target_feature(enable = $features)]
-            unsafe fn run(
-                rows: usize,
-                k: usize,
-                a: (*const $t, isize),
-                b: (*const $t, isize),
-                c: (*mut $t, usize),
-            ) {
-                /// The tile of `R` rows, its accumulators in registers.
+                /// # Safety
+                /// As `Direct::run`, and the CPU has `
+                #[doc = $features]
+                /// `.
                 #[target_feature(enable = $features)]
-                unsafe fn tile<const R: usize>(
+                unsafe fn run(
+                    rows: usize,
                     k: usize,
-                    (a, lda): (*const $t, isize),
-                    (b, ldb): (*const $t, isize),
-                    (c, ldc): (*mut $t, usize),
+                    a: (*const $t, isize),
+                    b: (*const $t, isize),
+                    c: (*mut $t, usize),
                 ) {
-                    let mut acc = [[$zero(); $nv]; R];
-                    for p in 0..k {
-                        // SAFETY: p < k: row p of B's k × cols block.
-                        let bp = unsafe { b.offset(p as isize * ldb) };
-                        let mut bv = [$zero(); $nv];
-                        for v in 0..$nv {
-                            // SAFETY: as above.
-                            bv[v] = unsafe { $load(bp.add(v * $lanes)) };
+                    /// The tile of `R` rows, its accumulators in registers.
+                    #[target_feature(enable = $features)]
+                    unsafe fn tile<const R: usize>(
+                        k: usize,
+                        (a, lda): (*const $t, isize),
+                        (b, ldb): (*const $t, isize),
+                        (c, ldc): (*mut $t, usize),
+                    ) {
+                        let mut acc = [[$zero(); $nv]; R];
+                        for p in 0..k {
+                            // SAFETY: p < k: row p of B's k × cols block.
+                            let bp = unsafe { b.offset(p as isize * ldb) };
+                            let mut bv = [$zero(); $nv];
+                            for v in 0..$nv {
+                                // SAFETY: as above.
+                                bv[v] = unsafe { $load(bp.add(v * $lanes)) };
+                            }
+                            for i in 0..R {
+                                // SAFETY: i < R ≤ rows, p < k: inside A's rows × k block.
+                                let x = $set1(unsafe { *a.offset(i as isize * lda).add(p) });
+                                for v in 0..$nv {
+                                    acc[i][v] = $fma(x, bv[v], acc[i][v]);
+                                }
+                            }
                         }
                         for i in 0..R {
-                            // SAFETY: i < R ≤ rows, p < k: inside A's rows × k block.
-                            let x = $set1(unsafe { *a.offset(i as isize * lda).add(p) });
                             for v in 0..$nv {
-                                acc[i][v] = $fma(x, bv[v], acc[i][v]);
+                                // SAFETY: row i < R of the caller's rows × cols block at c.
+                                unsafe { $store(c.add(i * ldc + v * $lanes), acc[i][v]) };
                             }
                         }
                     }
-                    for i in 0..R {
-                        for v in 0..$nv {
-                            // SAFETY: row i < R of the caller's rows × cols block at c.
-                            unsafe { $store(c.add(i * ldc + v * $lanes), acc[i][v]) };
+                    // SAFETY: the caller's contract, for `rows` rows.
+                    unsafe {
+                        match rows {
+                            $($rows => tile::<$rows>(k, a, b, c),)*
+                            _ => tile::<$mr>(k, a, b, c),
                         }
                     }
                 }
-                // SAFETY: the caller's contract, for `rows` rows.
-                unsafe {
-                    match rows {
-                        $($rows => tile::<$rows>(k, a, b, c),)*
-                        _ => tile::<$mr>(k, a, b, c),
-                    }
+                super::Direct {
+                    rows: $mr,
+                    cols: $nv * $lanes,
+                    run,
                 }
-            }
-            super::Direct {
-                rows: $mr,
-                cols: $nv * $lanes,
-                run,
-            }
             };
         };
     }
