@@ -51,10 +51,6 @@ const TILE_MACS: usize = 1 << 20;
 const MIN_TILE_EDGE: usize = 64;
 /// No tile edge is longer than this.
 const MAX_TILE_EDGE: usize = 2048;
-/// Tile heights are multiples of every kernel's `mr` (6, 12; 4 for scalar)...
-const ROW_ALIGN: usize = 48;
-/// ...and tile widths of every kernel's `nr` (8, 16, 32; 4 for scalar).
-const COL_ALIGN: usize = 32;
 /// On several threads, a B of at most this many values is packed once and shared
 /// (each tile would pack its own columns of it again), unless the product is one
 /// block of the inner dimension with no more rows than columns (see `shares_b`)...
@@ -116,12 +112,20 @@ fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>,
     if threads > 1 && m * n * k >= PARALLEL_MACS && shares_b(m, k, n) {
         return shared_b(kernel, out, (a, b), threads);
     }
-    let (tm, tn) = tile_shape(m, n, k, threads);
-    let (row_tiles, col_tiles) = (m.div_ceil(tm), n.div_ceil(tn));
+    let (row_tiles, col_tiles) = tile_counts(m, n, k, threads);
+    // Tiles of whole register tiles, their edges differing by at most one: edges
+    // rounded up to 48 rows made 256³ on 2 threads tiles of 144 and 112 rows, one
+    // thread's pair (the items of `for_each_item` are ranges) 0.138 ms against 0.125
+    // balanced (medians of 200 calls in three rounds, docs/PERFORMANCE.md's Xeon).
+    let row = |i: usize| part_start(i, row_tiles, m, kernel.mr);
+    let col = |j: usize| part_start(j, col_tiles, n, kernel.nr);
     let dst = Disjoint::new(out);
     let tile = |t: usize| {
-        let (r, c) = (t / col_tiles * tm, t % col_tiles * tn);
-        let (r_end, c_end) = ((r + tm).min(m), (c + tn).min(n));
+        let (i, j) = (t / col_tiles, t % col_tiles);
+        let (r, c, r_end, c_end) = (row(i), col(j), row(i + 1), col(j + 1));
+        if r == r_end || c == c_end {
+            return;
+        }
         // SAFETY: tile t covers rows r..r_end and columns c..c_end of the m × n output,
         // which lie inside `out`, and no two tiles overlap, so the accesses are disjoint.
         unsafe {
@@ -295,7 +299,7 @@ fn shared_b<T: GemmFloat>(
         .max(SHARED_B_BLOCKS_PER_THREAD * threads)
         .next_multiple_of(threads)
         .min(panels);
-    let block_row = |t: usize| (t * panels / row_blocks * mr).min(m);
+    let block_row = |t: usize| part_start(t, row_blocks, m, mr);
     let most_rows = panels.div_ceil(row_blocks) * mr;
     T::with_scratch(k * width, |b_packed| {
         let packing = Disjoint::new(b_packed);
@@ -396,27 +400,31 @@ unsafe fn run_clipped<T: GemmFloat>(
     }
 }
 
-/// Tile edges for an m × n output with inner size k on `threads` threads (the bits do
-/// not depend on the tiling). Starting from tiles of at most `MAX_TILE_EDGE`, the
-/// longer edge is halved while there are too few tiles to share among the threads and
-/// they are still large. One thread gets few, large tiles: each tile packs its own
-/// blocks of A and B.
-fn tile_shape(m: usize, n: usize, k: usize, threads: usize) -> (usize, usize) {
+/// The first of `len` rows (or columns) in part `i` of `parts`, the parts made of
+/// whole units of `unit` (a kernel's `mr` or `nr`) and differing by at most one unit.
+fn part_start(i: usize, parts: usize, len: usize, unit: usize) -> usize {
+    (i * len.div_ceil(unit) / parts * unit).min(len)
+}
+
+/// How many tiles along the rows and along the columns of an m × n output with inner
+/// size k on `threads` threads (the bits do not depend on the tiling). Starting from
+/// tiles of at most `MAX_TILE_EDGE`, the longer edge is halved while there are too few
+/// tiles to share among the threads and they are still large. One thread gets few,
+/// large tiles: each tile packs its own blocks of A and B.
+fn tile_counts(m: usize, n: usize, k: usize, threads: usize) -> (usize, usize) {
     if m * n * k < PARALLEL_MACS {
-        return (m, n);
+        return (1, 1);
     }
     let min_tiles = if threads > 1 {
         TILES_PER_THREAD * threads
     } else {
         1
     };
-    let edge = |len: usize, parts: usize, align: usize| len.div_ceil(parts).next_multiple_of(align);
     let (mut rt, mut ct) = (m.div_ceil(MAX_TILE_EDGE), n.div_ceil(MAX_TILE_EDGE));
     loop {
-        let (tm, tn) = (edge(m, rt, ROW_ALIGN), edge(n, ct, COL_ALIGN));
-        let tiles = m.div_ceil(tm) * n.div_ceil(tn);
-        if tiles >= min_tiles || tm * tn * k <= TILE_MACS || tm.max(tn) < 2 * MIN_TILE_EDGE {
-            return (tm.min(m), tn.min(n));
+        let (tm, tn) = (m.div_ceil(rt), n.div_ceil(ct));
+        if rt * ct >= min_tiles || tm * tn * k <= TILE_MACS || tm.max(tn) < 2 * MIN_TILE_EDGE {
+            return (rt, ct);
         }
         if tm >= tn {
             rt *= 2;
@@ -570,23 +578,41 @@ mod tests {
     }
 
     #[test]
-    fn tiles_fit_the_output_and_give_each_thread_several() {
+    fn tiles_cover_the_output_evenly_and_give_each_thread_several() {
         for (m, n, k) in [
             (1024, 1024, 1024),
             (1, 4096, 4096),
             (4096, 3, 4096),
             (100, 100, 10),
+            (256, 784, 256),
         ] {
             for threads in [1, 2, 3, 8] {
-                let (tm, tn) = tile_shape(m, n, k, threads);
-                assert!(tm >= 1 && tn >= 1 && tm <= m && tn <= n);
+                let (rt, ct) = tile_counts(m, n, k, threads);
+                for (len, parts, unit) in [(m, rt, 12), (m, rt, 4), (n, ct, 32), (n, ct, 8)] {
+                    let starts: Vec<usize> = (0..=parts)
+                        .map(|i| part_start(i, parts, len, unit))
+                        .collect();
+                    assert_eq!((starts[0], starts[parts]), (0, len), "{m}x{n}x{k}");
+                    let sizes: Vec<usize> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+                    let (least, most) = (sizes.iter().min(), sizes.iter().max());
+                    // Whole units, at most one apart, but the last part's partial one.
+                    assert!(sizes[..parts - 1].iter().all(|s| s % unit == 0));
+                    assert!(
+                        most.zip(least).is_some_and(|(a, b)| a - b <= unit),
+                        "{sizes:?}"
+                    );
+                }
                 if m * n * k >= PARALLEL_MACS {
-                    assert!(tm.max(tn) >= MIN_TILE_EDGE.min(m.max(n)));
+                    let edge = m.div_ceil(rt).max(n.div_ceil(ct));
+                    assert!(edge >= MIN_TILE_EDGE.min(m.max(n)));
                 }
             }
         }
-        assert_eq!(tile_shape(1024, 1024, 1024, 1), (1024, 1024));
-        let (tm, tn) = tile_shape(1024, 1024, 1024, 2);
-        assert!(1024usize.div_ceil(tm) * 1024usize.div_ceil(tn) >= 2 * TILES_PER_THREAD);
+        assert_eq!(tile_counts(1024, 1024, 1024, 1), (1, 1));
+        let (rt, ct) = tile_counts(1024, 1024, 1024, 2);
+        assert!(rt * ct >= 2 * TILES_PER_THREAD);
+        // 256³ on 2 threads: rows 0..132 and 132..256 of 12-row panels (not 144 and 112).
+        assert_eq!(tile_counts(256, 256, 256, 2), (2, 2));
+        assert_eq!(part_start(1, 2, 256, 12), 132);
     }
 }
