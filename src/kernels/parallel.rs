@@ -17,8 +17,13 @@ use std::marker::PhantomData;
 use std::ops::Range;
 
 /// Elements per chunk for cheap elementwise work (a few ns per element): large enough
-/// that scheduling costs nothing, small enough that 1M elements split 16 ways.
-pub const ELEMENTWISE_CHUNK: usize = 1 << 16;
+/// that scheduling costs little, small enough that 1M elements split 32 ways and an
+/// MLP layer's 256 × 256 activations two. Halving it from 1 << 16 took the MLP train
+/// step of benches/compare at 2 threads from 1.40 / 1.37 to 1.29 / 1.27 ms (one build
+/// with the chunk read from the environment, 2026-12-05 Xeon, medians of 7 × 300
+/// steps); 1M-element exp and add and 16M-element add at 1 and 2 threads did not move
+/// beyond the noise.
+pub const ELEMENTWISE_CHUNK: usize = 1 << 15;
 
 /// Threads that parallel kernels may use (set once per process by `--threads`).
 pub fn threads() -> usize {

@@ -45,8 +45,11 @@ const PARALLEL_MACS: usize = 1 << 19;
 /// with 2, as fewer tiles pack each block of A and B fewer times; measured at 2 threads
 /// only)...
 const TILES_PER_THREAD: usize = 2;
-/// ...and each still has more than this much work...
-const TILE_MACS: usize = 1 << 20;
+/// ...and each still has more than this much work (the MLP of benches/compare's
+/// 256 × 10 × 256 and 10 × 256 × 256 products ran on one thread at 1 << 20; at 1 << 18
+/// they split, and its train step at 2 threads took 1.36 / 1.33 ms against 1.40 / 1.37,
+/// 1.23–1.26 against 1.27–1.29 with the elementwise chunk halved too)...
+const TILE_MACS: usize = 1 << 18;
 /// ...and the longer edge is at least twice this (smaller tiles pack too often).
 const MIN_TILE_EDGE: usize = 64;
 /// No tile edge is longer than this.
