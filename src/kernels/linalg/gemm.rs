@@ -52,7 +52,8 @@ const TILES_PER_THREAD: usize = 2;
 const TILE_MACS: usize = 1 << 18;
 /// ...and the longer edge is at least twice this (smaller tiles pack too often).
 const MIN_TILE_EDGE: usize = 64;
-/// No tile edge is longer than this.
+/// Tiles start at edges of at most this (plus part of a register tile: tiles are
+/// whole register tiles).
 const MAX_TILE_EDGE: usize = 2048;
 /// On several threads, a B of at most this many values is packed once and shared
 /// (each tile would pack its own columns of it again), unless the product is one
@@ -591,19 +592,27 @@ mod tests {
         ] {
             for threads in [1, 2, 3, 8] {
                 let (rt, ct) = tile_counts(m, n, k, threads);
-                for (len, parts, unit) in [(m, rt, 12), (m, rt, 4), (n, ct, 32), (n, ct, 8)] {
+                for (len, parts, unit) in [
+                    (m, rt, 12),
+                    (m, rt, 6),
+                    (m, rt, 4),
+                    (n, ct, 32),
+                    (n, ct, 16),
+                    (n, ct, 8),
+                ] {
                     let starts: Vec<usize> = (0..=parts)
                         .map(|i| part_start(i, parts, len, unit))
                         .collect();
                     assert_eq!((starts[0], starts[parts]), (0, len), "{m}x{n}x{k}");
                     let sizes: Vec<usize> = starts.windows(2).map(|w| w[1] - w[0]).collect();
-                    let (least, most) = (sizes.iter().min(), sizes.iter().max());
                     // Whole units, at most one apart, but the last part's partial one.
                     assert!(sizes[..parts - 1].iter().all(|s| s % unit == 0));
-                    assert!(
-                        most.zip(least).is_some_and(|(a, b)| a - b <= unit),
-                        "{sizes:?}"
-                    );
+                    let spread = sizes
+                        .iter()
+                        .max()
+                        .zip(sizes.iter().min())
+                        .map(|(a, b)| a - b);
+                    assert!(spread <= Some(unit), "{sizes:?}");
                 }
                 if m * n * k >= PARALLEL_MACS {
                     let edge = m.div_ceil(rt).max(n.div_ceil(ct));

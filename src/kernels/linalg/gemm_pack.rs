@@ -202,10 +202,12 @@ mod x86 {
     }
 }
 
-/// Copies columns `start..start + nr` of `b` (rows contiguous) into `panel` ([k][nr])
-/// as fixed-size arrays, for a kernel's width or height; false (nothing copied) for another
-/// width. (A slice copy of a few dozen values is a call to memmove each time: a tenth
-/// of a 64³ product.)
+/// Copies columns `start..start + nr` of `b` (rows contiguous, `start + nr` within
+/// them; the caller checks both, a row that is not would be left as it was) into
+/// `panel` ([k][nr]) as fixed-size arrays, for a kernel's width or height (`pack_a`
+/// passes a transposed A's `Aᵀ`, whose rows are A's columns); false (nothing copied)
+/// for another size. (A slice copy of a few dozen values is a call to memmove each
+/// time: a tenth of a 64³ product.)
 fn whole_b_panel<T: Copy>(panel: &mut [T], b: Mat<T>, start: usize, nr: usize) -> bool {
     fn copy<T: Copy, const NR: usize>(panel: &mut [T], b: Mat<T>, start: usize) {
         for (p, d) in panel.chunks_exact_mut(NR).enumerate() {
