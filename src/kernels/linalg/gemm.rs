@@ -45,10 +45,11 @@ const PARALLEL_MACS: usize = 1 << 19;
 /// with 2, as fewer tiles pack each block of A and B fewer times; measured at 2 threads
 /// only)...
 const TILES_PER_THREAD: usize = 2;
-/// ...and each still has more than this much work (the MLP of benches/compare's
-/// 256 × 10 × 256 and 10 × 256 × 256 products ran on one thread at 1 << 20; at 1 << 18
-/// they split, and its train step at 2 threads took 1.36 / 1.33 ms against 1.40 / 1.37,
-/// 1.23–1.26 against 1.27–1.29 with the elementwise chunk halved too)...
+/// ...and each still has more than this much work (the products of the last layer of
+/// benches/compare's MLP, 256 × 256 × 10 and its gradients 10 × 256 × 256 and
+/// 256 × 10 × 256 (m × k × n), ran on one thread at 1 << 20; at 1 << 18 they split, and
+/// its train step at 2 threads took 1.36 / 1.33 ms against 1.40 / 1.37, 1.23–1.26
+/// against 1.27–1.29 with the elementwise chunk halved too)...
 const TILE_MACS: usize = 1 << 18;
 /// ...and the longer edge is at least twice this (smaller tiles pack too often).
 const MIN_TILE_EDGE: usize = 64;
@@ -119,8 +120,8 @@ fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>,
     let (row_tiles, col_tiles) = tile_counts(m, n, k, threads);
     // Tiles of whole register tiles, their edges differing by at most one: edges
     // rounded up to 48 rows made 256³ on 2 threads tiles of 144 and 112 rows, one
-    // thread's pair (the items of `for_each_item` are ranges) 0.138 ms against 0.125
-    // balanced (medians of 200 calls in three rounds, docs/PERFORMANCE.md's Xeon).
+    // thread's pair (the items of `for_each_item` are ranges): 0.128–0.139 ms against
+    // 0.124–0.132 (medians of 200 calls in three rounds, docs/PERFORMANCE.md's Xeon).
     let row = |i: usize| part_start(i, row_tiles, m, kernel.mr);
     let col = |j: usize| part_start(j, col_tiles, n, kernel.nr);
     let dst = Disjoint::new(out);
