@@ -128,9 +128,6 @@ fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>,
     let tile = |t: usize| {
         let (i, j) = (t / col_tiles, t % col_tiles);
         let (r, c, r_end, c_end) = (row(i), col(j), row(i + 1), col(j + 1));
-        if r == r_end || c == c_end {
-            return;
-        }
         // SAFETY: tile t covers rows r..r_end and columns c..c_end of the m × n output,
         // which lie inside `out`, and no two tiles overlap, so the accesses are disjoint.
         unsafe {
