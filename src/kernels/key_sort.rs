@@ -260,14 +260,13 @@ pub fn argsort_row<T: RadixKey>(
 mod tests {
     use super::*;
     use crate::kernels::radix;
+    use crate::kernels::test_bits::random_bits;
 
     #[test]
     fn keys_turn_back_into_their_elements() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut random = random_bits(0x9E37_79B9_7F4A_7C15);
         for _ in 0..100_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = random();
             let x = f32::from_bits(state as u32);
             if !x.shares_key() {
                 assert_eq!(f32::from_key(x.key()).to_bits(), x.to_bits());
@@ -341,13 +340,7 @@ mod tests {
 
     #[test]
     fn native_and_key_paths_are_the_radix_sort_bitwise() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = random_bits(0x2545_F491_4F6C_DD1D);
         // Long enough to be split and sorted in parallel parts.
         let raw: Vec<u64> = (0..PARALLEL_MIN + 4099).map(|_| next()).collect();
         let small = |x: u64| (x % 1000) as i64 - 500;

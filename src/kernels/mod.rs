@@ -53,5 +53,7 @@ pub(crate) mod reduce;
 pub(crate) mod sort;
 pub mod stream;
 pub(crate) mod strided;
+#[cfg(test)]
+pub(crate) mod test_bits;
 pub(crate) mod transpose;
 pub(crate) mod twin;

@@ -249,6 +249,7 @@ pub fn search_sorted<T: PartialOrd + Copy + Sync>(a: &[T], v: &[T], out: &mut [i
 mod tests {
     use super::*;
     use crate::kernels::parallel::with_threads;
+    use crate::kernels::test_bits::random_bits;
     use half::{bf16, f16};
 
     #[test]
@@ -319,6 +320,57 @@ mod tests {
                 _ => f((i * 7919) % 4001 - 2000),
             })
             .collect()
+    }
+
+    /// One long row sorted on 1 to 3 threads, against the comparison sort, bitwise.
+    fn long_row_matches_comparison<T: RadixKey + PartialOrd>(xs: &[T], bits: impl Fn(&T) -> u64) {
+        for descending in [false, true] {
+            let (want, _) = comparison_sort(xs, xs.len(), descending);
+            for threads in [1, 2, 3] {
+                let got = with_threads(threads, || {
+                    let mut got = xs.to_vec();
+                    sort_rows(&mut got, xs.len(), descending, true);
+                    got
+                });
+                let what = format!("descending {descending}, {threads} threads");
+                assert!(got.iter().map(&bits).eq(want.iter().map(&bits)), "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_rows_of_many_chunks_sort_as_the_comparison_sort() {
+        // Several chunks of the first radix pass (the last one short). Random bits (no infinities) spread the keys over all
+        // its buckets, so each is short; values of ±[1, 2) fill eight long ones. A
+        // NaN and both zeros among them send the row to the radix sort on every CPU.
+        let n = 5 * (1 << 16) + 777;
+        let mut random = random_bits(0x2545_f491_4f6c_dd1d);
+        let mut row = |special: [u64; 3], value: &mut dyn FnMut(u64) -> u64| -> Vec<u64> {
+            (0..n)
+                .map(|i| match i % 997 {
+                    s @ 0..=2 => special[s],
+                    _ => value(random()),
+                })
+                .collect()
+        };
+        let specials32 = [f32::NAN, -0.0, 0.0].map(|x| u64::from(x.to_bits()));
+        let specials64 = [f64::NAN, -0.0, 0.0].map(f64::to_bits);
+        let f32s = |bits: Vec<u64>| -> Vec<f32> {
+            bits.into_iter().map(|b| f32::from_bits(b as u32)).collect()
+        };
+        let f64s = |bits: Vec<u64>| -> Vec<f64> { bits.into_iter().map(f64::from_bits).collect() };
+        let spread32 = f32s(row(specials32, &mut |r| r & 0xBFFF_FFFF));
+        let ones32 = f32s(row(specials32, &mut |r| 0x3F80_0000 | (r & 0x807F_FFFF)));
+        let spread64 = f64s(row(specials64, &mut |r| r & 0xBFFF_FFFF_FFFF_FFFF));
+        let ones64 = f64s(row(specials64, &mut |r| {
+            0x3FF0_0000_0000_0000 | (r & 0x800F_FFFF_FFFF_FFFF)
+        }));
+        for xs in [&spread32, &ones32] {
+            long_row_matches_comparison(xs, |x| u64::from(x.to_bits()));
+        }
+        for xs in [&spread64, &ones64] {
+            long_row_matches_comparison(xs, |x| x.to_bits());
+        }
     }
 
     #[test]
