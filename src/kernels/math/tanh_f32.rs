@@ -14,7 +14,8 @@
 //! (c = 0) the kernel adds t itself after the polynomial, so tiny values come back
 //! unchanged and the constant 1 is never rounded into the sum.
 //!
-//! The scalar form indexes the table; the AVX2 and AVX-512 loops permute registers.
+//! The scalar form indexes the table; the AVX-512 loop permutes registers, the AVX2
+//! loop transposes the lanes' rows of it.
 //! All three agree bit for bit on all 2³² inputs (harness; the unit tests sample).
 
 use super::exp_f32::fma;
@@ -49,20 +50,6 @@ pub fn tanh(x: f32) -> f32 {
         .fold(COEF[DEGREE][i], |q, c| fma(q, t, c[i]));
     let base = if a < SMALL { t } else { COEF[0][i] };
     fma(q, t, base).copysign(x)
-}
-
-/// The vector forms' t = a - c and the polynomial up to its last step, from
-/// `$look(row, args)`, each lane's entry of a table row.
-#[cfg(target_arch = "x86_64")]
-macro_rules! table_polynomial {
-    ($a:expr, $sub:ident, $fmadd:ident, $look:ident($($arg:expr),*)) => {{
-        let t = $sub($a, $look(&CENTER, $($arg),*));
-        let mut q = $look(&COEF[DEGREE], $($arg),*);
-        for c in COEF[1..DEGREE].iter().rev() {
-            q = $fmadd(q, t, $look(c, $($arg),*));
-        }
-        (t, q)
-    }};
 }
 
 /// `tanh` sixteen lanes at a time.
@@ -104,7 +91,13 @@ pub mod avx512 {
         // is the scalar `saturating_sub` (the high halves are 0 - 0).
         let bits = _mm512_srli_epi32::<{ QUARTER_SHIFT }>(_mm512_castps_si512(a));
         let i = _mm512_subs_epu16(bits, _mm512_set1_epi32(FIRST_QUARTER as i32));
-        let (t, q) = table_polynomial!(a, _mm512_sub_ps, _mm512_fmadd_ps, look_up(i));
+        let t = _mm512_sub_ps(a, look_up(&CENTER, i));
+        let q = COEF[1..DEGREE]
+            .iter()
+            .rev()
+            .fold(look_up(&COEF[DEGREE], i), |q, c| {
+                _mm512_fmadd_ps(q, t, look_up(c, i))
+            });
         let small = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, splat(SMALL));
         let base = _mm512_mask_mov_ps(look_up(&COEF[0], i), small, t);
         let y = _mm512_fmadd_ps(q, t, base);
@@ -117,15 +110,37 @@ pub mod avx512 {
     }
 }
 
-/// `tanh` eight lanes at a time: each table row is four registers of 8, looked up with
-/// `vpermps` and chosen between by the entry's bits 3 and 4. Without it the `twin!`
-/// build gathers from the table, 2.8 times slower than the division form it replaced;
-/// with it about as fast (harness, 1M values, AVX2 on the Zen 4 here, best of 300,
-/// three runs: 1.00–1.15 against 0.88–1.17 ms).
+/// `tanh` eight lanes at a time. The AVX2 permute reaches only 8 entries, so each lane
+/// loads its entry's whole row (center and six coefficients, `ROWS`) and an 8×8
+/// transpose turns the eight rows into one register per coefficient: 8 loads and 23
+/// shuffles where four permutes and three blends per coefficient took 49 (the table
+/// entries are the same, so the bits are too). Harness, 1M values, one thread of the
+/// Zen 3 here, best of 200, three runs: 2.30–2.39 → 1.03–1.13 ms; a gather per
+/// coefficient took 3.4 ms.
 #[cfg(target_arch = "x86_64")]
 pub mod avx2 {
     use super::*;
     use std::arch::x86_64::*;
+
+    /// Entry e's row: its center, then its coefficients from degree 0 up, then padding
+    /// to eight. Aligned so that no row straddles a cache line.
+    #[repr(align(32))]
+    struct Rows([[f32; 8]; 32]);
+
+    static ROWS: Rows = {
+        let mut rows = [[0.0; 8]; 32];
+        let mut e = 0;
+        while e < 32 {
+            rows[e][0] = CENTER[e];
+            let mut k = 0;
+            while k <= DEGREE {
+                rows[e][1 + k] = COEF[k][e];
+                k += 1;
+            }
+            e += 1;
+        }
+        Rows(rows)
+    };
 
     /// `dst[i] = tanh(src[i])` for i < n.
     ///
@@ -145,35 +160,67 @@ pub mod avx2 {
         }
     }
 
-    /// Entry `i` of each lane of a table row; `bit3` and `bit4` hold the entry's bits 3
-    /// and 4 in their sign bits.
+    /// The rows of the lanes' entries `i` (each below 32), transposed: element k is the
+    /// vector of every lane's row element k (center, then coefficients).
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn look_up(row: &[f32; 32], i: __m256i, bit3: __m256, bit4: __m256) -> __m256 {
-        let eighth = |k: usize| {
-            // SAFETY: k ≤ 3: the row's 32 values are four vectors of 8.
-            let part = unsafe { _mm256_loadu_ps(row.as_ptr().add(8 * k)) };
-            _mm256_permutevar8x32_ps(part, i)
-        };
-        let low = _mm256_blendv_ps(eighth(0), eighth(1), bit3);
-        let high = _mm256_blendv_ps(eighth(2), eighth(3), bit3);
-        _mm256_blendv_ps(low, high, bit4)
+    fn entries(i: __m256i) -> [__m256; 7] {
+        let mut index = [0u32; 8];
+        // SAFETY: `index` holds eight u32, one vector.
+        unsafe { _mm256_storeu_si256(index.as_mut_ptr().cast(), i) };
+        // SAFETY: a row is eight f32, one vector.
+        let row = |k: usize| unsafe { _mm256_load_ps(ROWS.0[index[k] as usize].as_ptr()) };
+        let pair =
+            |lo: __m256, hi: __m256| (_mm256_unpacklo_ps(lo, hi), _mm256_unpackhi_ps(lo, hi));
+        // Rows 0–3 and 4–7 each to four vectors of elements (e, e + 4) in their halves...
+        let (l01, h01) = pair(row(0), row(1));
+        let (l23, h23) = pair(row(2), row(3));
+        let (l45, h45) = pair(row(4), row(5));
+        let (l67, h67) = pair(row(6), row(7));
+        let low = [
+            _mm256_shuffle_ps::<0x44>(l01, l23),
+            _mm256_shuffle_ps::<0xEE>(l01, l23),
+            _mm256_shuffle_ps::<0x44>(h01, h23),
+            _mm256_shuffle_ps::<0xEE>(h01, h23),
+        ];
+        let high = [
+            _mm256_shuffle_ps::<0x44>(l45, l67),
+            _mm256_shuffle_ps::<0xEE>(l45, l67),
+            _mm256_shuffle_ps::<0x44>(h45, h67),
+            _mm256_shuffle_ps::<0xEE>(h45, h67),
+        ];
+        // ...then the low halves of a pair are element e, the high halves element e + 4.
+        [
+            _mm256_permute2f128_ps::<0x20>(low[0], high[0]),
+            _mm256_permute2f128_ps::<0x20>(low[1], high[1]),
+            _mm256_permute2f128_ps::<0x20>(low[2], high[2]),
+            _mm256_permute2f128_ps::<0x20>(low[3], high[3]),
+            _mm256_permute2f128_ps::<0x31>(low[0], high[0]),
+            _mm256_permute2f128_ps::<0x31>(low[1], high[1]),
+            _mm256_permute2f128_ps::<0x31>(low[2], high[2]),
+        ]
     }
 
-    /// `super::tanh`, the same steps as the AVX-512 form but for the look-up's
-    /// selection bits.
+    /// `super::tanh`, the steps of the AVX-512 form with the entries from `entries`.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
     fn tanh_lanes(x: __m256) -> __m256 {
         let sign = _mm256_set1_ps(-0.0);
         let a = _mm256_min_ps(_mm256_set1_ps(CLAMP), _mm256_andnot_ps(sign, x));
         let bits = _mm256_srli_epi32::<{ QUARTER_SHIFT as i32 }>(_mm256_castps_si256(a));
-        let i = _mm256_subs_epu16(bits, _mm256_set1_epi32(FIRST_QUARTER as i32));
-        let bit3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(i));
-        let bit4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(i));
-        let (t, q) = table_polynomial!(a, _mm256_sub_ps, _mm256_fmadd_ps, look_up(i, bit3, bit4));
+        // `& 31` as in the scalar form: a NaN's bits give an entry above 31.
+        let i = _mm256_and_si256(
+            _mm256_subs_epu16(bits, _mm256_set1_epi32(FIRST_QUARTER as i32)),
+            _mm256_set1_epi32(31),
+        );
+        let [center, coef @ ..] = entries(i);
+        let t = _mm256_sub_ps(a, center);
+        let q = coef[1..DEGREE]
+            .iter()
+            .rev()
+            .fold(coef[DEGREE], |q, &c| _mm256_fmadd_ps(q, t, c));
         let small = _mm256_cmp_ps::<_CMP_LT_OQ>(a, _mm256_set1_ps(SMALL));
-        let base = _mm256_blendv_ps(look_up(&COEF[0], i, bit3, bit4), t, small);
+        let base = _mm256_blendv_ps(coef[0], t, small);
         let y = _mm256_fmadd_ps(q, t, base);
         // y's sign bit is clear, as in the AVX-512 form.
         _mm256_or_ps(y, _mm256_and_ps(sign, x))
