@@ -40,8 +40,10 @@ pub struct Unpacked {
     /// The scales as i16: words 0-7 scale the first 16 values of run `r`, words 8-15
     /// the last 16.
     pub sc: [__m256i; 8],
-    /// Q4_K/Q5_K: the 8 sub-block mins as i16.
-    pub mins: __m128i,
+    /// Sixteen i16 that `madd` pairs with an activation block's 16 bsums — Q4_K/Q5_K:
+    /// each sub-block's min twice (Σ min·bsum, the min term); Q6_K: the 16 scales
+    /// (Σ scale·bsum, the bias term over 32).
+    pub pairs: __m256i,
     pub d: f32,
     pub dmin: f32,
 }
@@ -52,7 +54,7 @@ pub fn empty() -> Unpacked {
     Unpacked {
         u: [zero; 8],
         sc: [zero; 8],
-        mins: _mm_setzero_si128(),
+        pairs: zero,
         d: 0.0,
         dmin: 0.0,
     }
@@ -87,7 +89,9 @@ pub fn unpack(kind: KQuant, x: &[u8], w: &mut Unpacked) {
             for (sc, &s) in w.sc.iter_mut().zip(&sm[..8]) {
                 *sc = _mm256_set1_epi16(s as i16);
             }
-            w.mins = _mm256_extracti128_si256::<1>(_mm256_cvtepu8_epi16(load128(&sm, 0)));
+            // Mins 8..16 of `sm`, each twice.
+            let twice = _mm_setr_epi8(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+            w.pairs = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(load128(&sm, 0), twice));
             (w.d, w.dmin) = f16_pair_at(x, 0);
         }
         KQuant::Q6K => {
@@ -106,7 +110,7 @@ pub fn unpack(kind: KQuant, x: &[u8], w: &mut Unpacked) {
             for (r, sc) in w.sc.iter_mut().enumerate() {
                 *sc = _mm256_set_m128i(scale(2 * r + 1), scale(2 * r));
             }
-            w.mins = _mm_setzero_si128();
+            w.pairs = _mm256_cvtepi8_epi16(load128(x, 192));
             (w.d, w.dmin) = (f16_at(x, 208), 0.0);
         }
     }
