@@ -115,7 +115,7 @@ const PARALLEL_MIN: usize = 1 << 17;
 /// quicksort, with `row` untouched or only permuted among elements that no sort tells
 /// apart.
 pub fn sort_row<T: RadixKey>(row: &mut [T], descending: bool) -> bool {
-    if !quicksort::available() {
+    if !quicksort::available(T::KEY_BITS) {
         return false;
     }
     let Some(shared) = shared_of(row) else {
@@ -238,7 +238,7 @@ pub fn argsort_row<T: RadixKey>(
     pairs: &mut Vec<u64>,
     descending: bool,
 ) -> bool {
-    if !quicksort::available() || T::KEY_BITS > 32 || u32::try_from(row.len()).is_err() {
+    if !quicksort::available(64) || T::KEY_BITS > 32 || u32::try_from(row.len()).is_err() {
         return false;
     }
     pairs.clear();
@@ -295,7 +295,10 @@ mod tests {
             let want = [f32::NAN, f32::NAN, 3.0, -0.0, -0.0, -1.0];
             assert_eq!(row.map(f32::to_bits), want.map(f32::to_bits));
         }
-        assert_eq!(sort_row(&mut [3.0f32, 1.0], false), quicksort::available());
+        assert_eq!(
+            sort_row(&mut [3.0f32, 1.0], false),
+            quicksort::available(32)
+        );
     }
 
     #[test]
@@ -308,7 +311,7 @@ mod tests {
             let (mut got, mut want) = (xs.clone(), xs.clone());
             let taken = sort_row(&mut got, descending);
             radix::sort_row(&mut want, &mut Vec::new(), descending);
-            assert_eq!(taken, quicksort::available());
+            assert_eq!(taken, quicksort::available(32));
             if taken {
                 assert!(got
                     .iter()
@@ -329,7 +332,7 @@ mod tests {
             let (mut got, mut want) = (xs.to_vec(), xs.to_vec());
             let taken = sort_row(&mut got, descending);
             radix::sort_row(&mut want, &mut Vec::new(), descending);
-            assert_eq!(taken, quicksort::available());
+            assert_eq!(taken, quicksort::available(T::KEY_BITS));
             // Without a vector sort on this CPU the row is left to the caller.
             if taken {
                 let bits = |v: &[T]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();

@@ -1,13 +1,35 @@
-//! AVX-512 in-place quicksort for 32- and 64-bit integers and floats, in the style of x86-simd-sort and
-//! vqsort: compress-based partitioning, median-of-sample pivots and bitonic sorting networks in
-//! registers for small ranges. Deterministic; after too many bad pivots it gives up with
-//! `Err(())` (leaving a permutation of the input) instead of going quadratic.
+//! In-place vector quicksort for 32- and 64-bit integers and floats, in the style of
+//! x86-simd-sort and vqsort: compress-based partitioning, median-of-sample pivots and
+//! bitonic sorting networks in registers for small ranges. AVX-512 sorts both widths;
+//! AVX2 sorts the 32-bit keys (`kernel/lanes_avx2.rs`: its 64-bit compares and min/max
+//! would be emulated, and rows of those keep the radix sort). Deterministic; after too
+//! many bad pivots it gives up with `Err(())` (leaving a permutation of the input)
+//! instead of going quadratic. Any sort of these keys gives the same bits, so which
+//! one runs changes only the speed.
 #![deny(unsafe_op_in_unsafe_fn)]
 
-/// True when the AVX-512 sort may run: `Isa::detect` allows AVX-512 (which includes the
-/// popcnt and bmi2 the partition tables use).
-pub fn available() -> bool {
-    crate::kernels::isa::Isa::detect().avx512()
+use crate::kernels::isa::Isa;
+
+/// True when a vector sort may run for keys of `bits` (32 or 64) bits: `Isa::detect`
+/// allows AVX-512 (which includes the popcnt and bmi2 the partition tables use), or,
+/// for 32-bit keys, AVX2 on a CPU with popcnt.
+pub fn available(bits: u32) -> bool {
+    let isa = Isa::detect();
+    match bits {
+        32 => isa.avx512() || (isa.avx2() && has_popcnt()),
+        64 => isa.avx512(),
+        _ => false,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_popcnt() -> bool {
+    std::arch::is_x86_feature_detected!("popcnt")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn has_popcnt() -> bool {
+    false
 }
 
 /// A key type the vector quicksort sorts in its natural order: the signed and unsigned
@@ -15,27 +37,40 @@ pub fn available() -> bool {
 /// the IEEE order is total and equal keys have equal bits). With a NaN the floats come
 /// back in an unspecified order, possibly not a permutation: callers check first.
 pub trait Key: Copy + PartialOrd + Default + Send {
-    /// Sorts ascending. `Err(())` when AVX-512 is missing (`v` untouched) or when it gave
-    /// up on bad pivots (`v` is then a permutation of its input); sort it another way.
+    /// Sorts ascending. `Err(())` when no vector sort runs for the type here (`v`
+    /// untouched) or when it gave up on bad pivots (`v` is then a permutation of its
+    /// input); sort it another way.
     #[allow(clippy::result_unit_err)] // The caller falls back to its own sort on Err.
     fn sort(v: &mut [Self]) -> Result<(), ()>;
     /// One partition step of `sort` around a pivot sampled from `v`: moves the keys `<=`
     /// it to the front and returns their count, or `None` (with `v` untouched or only
-    /// permuted) when that would not split `v` in two or AVX-512 is missing. Lets a
+    /// permuted) when that would not split `v` in two or no vector sort runs. Lets a
     /// caller sort the two parts on two threads.
     fn split(v: &mut [Self]) -> Option<usize>;
+    /// The AVX2 sort's result, when it runs for the type here, even where `sort` would
+    /// take the AVX-512 one: lets the tests check both on an AVX-512 machine.
+    #[cfg(test)]
+    fn sort_avx2(v: &mut [Self]) -> Option<Result<(), ()>>;
 }
 
-/// `Key` for types of one lane width, through the kernel's proof type `$lanes`.
+/// `Key` for types of one lane width, through the kernel's proof types: `$wide` for
+/// AVX-512, then the one in brackets for AVX2 where the width has one.
 macro_rules! key {
-    ($lanes:ident: $($t:ty),*) => {$(
+    ($wide:ident, $narrow:tt: $($t:ty),*) => {$(key!(@one $t, $wide, $narrow);)*};
+    (@one $t:ty, $wide:ident, [$($narrow:ident)?]) => {
         impl Key for $t {
             fn sort(v: &mut [$t]) -> Result<(), ()> {
                 #[cfg(target_arch = "x86_64")]
-                if let Some(s) = kernel::$lanes::<$t>::detect() {
-                    // SAFETY: `s` exists only if the CPU has every feature that
-                    // `kernel::sort` enables.
-                    return unsafe { kernel::sort(s, v) };
+                {
+                    if let Some(s) = kernel::$wide::<$t>::detect() {
+                        // SAFETY: `s` exists only if the CPU has every feature that
+                        // `kernel::avx512::sort` enables.
+                        return unsafe { kernel::avx512::sort(s, v) };
+                    }
+                    $(if let Some(s) = kernel::$narrow::<$t>::detect() {
+                        // SAFETY: as above, for `kernel::avx2::sort`.
+                        return unsafe { kernel::avx2::sort(s, v) };
+                    })?
                 }
                 #[cfg(not(target_arch = "x86_64"))]
                 let _ = v;
@@ -44,21 +79,40 @@ macro_rules! key {
 
             fn split(v: &mut [$t]) -> Option<usize> {
                 #[cfg(target_arch = "x86_64")]
-                if let Some(s) = kernel::$lanes::<$t>::detect() {
-                    // SAFETY: `s` exists only if the CPU has every feature that
-                    // `kernel::split` enables.
-                    return unsafe { kernel::split(s, v) };
+                {
+                    if let Some(s) = kernel::$wide::<$t>::detect() {
+                        // SAFETY: `s` exists only if the CPU has every feature that
+                        // `kernel::avx512::split` enables.
+                        return unsafe { kernel::avx512::split(s, v) };
+                    }
+                    $(if let Some(s) = kernel::$narrow::<$t>::detect() {
+                        // SAFETY: as above, for `kernel::avx2::split`.
+                        return unsafe { kernel::avx2::split(s, v) };
+                    })?
                 }
                 #[cfg(not(target_arch = "x86_64"))]
                 let _ = v;
                 None
             }
+
+            #[cfg(test)]
+            fn sort_avx2(v: &mut [$t]) -> Option<Result<(), ()>> {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    $(if let Some(s) = kernel::$narrow::<$t>::detect() {
+                        // SAFETY: as in `sort`.
+                        return Some(unsafe { kernel::avx2::sort(s, v) });
+                    })?
+                }
+                let _ = v;
+                None
+            }
         }
-    )*};
+    };
 }
 
-key!(Lanes16: u32, i32, f32);
-key!(Lanes8: u64, i64, f64);
+key!(Lanes16, [Lanes8x32]: u32, i32, f32);
+key!(Lanes8, []: u64, i64, f64);
 
 #[cfg(target_arch = "x86_64")]
 mod kernel {
@@ -72,13 +126,16 @@ mod kernel {
     const BASE_REGS: usize = 16;
     /// Vectors per partition step. `2 * UNROLL <= BASE_REGS`: `partition` needs two blocks.
     const UNROLL: usize = 8;
-    /// Distance in blocks of the far prefetch (about 15 KB).
+    /// Distance in blocks of the far prefetch (about 15 KB; 7.5 KB with AVX2).
     const FAR: usize = 30;
     /// Up to this length the pivot is the median of 16 samples, above it of 64.
     const SMALL_SAMPLE_LEN: usize = 4096;
 
-    /// Zero-sized proofs that the CPU has the features `available` checks: sorting `K`
-    /// sixteen 32-bit lanes or eight 64-bit lanes to a register.
+    mod lanes_avx2;
+    pub use lanes_avx2::Lanes8x32;
+
+    /// Zero-sized proofs that the CPU has the features `available` checks for AVX-512:
+    /// sorting `K` sixteen 32-bit lanes or eight 64-bit lanes to a register.
     #[derive(Clone, Copy)]
     pub struct Lanes16<K>(PhantomData<K>);
     #[derive(Clone, Copy)]
@@ -87,14 +144,16 @@ mod kernel {
     impl<K> Lanes16<K> {
         pub fn detect() -> Option<Self> {
             const { assert!(core::mem::size_of::<K>() == 4) };
-            super::available().then_some(Lanes16(PhantomData))
+            super::Isa::detect()
+                .avx512()
+                .then_some(Lanes16(PhantomData))
         }
     }
 
     impl<K> Lanes8<K> {
         pub fn detect() -> Option<Self> {
             const { assert!(core::mem::size_of::<K>() == 8) };
-            super::available().then_some(Lanes8(PhantomData))
+            super::Isa::detect().avx512().then_some(Lanes8(PhantomData))
         }
     }
 
@@ -242,59 +301,121 @@ mod kernel {
         _mm512_castpd_si512
     );
 
+    /// A lane mask: bit `i` for lane `i` of a register of 8 (u8) or 16 (u16) keys.
+    pub trait LaneMask:
+        Copy + Not<Output = Self> + BitAnd<Output = Self> + BitXor<Output = Self>
+    {
+        fn count(self) -> usize;
+        /// Lanes `0..min(k, lanes)`.
+        fn first(k: usize) -> Self;
+        /// Lanes whose index has bit `p` set.
+        fn upper(p: u32) -> Self;
+    }
+
+    impl LaneMask for u16 {
+        #[inline(always)]
+        fn count(self) -> usize {
+            self.count_ones() as usize
+        }
+        #[inline(always)]
+        fn first(k: usize) -> u16 {
+            FIRST[k.min(16)]
+        }
+        #[inline(always)]
+        fn upper(p: u32) -> u16 {
+            [0xAAAA, 0xCCCC, 0xF0F0, 0xFF00][p as usize]
+        }
+    }
+
+    impl LaneMask for u8 {
+        #[inline(always)]
+        fn count(self) -> usize {
+            self.count_ones() as usize
+        }
+        #[inline(always)]
+        fn first(k: usize) -> u8 {
+            FIRST[k.min(8)] as u8
+        }
+        #[inline(always)]
+        fn upper(p: u32) -> u8 {
+            [0xAA, 0xCC, 0xF0][p as usize]
+        }
+    }
+
     /// Vector operations for one key width. Holding `self` proves the CPU can run them; they
     /// are `inline(always)` so they fold into the `target_feature` kernels below.
     pub trait Ops: Copy {
         type T: Order;
-        type M: Copy + Not<Output = Self::M> + BitAnd<Output = Self::M> + BitXor<Output = Self::M>;
+        /// A register of keys.
+        type V: Copy;
+        type M: LaneMask;
         /// Lanes per register.
         const N: usize;
-        const MAX: Self::T;
-        /// `x - 1`, or `None` for 0.
-        fn pred(x: Self::T) -> Option<Self::T>;
-        fn splat(self, x: Self::T) -> V;
+        const MAX: Self::T = <Self::T as Order>::MAX;
+        /// The largest key below `x`, or `None` for the smallest.
+        #[inline(always)]
+        fn pred(x: Self::T) -> Option<Self::T> {
+            x.pred()
+        }
+        fn splat(self, x: Self::T) -> Self::V;
         /// Lanes where `a > b`.
-        fn gt(self, a: V, b: V) -> Self::M;
-        fn count(self, m: Self::M) -> usize;
+        fn gt(self, a: Self::V, b: Self::V) -> Self::M;
+        #[inline(always)]
+        fn count(self, m: Self::M) -> usize {
+            m.count()
+        }
         /// Lanes `0..min(k, N)`.
-        fn first(self, k: usize) -> Self::M;
+        #[inline(always)]
+        fn first(self, k: usize) -> Self::M {
+            Self::M::first(k)
+        }
         /// Lanes whose index has bit `p` set.
-        fn upper(self, p: u32) -> Self::M;
-        fn min(self, a: V, b: V) -> V;
-        fn max(self, a: V, b: V) -> V;
+        #[inline(always)]
+        fn upper(self, p: u32) -> Self::M {
+            Self::M::upper(p)
+        }
+        fn min(self, a: Self::V, b: Self::V) -> Self::V;
+        fn max(self, a: Self::V, b: Self::V) -> Self::V;
         /// `max(a, b)` in the lanes of `hi`, `min(a, b)` elsewhere.
-        fn minmax(self, hi: Self::M, a: V, b: V) -> V;
+        fn minmax(self, hi: Self::M, a: Self::V, b: Self::V) -> Self::V;
         /// Lane `i` of the result is lane `i ^ m` of `x`.
-        fn lane_xor(self, x: V, m: usize) -> V;
+        fn lane_xor(self, x: Self::V, m: usize) -> Self::V;
         /// Exchanges lane-index bit `p` with the bit telling register `a` from `b`: the
         /// results hold the lanes with bit `p` clear, then those with it set.
-        fn swap_bit(self, a: V, b: V, p: u32) -> (V, V);
+        fn swap_bit(self, a: Self::V, b: Self::V, p: u32) -> (Self::V, Self::V);
         /// Packs the lanes of `m` to the bottom.
-        fn compress(self, m: Self::M, x: V) -> V;
+        fn compress(self, m: Self::M, x: Self::V) -> Self::V;
         /// Loads `min(N, src.len())` keys, padding with `MAX`.
-        fn load_n(self, src: &[Self::T]) -> V;
+        fn load_n(self, src: &[Self::T]) -> Self::V;
         /// Stores the first `min(N, dst.len())` lanes.
-        fn store_n(self, dst: &mut [Self::T], x: V);
+        fn store_n(self, dst: &mut [Self::T], x: Self::V);
         /// # Safety
         /// `p..p + N` must be readable.
-        unsafe fn load(self, p: *const Self::T) -> V;
+        unsafe fn load(self, p: *const Self::T) -> Self::V;
         /// Loads the lanes of `m`, zeroing the others.
         /// # Safety
         /// Those lanes at `p` must be readable.
-        unsafe fn load_masked(self, p: *const Self::T, m: Self::M) -> V;
+        unsafe fn load_masked(self, p: *const Self::T, m: Self::M) -> Self::V;
         /// # Safety
         /// `p..p + N` must be writable.
-        unsafe fn store(self, p: *mut Self::T, x: V);
+        unsafe fn store(self, p: *mut Self::T, x: Self::V);
         /// Stores the lanes of `m`.
         /// # Safety
         /// Those lanes at `p` must be writable.
-        unsafe fn store_masked(self, p: *mut Self::T, m: Self::M, x: V);
+        unsafe fn store_masked(self, p: *mut Self::T, m: Self::M, x: Self::V);
         /// Partitions a whole vector: keys `<= pivot` (`gt(x, pv)` clear) go up from `o.l`, the
         /// others down from `o.r`, and the cursors move. `ones` is an all-ones mask.
         /// # Safety
         /// `o.l .. o.l + N` must be writable and hold nothing still needed, and so must
         /// `o.r - N .. o.r` or, if `tight`, `o.l .. o.r` (at least `N` slots).
-        unsafe fn split_store(self, o: &mut Out<Self::T>, x: V, pv: V, ones: Self::M, tight: bool);
+        unsafe fn split_store(
+            self,
+            o: &mut Out<Self::T>,
+            x: Self::V,
+            pv: Self::V,
+            ones: Self::M,
+            tight: bool,
+        );
     }
 
     /// Write cursors of a partition: the left part grows up from `p + l`, the right part down
@@ -344,15 +465,11 @@ mod kernel {
     // `self` proves the CPU has AVX-512F/BW/VL/DQ, and `K` has the lane width (`detect`). Intrinsics taking pointers touch only the lanes the method's contract
     // names (upheld by its callers, or by slice bounds); masked-off lanes are never accessed.
     impl<K: Order> Ops for Lanes16<K> {
+        type V = V;
         type T = K;
         type M = u16;
         const N: usize = 16;
-        const MAX: K = K::MAX;
 
-        #[inline(always)]
-        fn pred(x: K) -> Option<K> {
-            x.pred()
-        }
         #[inline(always)]
         fn splat(self, x: K) -> V {
             // SAFETY: see the comment above the impl.
@@ -362,18 +479,6 @@ mod kernel {
         fn gt(self, a: V, b: V) -> u16 {
             // SAFETY: see the comment above the impl.
             unsafe { <K as Order>::gt(a, b) }
-        }
-        #[inline(always)]
-        fn count(self, m: u16) -> usize {
-            m.count_ones() as usize
-        }
-        #[inline(always)]
-        fn first(self, k: usize) -> u16 {
-            FIRST[k.min(16)]
-        }
-        #[inline(always)]
-        fn upper(self, p: u32) -> u16 {
-            [0xAAAA, 0xCCCC, 0xF0F0, 0xFF00][p as usize]
         }
         #[inline(always)]
         fn min(self, a: V, b: V) -> V {
@@ -472,15 +577,11 @@ mod kernel {
     }
 
     impl<K: Order> Ops for Lanes8<K> {
+        type V = V;
         type T = K;
         type M = u8;
         const N: usize = 8;
-        const MAX: K = K::MAX;
 
-        #[inline(always)]
-        fn pred(x: K) -> Option<K> {
-            x.pred()
-        }
         #[inline(always)]
         fn splat(self, x: K) -> V {
             // SAFETY: see the comment above the `Lanes16` impl.
@@ -490,18 +591,6 @@ mod kernel {
         fn gt(self, a: V, b: V) -> u8 {
             // SAFETY: see the comment above the `Lanes16` impl.
             unsafe { <K as Order>::gt(a, b) as u8 }
-        }
-        #[inline(always)]
-        fn count(self, m: u8) -> usize {
-            m.count_ones() as usize
-        }
-        #[inline(always)]
-        fn first(self, k: usize) -> u8 {
-            FIRST[k.min(8)] as u8
-        }
-        #[inline(always)]
-        fn upper(self, p: u32) -> u8 {
-            [0xAA, 0xCC, 0xF0][p as usize]
         }
         #[inline(always)]
         fn min(self, a: V, b: V) -> V {
@@ -584,17 +673,8 @@ mod kernel {
             unsafe {
                 let order = _mm512_set1_epi64(PARTITION8[high as usize] as i64);
                 let idx = _mm512_srlv_epi64(order, self.index(|l| 8 * l));
-                let y = _mm512_permutexvar_epi64(idx, x);
-                self.store(o.p.add(o.l), y);
-                if tight {
-                    // Its low lanes could land on the keys just stored at `o.l`.
-                    self.store_masked(o.p.add(o.r - 8), !self.first(8 - nh), y);
-                } else {
-                    self.store(o.p.add(o.r - 8), y);
-                }
+                store_both_ends(self, o, _mm512_permutexvar_epi64(idx, x), nh, tight);
             }
-            o.l += 8 - nh;
-            o.r -= nh;
         }
     }
 
@@ -608,165 +688,237 @@ mod kernel {
         }
     }
 
-    /// Sorts `v`, or gives up with `Err(())` after too many bad pivots.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
-    pub fn sort<S: Ops>(s: S, v: &mut [S::T]) -> Result<(), ()> {
-        // Partition levels allowed along any path; bounds the work by O(n log n).
-        let budget = 2 * (usize::BITS - v.len().leading_zeros()) + 4;
-        quicksort(s, v, budget)
-    }
+    /// The drivers, compiled once per instruction set as module `$name`: `$features`
+    /// are what the `Ops` of that set need, and the `inline(always)` helpers fold into
+    /// them.
+    macro_rules! drivers {
+        ($name:ident, $features:literal) => {
+            pub mod $name {
+                use super::*;
 
-    /// One partition step of `quicksort`: the count of keys `<=` a sampled pivot, now
-    /// in front, when both parts are non-empty.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
-    pub fn split<S: Ops>(s: S, v: &mut [S::T]) -> Option<usize> {
-        if v.len() <= BASE_REGS * S::N {
-            return None;
-        }
-        let mid = partition(s, v, choose_pivot(s, v));
-        (mid > 0 && mid < v.len()).then_some(mid)
-    }
-
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
-    fn quicksort<S: Ops>(s: S, mut v: &mut [S::T], mut budget: u32) -> Result<(), ()> {
-        loop {
-            if v.len() <= BASE_REGS * S::N {
-                sort_small(s, v);
-                return Ok(());
-            }
-            if budget == 0 {
-                return Err(());
-            }
-            budget -= 1;
-            let pivot = choose_pivot(s, v);
-            let mut mid = partition(s, v, pivot);
-            if mid == v.len() {
-                // Nothing exceeds the pivot, a sampled key, so it is the maximum: split off
-                // the keys equal to it, which are done. None smaller means all are equal.
-                let Some(below) = S::pred(pivot) else {
-                    return Ok(());
-                };
-                mid = partition(s, v, below);
-                if mid == 0 {
-                    return Ok(());
+                /// Sorts `v`, or gives up with `Err(())` after too many bad pivots.
+                #[target_feature(enable = $features)]
+                pub fn sort<S: Ops>(s: S, v: &mut [S::T]) -> Result<(), ()> {
+                    // Partition levels allowed along any path; bounds the work by O(n log n).
+                    let budget = 2 * (usize::BITS - v.len().leading_zeros()) + 4;
+                    quicksort(s, v, budget)
                 }
-                v = &mut core::mem::take(&mut v)[..mid];
-                continue;
+
+                /// One partition step of `quicksort`: the count of keys `<=` a sampled pivot, now
+                /// in front, when both parts are non-empty.
+                #[target_feature(enable = $features)]
+                pub fn split<S: Ops>(s: S, v: &mut [S::T]) -> Option<usize> {
+                    if v.len() <= BASE_REGS * S::N {
+                        return None;
+                    }
+                    let mid = partition(s, v, choose_pivot(s, v));
+                    (mid > 0 && mid < v.len()).then_some(mid)
+                }
+
+                #[target_feature(enable = $features)]
+                fn quicksort<S: Ops>(s: S, mut v: &mut [S::T], mut budget: u32) -> Result<(), ()> {
+                    loop {
+                        if v.len() <= BASE_REGS * S::N {
+                            sort_small(s, v);
+                            return Ok(());
+                        }
+                        if budget == 0 {
+                            return Err(());
+                        }
+                        budget -= 1;
+                        let pivot = choose_pivot(s, v);
+                        let mut mid = partition(s, v, pivot);
+                        if mid == v.len() {
+                            // Nothing exceeds the pivot, a sampled key, so it is the maximum: split off
+                            // the keys equal to it, which are done. None smaller means all are equal.
+                            let Some(below) = S::pred(pivot) else {
+                                return Ok(());
+                            };
+                            mid = partition(s, v, below);
+                            if mid == 0 {
+                                return Ok(());
+                            }
+                            v = &mut core::mem::take(&mut v)[..mid];
+                            continue;
+                        }
+                        // Recurse into the smaller side and loop on the larger: O(log n) stack.
+                        let (lo, hi) = core::mem::take(&mut v).split_at_mut(mid);
+                        if lo.len() <= hi.len() {
+                            quicksort(s, lo, budget)?;
+                            v = hi;
+                        } else {
+                            quicksort(s, hi, budget)?;
+                            v = lo;
+                        }
+                    }
+                }
+
+                /// Median of keys at evenly spaced positions (deterministic).
+                #[target_feature(enable = $features)]
+                fn choose_pivot<S: Ops>(s: S, v: &[S::T]) -> S::T {
+                    let count = if v.len() <= SMALL_SAMPLE_LEN { 16 } else { 64 };
+                    match count / S::N {
+                        1 => sample_median::<S, 1>(s, v),
+                        2 => sample_median::<S, 2>(s, v),
+                        4 => sample_median::<S, 4>(s, v),
+                        _ => sample_median::<S, 8>(s, v),
+                    }
+                }
+
+                #[inline(always)]
+                fn sample_median<S: Ops, const K: usize>(s: S, v: &[S::T]) -> S::T {
+                    let count = K * S::N;
+                    // `v.len() > BASE_REGS * N >= count`, so the stride is at least 1 and every sampled
+                    // index `i * stride + stride / 2 < count * stride <= v.len()`.
+                    let stride = v.len() / count;
+                    let mut buf = [S::T::default(); 64];
+                    for (i, x) in buf[..count].iter_mut().enumerate() {
+                        *x = v[i * stride + stride / 2];
+                    }
+                    sort_in_regs::<S, K>(s, &mut buf[..count]);
+                    buf[count / 2]
+                }
+
+                /// Moves the keys `<= pivot` to the front and returns their count.
+                #[target_feature(enable = $features)]
+                fn partition<S: Ops>(s: S, v: &mut [S::T], pivot: S::T) -> usize {
+                    let (n, w) = (v.len(), S::N);
+                    let block = UNROLL * w;
+                    if n < 2 * block {
+                        // Not reached from `quicksort`, which partitions only above BASE_REGS vectors.
+                        let mut k = 0;
+                        for i in 0..n {
+                            if v[i] <= pivot {
+                                v.swap(i, k);
+                                k += 1;
+                            }
+                        }
+                        return k;
+                    }
+                    let pv = s.splat(pivot);
+                    // Opaque all-ones mask: with a known one LLVM turns `!gt` into a second compare (a
+                    // port-5 uop, like the compresses); `gt ^ ones` stays a cheap mask op.
+                    let ones = core::hint::black_box(s.first(w));
+                    let p = v.as_mut_ptr();
+                    // SAFETY: every access stays inside `v` (`p..p + n`). Unread keys are `left..right`,
+                    // finished ones `..o.l` and `o.r..`. The first and last `block` keys are held in
+                    // registers, so the gaps `o.l..left` and `right..o.r` together always have
+                    // `2 * block` free slots. Each step reads from the side with the smaller gap, which
+                    // leaves both gaps at least as large as what the step may write there (`block` or N),
+                    // so writes never reach unread keys.
+                    unsafe {
+                        let mut held = [pv; 2 * UNROLL];
+                        for i in 0..UNROLL {
+                            held[i] = s.load(p.add(i * w));
+                            held[UNROLL + i] = s.load(p.add(n - block + i * w));
+                        }
+                        let mut o = Out { p, l: 0, r: n };
+                        let (mut left, mut right) = (block, n - block);
+                        while right - left >= block {
+                            // Prefetch that side's next block, and further ahead for passes that stream
+                            // from memory; `wrapping_*` as these may lie outside `v` (prefetch never faults).
+                            let (src, near, far) = if o.r - right < left - o.l {
+                                right -= block;
+                                let near = right.wrapping_sub(block);
+                                (right, near, near.wrapping_sub(FAR * block))
+                            } else {
+                                left += block;
+                                (left - block, left, left + FAR * block)
+                            };
+                            let mut cur = [pv; UNROLL];
+                            for (i, x) in cur.iter_mut().enumerate() {
+                                *x = s.load(p.add(src + i * w));
+                                _mm_prefetch::<_MM_HINT_T0>(
+                                    p.wrapping_add(near.wrapping_add(i * w)).cast(),
+                                );
+                                _mm_prefetch::<_MM_HINT_T1>(
+                                    p.wrapping_add(far.wrapping_add(i * w)).cast(),
+                                );
+                            }
+                            for x in &cur {
+                                s.split_store(&mut o, *x, pv, ones, false);
+                            }
+                        }
+                        while right - left >= w {
+                            let src = if o.r - right < left - o.l {
+                                right -= w;
+                                right
+                            } else {
+                                left += w;
+                                left - w
+                            };
+                            s.split_store(&mut o, s.load(p.add(src)), pv, ones, false);
+                        }
+                        if right > left {
+                            let valid = s.first(right - left);
+                            put(s, &mut o, s.load_masked(p.add(left), valid), pv, valid);
+                        }
+                        // Now `o.l..o.r` is all free and exactly fits the held keys, N per vector.
+                        for x in held {
+                            s.split_store(&mut o, x, pv, ones, true);
+                        }
+                        o.l
+                    }
+                }
+
+                /// Sorts up to `BASE_REGS * N` keys in registers, padding the last ones with `MAX`.
+                #[target_feature(enable = $features)]
+                fn sort_small<S: Ops>(s: S, v: &mut [S::T]) {
+                    match v.len().div_ceil(S::N) {
+                        0 => {}
+                        1 => sort_in_regs::<S, 1>(s, v),
+                        2 => sort_in_regs::<S, 2>(s, v),
+                        3..=4 => sort_in_regs::<S, 4>(s, v),
+                        5..=8 => sort_in_regs::<S, 8>(s, v),
+                        _ => sort_in_regs::<S, BASE_REGS>(s, v),
+                    }
+                }
+
+                /// Test hooks: run the kernels with other parameters than `sort` does.
+                #[cfg(test)]
+                pub mod hooks {
+                    use super::*;
+
+                    pub fn quicksort_with_budget<S: Ops>(
+                        s: S,
+                        v: &mut [S::T],
+                        budget: u32,
+                    ) -> Result<(), ()> {
+                        // SAFETY: `s` exists only if the CPU has every feature `quicksort` enables.
+                        unsafe { quicksort(s, v, budget) }
+                    }
+
+                    pub fn partition<S: Ops>(s: S, v: &mut [S::T], pivot: S::T) -> usize {
+                        // SAFETY: as above.
+                        unsafe { super::partition(s, v, pivot) }
+                    }
+                }
             }
-            // Recurse into the smaller side and loop on the larger: O(log n) stack.
-            let (lo, hi) = core::mem::take(&mut v).split_at_mut(mid);
-            if lo.len() <= hi.len() {
-                quicksort(s, lo, budget)?;
-                v = hi;
-            } else {
-                quicksort(s, hi, budget)?;
-                v = lo;
-            }
-        }
+        };
     }
 
-    /// Median of keys at evenly spaced positions (deterministic).
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
-    fn choose_pivot<S: Ops>(s: S, v: &[S::T]) -> S::T {
-        let count = if v.len() <= SMALL_SAMPLE_LEN { 16 } else { 64 };
-        match count / S::N {
-            1 => sample_median::<S, 1>(s, v),
-            2 => sample_median::<S, 2>(s, v),
-            4 => sample_median::<S, 4>(s, v),
-            _ => sample_median::<S, 8>(s, v),
-        }
-    }
+    drivers!(avx512, "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2");
+    drivers!(avx2, "avx2,popcnt");
 
+    /// Stores `y`, its `N - nh` low keys then its `nh` high keys, whole at both ends: the
+    /// low keys land up from `o.l`, the high ones down to `o.r`, and the cursors move.
+    ///
+    /// # Safety
+    /// As `Ops::split_store`.
     #[inline(always)]
-    fn sample_median<S: Ops, const K: usize>(s: S, v: &[S::T]) -> S::T {
-        let count = K * S::N;
-        // `v.len() > BASE_REGS * N >= count`, so the stride is at least 1 and every sampled
-        // index `i * stride + stride / 2 < count * stride <= v.len()`.
-        let stride = v.len() / count;
-        let mut buf = [S::T::default(); 64];
-        for (i, x) in buf[..count].iter_mut().enumerate() {
-            *x = v[i * stride + stride / 2];
-        }
-        sort_in_regs::<S, K>(s, &mut buf[..count]);
-        buf[count / 2]
-    }
-
-    /// Moves the keys `<= pivot` to the front and returns their count.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
-    fn partition<S: Ops>(s: S, v: &mut [S::T], pivot: S::T) -> usize {
-        let (n, w) = (v.len(), S::N);
-        let block = UNROLL * w;
-        if n < 2 * block {
-            // Not reached from `quicksort`, which partitions only above BASE_REGS vectors.
-            let mut k = 0;
-            for i in 0..n {
-                if v[i] <= pivot {
-                    v.swap(i, k);
-                    k += 1;
-                }
-            }
-            return k;
-        }
-        let pv = s.splat(pivot);
-        // Opaque all-ones mask: with a known one LLVM turns `!gt` into a second compare (a
-        // port-5 uop, like the compresses); `gt ^ ones` stays a cheap mask op.
-        let ones = core::hint::black_box(s.first(w));
-        let p = v.as_mut_ptr();
-        // SAFETY: every access stays inside `v` (`p..p + n`). Unread keys are `left..right`,
-        // finished ones `..o.l` and `o.r..`. The first and last `block` keys are held in
-        // registers, so the gaps `o.l..left` and `right..o.r` together always have
-        // `2 * block` free slots. Each step reads from the side with the smaller gap, which
-        // leaves both gaps at least as large as what the step may write there (`block` or N),
-        // so writes never reach unread keys.
+    unsafe fn store_both_ends<S: Ops>(s: S, o: &mut Out<S::T>, y: S::V, nh: usize, tight: bool) {
+        // SAFETY: the caller guarantees the room.
         unsafe {
-            let mut held = [pv; 2 * UNROLL];
-            for i in 0..UNROLL {
-                held[i] = s.load(p.add(i * w));
-                held[UNROLL + i] = s.load(p.add(n - block + i * w));
+            s.store(o.p.add(o.l), y);
+            if tight {
+                // Its low lanes could land on the keys just stored at `o.l`.
+                s.store_masked(o.p.add(o.r - S::N), !s.first(S::N - nh), y);
+            } else {
+                s.store(o.p.add(o.r - S::N), y);
             }
-            let mut o = Out { p, l: 0, r: n };
-            let (mut left, mut right) = (block, n - block);
-            while right - left >= block {
-                // Prefetch that side's next block, and further ahead for passes that stream
-                // from memory; `wrapping_*` as these may lie outside `v` (prefetch never faults).
-                let (src, near, far) = if o.r - right < left - o.l {
-                    right -= block;
-                    let near = right.wrapping_sub(block);
-                    (right, near, near.wrapping_sub(FAR * block))
-                } else {
-                    left += block;
-                    (left - block, left, left + FAR * block)
-                };
-                let mut cur = [pv; UNROLL];
-                for (i, x) in cur.iter_mut().enumerate() {
-                    *x = s.load(p.add(src + i * w));
-                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(near.wrapping_add(i * w)).cast());
-                    _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(far.wrapping_add(i * w)).cast());
-                }
-                for x in &cur {
-                    s.split_store(&mut o, *x, pv, ones, false);
-                }
-            }
-            while right - left >= w {
-                let src = if o.r - right < left - o.l {
-                    right -= w;
-                    right
-                } else {
-                    left += w;
-                    left - w
-                };
-                s.split_store(&mut o, s.load(p.add(src)), pv, ones, false);
-            }
-            if right > left {
-                let valid = s.first(right - left);
-                put(s, &mut o, s.load_masked(p.add(left), valid), pv, valid);
-            }
-            // Now `o.l..o.r` is all free and exactly fits the held keys, N per vector.
-            for x in held {
-                s.split_store(&mut o, x, pv, ones, true);
-            }
-            o.l
         }
+        o.l += S::N - nh;
+        o.r -= nh;
     }
 
     /// Writes the `valid` lanes of `x`: keys `<= pivot` up from `o.l`, the others down from
@@ -775,7 +927,7 @@ mod kernel {
     /// # Safety
     /// `o.l .. o.r` must be writable and have at least `count(valid)` free slots.
     #[inline(always)]
-    unsafe fn put<S: Ops>(s: S, o: &mut Out<S::T>, x: V, pv: V, valid: S::M) {
+    unsafe fn put<S: Ops>(s: S, o: &mut Out<S::T>, x: S::V, pv: S::V, valid: S::M) {
         let gt = s.gt(x, pv);
         let (high, low) = (gt & valid, !gt & valid);
         let (nh, nl) = (s.count(high), s.count(low));
@@ -786,19 +938,6 @@ mod kernel {
         }
         o.l += nl;
         o.r -= nh;
-    }
-
-    /// Sorts up to `BASE_REGS * N` keys in registers, padding the last ones with `MAX`.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi2")]
-    fn sort_small<S: Ops>(s: S, v: &mut [S::T]) {
-        match v.len().div_ceil(S::N) {
-            0 => {}
-            1 => sort_in_regs::<S, 1>(s, v),
-            2 => sort_in_regs::<S, 2>(s, v),
-            3..=4 => sort_in_regs::<S, 4>(s, v),
-            5..=8 => sort_in_regs::<S, 8>(s, v),
-            _ => sort_in_regs::<S, BASE_REGS>(s, v),
-        }
     }
 
     /// Sorts `v[..K * N]` (all of `v` if shorter) with a `K`-register network.
@@ -825,7 +964,7 @@ mod kernel {
     /// Everything is spelled out with constant arguments so that it unrolls fully and stays in
     /// registers (LLVM does not unroll loops this large by itself).
     #[inline(always)]
-    fn network<S: Ops, const K: usize>(s: S, r: &mut [V; K]) -> [usize; 16] {
+    fn network<S: Ops, const K: usize>(s: S, r: &mut [S::V; K]) -> [usize; 16] {
         let bits = K.trailing_zeros() + S::N.trailing_zeros();
         stage(s, r, bits, 1);
         stage(s, r, bits, 2);
@@ -845,7 +984,7 @@ mod kernel {
 
     /// Merge stage `st` (if the network has that many): merges sorted runs of `2^(st-1)` keys.
     #[inline(always)]
-    fn stage<S: Ops, const K: usize>(s: S, r: &mut [V; K], bits: u32, st: u32) {
+    fn stage<S: Ops, const K: usize>(s: S, r: &mut [S::V; K], bits: u32, st: u32) {
         if st > bits {
             return;
         }
@@ -863,7 +1002,7 @@ mod kernel {
     /// First layer of stage `st`: rank `e` meets rank `e ^ (2^st - 1)`, the lower one keeping
     /// the min.
     #[inline(always)]
-    fn mirror<S: Ops, const K: usize>(s: S, r: &mut [V; K], st: u32) {
+    fn mirror<S: Ops, const K: usize>(s: S, r: &mut [S::V; K], st: u32) {
         let kb = K.trailing_zeros();
         if st <= kb {
             // Registers only. The max goes to `e ^ top` instead of its mirror rank: that
@@ -892,7 +1031,7 @@ mod kernel {
 
     /// Half-cleaner layer of stage `st` on bit `t` (if it has one): rank `e` meets `e ^ 2^t`.
     #[inline(always)]
-    fn half<S: Ops, const K: usize>(s: S, r: &mut [V; K], st: u32, t: u32) {
+    fn half<S: Ops, const K: usize>(s: S, r: &mut [S::V; K], st: u32, t: u32) {
         let kb = K.trailing_zeros();
         if t + 2 > st {
             return;
@@ -959,28 +1098,12 @@ mod kernel {
 
     /// Exchanges register bit `q` with lane bit `p` in every register pair.
     #[inline(always)]
-    fn swap_layer<S: Ops, const K: usize>(s: S, r: &mut [V; K], swap: Option<(u32, u32)>) {
+    fn swap_layer<S: Ops, const K: usize>(s: S, r: &mut [S::V; K], swap: Option<(u32, u32)>) {
         if let Some((q, p)) = swap {
             for i in 0..K / 2 {
                 let a = low_pair(i, q);
                 (r[a], r[a | 1 << q]) = s.swap_bit(r[a], r[a | 1 << q], p);
             }
-        }
-    }
-
-    /// Test hooks: run the kernels with other parameters than `sort` does.
-    #[cfg(test)]
-    pub mod hooks {
-        use super::*;
-
-        pub fn quicksort_with_budget<S: Ops>(s: S, v: &mut [S::T], budget: u32) -> Result<(), ()> {
-            // SAFETY: `s` exists only if the CPU has every feature `quicksort` enables.
-            unsafe { quicksort(s, v, budget) }
-        }
-
-        pub fn partition<S: Ops>(s: S, v: &mut [S::T], pivot: S::T) -> usize {
-            // SAFETY: as above.
-            unsafe { super::partition(s, v, pivot) }
         }
     }
 }
@@ -1023,11 +1146,7 @@ mod tests {
 
     fn check(kind: usize, n: usize, rng: &mut Rng) {
         let data = pattern(kind, n, rng);
-        let mut a = data.clone();
-        let mut b = a.clone();
-        b.sort_unstable();
-        assert_eq!(u64::sort(&mut a), Ok(()), "u64 kind {kind} n {n}");
-        assert!(a == b, "u64 kind {kind} n {n}");
+        check_as(&data, |x| x, |x: u64| x.to_string(), kind);
         check_as(&data, |x| x as u32, |x: u32| x.to_string(), kind);
         check_as(&data, |x| x as i32, |x: i32| x.to_string(), kind);
         check_as(&data, |x| x as i64, |x: i64| x.to_string(), kind);
@@ -1053,29 +1172,38 @@ mod tests {
         check_as(&data, tiny, |x| x.to_bits().to_string(), kind);
     }
 
-    /// Sorts `data` mapped through `f` and compares, as strings of `show`, with the
-    /// standard library's sort.
+    /// Sorts `data` mapped through `f` with every vector sort that runs for `T` here
+    /// and compares, as strings of `show`, with the standard library's sort.
     fn check_as<T: Key + core::fmt::Debug>(
         data: &[u64],
         f: impl Fn(u64) -> T,
         show: impl Fn(T) -> String,
         kind: usize,
     ) {
-        let mut a: Vec<T> = data.iter().map(|&x| f(x)).collect();
-        let mut b = a.clone();
-        b.sort_by(|x, y| x.partial_cmp(y).unwrap());
-        let n = a.len();
-        let name = core::any::type_name::<T>();
-        assert_eq!(T::sort(&mut a), Ok(()), "{name} kind {kind} n {n}");
-        assert!(
-            a.iter().map(|&x| show(x)).eq(b.iter().map(|&x| show(x))),
-            "{name} kind {kind} n {n}"
-        );
+        let a: Vec<T> = data.iter().map(|&x| f(x)).collect();
+        let mut want = a.clone();
+        want.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        let (n, name) = (a.len(), core::any::type_name::<T>());
+        let same = |got: &[T]| {
+            got.iter()
+                .map(|&x| show(x))
+                .eq(want.iter().map(|&x| show(x)))
+        };
+        if available(8 * core::mem::size_of::<T>() as u32) {
+            let mut got = a.clone();
+            assert_eq!(T::sort(&mut got), Ok(()), "{name} kind {kind} n {n}");
+            assert!(same(&got), "{name} kind {kind} n {n}");
+        }
+        let mut got = a;
+        if let Some(sorted) = T::sort_avx2(&mut got) {
+            assert_eq!(sorted, Ok(()), "AVX2 {name} kind {kind} n {n}");
+            assert!(same(&got), "AVX2 {name} kind {kind} n {n}");
+        }
     }
 
     #[test]
     fn all_small_sizes() {
-        if !available() {
+        if !available(32) {
             return; // Nothing to test: the caller's fallback sorts.
         }
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
@@ -1088,7 +1216,7 @@ mod tests {
 
     #[test]
     fn large_sizes() {
-        if !available() {
+        if !available(32) {
             return; // Nothing to test: the caller's fallback sorts.
         }
         // Sizes that need several partition levels; kept small enough for a debug build.
@@ -1104,53 +1232,103 @@ mod tests {
         }
     }
 
-    #[test]
-    fn partition_splits() {
-        let (Some(s), Some(t)) = (
+    /// `partition` of every kernel the CPU runs: its u32 form and, with AVX-512, its
+    /// u64 one.
+    fn partitions() -> Vec<(&'static str, PartitionU32, Option<PartitionU64>)> {
+        let mut kernels: Vec<(&'static str, PartitionU32, Option<PartitionU64>)> = vec![];
+        if let (Some(s), Some(t)) = (
             kernel::Lanes16::<u32>::detect(),
             kernel::Lanes8::<u64>::detect(),
-        ) else {
-            return;
-        };
-        let mut rng = Rng(99);
-        for n in 0..700 {
-            let a: Vec<u64> = (0..n).map(|_| rng.next() % 64).collect();
-            let pivot = rng.next() % 70;
-            let mut b = a.clone();
-            let k = kernel::hooks::partition(t, &mut b, pivot);
-            assert!(b[..k].iter().all(|&x| x <= pivot) && b[k..].iter().all(|&x| x > pivot));
-            let mut c: Vec<u32> = a.iter().map(|&x| x as u32).collect();
-            let k = kernel::hooks::partition(s, &mut c, pivot as u32);
-            assert!(c[..k].iter().all(|&x| x <= pivot as u32));
-            assert!(c[k..].iter().all(|&x| x > pivot as u32));
-            let (mut a, mut c) = (a, c);
-            a.sort_unstable();
-            b.sort_unstable();
-            c.sort_unstable();
-            assert!(a == b && a.iter().zip(&c).all(|(&x, &y)| x as u32 == y));
+        ) {
+            kernels.push((
+                "AVX-512",
+                Box::new(move |v, p| kernel::avx512::hooks::partition(s, v, p)),
+                Some(Box::new(move |v, p| {
+                    kernel::avx512::hooks::partition(t, v, p)
+                })),
+            ));
+        }
+        if let Some(s) = kernel::Lanes8x32::<u32>::detect() {
+            kernels.push((
+                "AVX2",
+                Box::new(move |v, p| kernel::avx2::hooks::partition(s, v, p)),
+                None,
+            ));
+        }
+        kernels
+    }
+
+    type PartitionU32 = Box<dyn Fn(&mut [u32], u32) -> usize>;
+    type PartitionU64 = Box<dyn Fn(&mut [u64], u64) -> usize>;
+
+    #[test]
+    fn partition_splits() {
+        for (name, part32, part64) in partitions() {
+            let mut rng = Rng(99);
+            for n in 0..700 {
+                let a: Vec<u64> = (0..n).map(|_| rng.next() % 64).collect();
+                let pivot = rng.next() % 70;
+                let mut a32: Vec<u32> = a.iter().map(|&x| x as u32).collect();
+                let mut c = a32.clone();
+                let k = part32(&mut c, pivot as u32);
+                assert!(c[..k].iter().all(|&x| x <= pivot as u32), "{name} n {n}");
+                assert!(c[k..].iter().all(|&x| x > pivot as u32), "{name} n {n}");
+                a32.sort_unstable();
+                c.sort_unstable();
+                assert_eq!(a32, c, "{name} n {n}");
+                if let Some(part64) = &part64 {
+                    let mut b = a.clone();
+                    let k = part64(&mut b, pivot);
+                    assert!(
+                        b[..k].iter().all(|&x| x <= pivot) && b[k..].iter().all(|&x| x > pivot)
+                    );
+                    let mut a = a;
+                    a.sort_unstable();
+                    b.sort_unstable();
+                    assert_eq!(a, b, "{name} n {n}");
+                }
+            }
         }
     }
 
     #[test]
     fn give_up_leaves_permutation() {
-        let (Some(s), Some(t)) = (
-            kernel::Lanes16::<u32>::detect(),
-            kernel::Lanes8::<u64>::detect(),
-        ) else {
-            return;
-        };
         let mut rng = Rng(7);
         let a: Vec<u64> = (0..100_000).map(|_| rng.next()).collect();
-        let mut b = a.clone();
-        let mut c: Vec<u32> = a.iter().map(|&x| x as u32).collect();
-        let mut d = c.clone();
-        assert_eq!(kernel::hooks::quicksort_with_budget(t, &mut b, 2), Err(()));
-        assert_eq!(kernel::hooks::quicksort_with_budget(s, &mut d, 2), Err(()));
-        let mut a = a;
-        a.sort_unstable();
-        b.sort_unstable();
-        c.sort_unstable();
-        d.sort_unstable();
-        assert!(a == b && c == d);
+        let mut a32: Vec<u32> = a.iter().map(|&x| x as u32).collect();
+        let mut gave_up: Vec<Vec<u32>> = vec![];
+        if let (Some(s), Some(t)) = (
+            kernel::Lanes16::<u32>::detect(),
+            kernel::Lanes8::<u64>::detect(),
+        ) {
+            let mut b = a.clone();
+            assert_eq!(
+                kernel::avx512::hooks::quicksort_with_budget(t, &mut b, 2),
+                Err(())
+            );
+            let mut a = a.clone();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b);
+            let mut d = a32.clone();
+            assert_eq!(
+                kernel::avx512::hooks::quicksort_with_budget(s, &mut d, 2),
+                Err(())
+            );
+            gave_up.push(d);
+        }
+        if let Some(s) = kernel::Lanes8x32::<u32>::detect() {
+            let mut d = a32.clone();
+            assert_eq!(
+                kernel::avx2::hooks::quicksort_with_budget(s, &mut d, 2),
+                Err(())
+            );
+            gave_up.push(d);
+        }
+        a32.sort_unstable();
+        for mut d in gave_up {
+            d.sort_unstable();
+            assert_eq!(a32, d);
+        }
     }
 }
