@@ -239,7 +239,6 @@ pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
 pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
     let m4 = _mm256_set1_epi8(0x0f);
     let m2 = _mm256_set1_epi8(3);
-    let m32 = _mm256_set1_epi8(32);
     let mut acc = 0.0;
     for (x, y) in w.iter().zip(a) {
         let scales = load128(x, 192);
@@ -260,10 +259,7 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
                 ),
             ];
             for (k, &qk) in q.iter().enumerate() {
-                let q8 = load(y, 4 + 128 * h + 32 * k);
-                // (u − 32)·y as u·y − 32·y, so maddubs sees unsigned weights.
-                let p =
-                    _mm256_sub_epi16(_mm256_maddubs_epi16(qk, q8), _mm256_maddubs_epi16(m32, q8));
+                let p = _mm256_maddubs_epi16(qk, load(y, 4 + 128 * h + 32 * k));
                 let sc = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(
                     scales,
                     load128(&SPREAD_I8[4 * h + k], 0),
@@ -271,6 +267,11 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
                 sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(sc, p));
             }
         }
+        // The quants u are biased by 32, taken off as Σ scale·u·y − 32·Σ scale·bsum (so
+        // maddubs sees unsigned weights): one madd per block, where subtracting 32·y
+        // per run took a maddubs and a subtraction for each of the eight.
+        let bias = _mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), load(y, 260));
+        let sumi = _mm256_sub_epi32(sumi, _mm256_slli_epi32::<5>(bias));
         let scales = (f32_at(y, 0), f16_at(x, 208), 0.0);
         acc = add_block::<false>(acc, scales, (hsum_i32(sumi), 0));
     }
