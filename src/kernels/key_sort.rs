@@ -1,5 +1,6 @@
 //! Sorting rows through the vector quicksort (`quicksort`): ascending rows of the
-//! types it orders itself (32- and 64-bit numbers; floats without NaN) as they are;
+//! types it orders itself (32- and 64-bit numbers, only 32-bit ones with AVX2; floats
+//! without NaN) as they are;
 //! other rows' elements become their radix keys (unsigned, in sort order) in place,
 //! the keys are sorted, and the elements come back from them. An unstable sort gives
 //! the stable sort's bits exactly when no two elements with equal keys differ in their

@@ -383,7 +383,7 @@ mod kernel {
         /// Exchanges lane-index bit `p` with the bit telling register `a` from `b`: the
         /// results hold the lanes with bit `p` clear, then those with it set.
         fn swap_bit(self, a: Self::V, b: Self::V, p: u32) -> (Self::V, Self::V);
-        /// Packs the lanes of `m` to the bottom.
+        /// Packs the lanes of `m` to the bottom (the other lanes are unspecified).
         fn compress(self, m: Self::M, x: Self::V) -> Self::V;
         /// Loads `min(N, src.len())` keys, padding with `MAX`.
         fn load_n(self, src: &[Self::T]) -> Self::V;
@@ -879,16 +879,22 @@ mod kernel {
                 pub mod hooks {
                     use super::*;
 
-                    pub fn quicksort_with_budget<S: Ops>(
+                    /// # Safety
+                    /// `s` must be a proof type of this module's instruction set (one
+                    /// whose `detect` checks the features these drivers enable).
+                    pub unsafe fn quicksort_with_budget<S: Ops>(
                         s: S,
                         v: &mut [S::T],
                         budget: u32,
                     ) -> Result<(), ()> {
-                        // SAFETY: `s` exists only if the CPU has every feature `quicksort` enables.
+                        // SAFETY: `s` exists only if the CPU has every feature `quicksort`
+                        // enables (the caller's contract).
                         unsafe { quicksort(s, v, budget) }
                     }
 
-                    pub fn partition<S: Ops>(s: S, v: &mut [S::T], pivot: S::T) -> usize {
+                    /// # Safety
+                    /// As `quicksort_with_budget`.
+                    pub unsafe fn partition<S: Ops>(s: S, v: &mut [S::T], pivot: S::T) -> usize {
                         // SAFETY: as above.
                         unsafe { super::partition(s, v, pivot) }
                     }
@@ -1240,20 +1246,22 @@ mod tests {
             kernel::Lanes16::<u32>::detect(),
             kernel::Lanes8::<u64>::detect(),
         ) {
-            kernels.push((
-                "AVX-512",
-                Box::new(move |v, p| kernel::avx512::hooks::partition(s, v, p)),
-                Some(Box::new(move |v, p| {
-                    kernel::avx512::hooks::partition(t, v, p)
-                })),
-            ));
+            let part32: PartitionU32 = Box::new(move |v, p| {
+                // SAFETY: `s` is an AVX-512 proof, for the AVX-512 drivers.
+                unsafe { kernel::avx512::hooks::partition(s, v, p) }
+            });
+            let part64: PartitionU64 = Box::new(move |v, p| {
+                // SAFETY: `t` is an AVX-512 proof, for the AVX-512 drivers.
+                unsafe { kernel::avx512::hooks::partition(t, v, p) }
+            });
+            kernels.push(("AVX-512", part32, Some(part64)));
         }
-        if let Some(s) = kernel::Lanes8x32::<u32>::detect() {
-            kernels.push((
-                "AVX2",
-                Box::new(move |v, p| kernel::avx2::hooks::partition(s, v, p)),
-                None,
-            ));
+        if let Some(u) = kernel::Lanes8x32::<u32>::detect() {
+            let part32: PartitionU32 = Box::new(move |v, p| {
+                // SAFETY: `u` is an AVX2 proof, for the AVX2 drivers.
+                unsafe { kernel::avx2::hooks::partition(u, v, p) }
+            });
+            kernels.push(("AVX2", part32, None));
         }
         kernels
     }
@@ -1296,37 +1304,34 @@ mod tests {
         let mut rng = Rng(7);
         let a: Vec<u64> = (0..100_000).map(|_| rng.next()).collect();
         let mut a32: Vec<u32> = a.iter().map(|&x| x as u32).collect();
-        let mut gave_up: Vec<Vec<u32>> = vec![];
+        let mut permuted: Vec<Vec<u32>> = vec![];
         if let (Some(s), Some(t)) = (
             kernel::Lanes16::<u32>::detect(),
             kernel::Lanes8::<u64>::detect(),
         ) {
             let mut b = a.clone();
-            assert_eq!(
-                kernel::avx512::hooks::quicksort_with_budget(t, &mut b, 2),
-                Err(())
-            );
+            // SAFETY: `t` is an AVX-512 proof.
+            let gave_up = unsafe { kernel::avx512::hooks::quicksort_with_budget(t, &mut b, 2) };
+            assert_eq!(gave_up, Err(()));
             let mut a = a.clone();
             a.sort_unstable();
             b.sort_unstable();
             assert_eq!(a, b);
             let mut d = a32.clone();
-            assert_eq!(
-                kernel::avx512::hooks::quicksort_with_budget(s, &mut d, 2),
-                Err(())
-            );
-            gave_up.push(d);
+            // SAFETY: `s` is an AVX-512 proof.
+            let gave_up = unsafe { kernel::avx512::hooks::quicksort_with_budget(s, &mut d, 2) };
+            assert_eq!(gave_up, Err(()));
+            permuted.push(d);
         }
-        if let Some(s) = kernel::Lanes8x32::<u32>::detect() {
+        if let Some(u) = kernel::Lanes8x32::<u32>::detect() {
             let mut d = a32.clone();
-            assert_eq!(
-                kernel::avx2::hooks::quicksort_with_budget(s, &mut d, 2),
-                Err(())
-            );
-            gave_up.push(d);
+            // SAFETY: `u` is an AVX2 proof.
+            let gave_up = unsafe { kernel::avx2::hooks::quicksort_with_budget(u, &mut d, 2) };
+            assert_eq!(gave_up, Err(()));
+            permuted.push(d);
         }
         a32.sort_unstable();
-        for mut d in gave_up {
+        for mut d in permuted {
             d.sort_unstable();
             assert_eq!(a32, d);
         }

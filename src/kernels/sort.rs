@@ -85,8 +85,8 @@ pub fn sort_rows<T: RadixKey + PartialOrd>(
 
 /// Writes into each row of `out` the indices (0-based, along the row) that sort the
 /// same row of `data`; ties keep their original order. Rows of `RADIX_MIN` or more
-/// are sorted as (key, index) pairs: by the vector quicksort for keys of up to 32
-/// bits, else by a radix sort.
+/// are sorted as (key, index) pairs: by the AVX-512 vector quicksort for keys of up
+/// to 32 bits (the pairs are 64 bits wide), else by a radix sort.
 pub fn argsort_rows<T: RadixKey + PartialOrd>(
     data: &[T],
     out: &mut [i64],

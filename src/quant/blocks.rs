@@ -153,7 +153,8 @@ blocks! {
         ql: [u8; 128], qh: [u8; 64], scales: [i8; 16], d: f16,
     }
     /// Q8_K: the activation type of k-quant dot products; `d` is f32 and `bsums`
-    /// holds the sum of each 16 quants.
+    /// holds the sum of each 16 quants (the SIMD Q4_K/Q5_K/Q6_K kernels read their
+    /// min and bias terms from it: only ever quantized here, never read from a file).
     BlockQ8K: Q8K, 256 elements, 292 bytes { d: f32, qs: [i8; 256], bsums: [i16; 16] }
 }
 

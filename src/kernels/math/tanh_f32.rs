@@ -168,7 +168,7 @@ pub mod avx2 {
         let mut index = [0u32; 8];
         // SAFETY: `index` holds eight u32, one vector.
         unsafe { _mm256_storeu_si256(index.as_mut_ptr().cast(), i) };
-        // SAFETY: a row is eight f32, one vector.
+        // SAFETY: a row is eight f32, one vector, 32-byte aligned (`Rows`).
         let row = |k: usize| unsafe { _mm256_load_ps(ROWS.0[index[k] as usize].as_ptr()) };
         let pair =
             |lo: __m256, hi: __m256| (_mm256_unpacklo_ps(lo, hi), _mm256_unpackhi_ps(lo, hi));
