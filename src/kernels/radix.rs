@@ -153,39 +153,64 @@ const DIGIT_BITS: u32 = 8;
 /// `a`) as the other buffer; passes where every key has the same digit are skipped.
 /// Returns whether the sorted data ended in `a` (else it is in `b`).
 fn lsd_sort<T: Copy>(a: &mut [T], b: &mut [T], key_bits: u32, key: impl Fn(T) -> u64) -> bool {
+    const RADIX: usize = 1 << DIGIT_BITS;
     let passes = key_bits.div_ceil(DIGIT_BITS) as usize;
-    let mut counts = [[0usize; 1 << DIGIT_BITS]; 64 / DIGIT_BITS as usize];
-    for &x in a.iter() {
-        let k = key(x);
-        for (pass, c) in counts[..passes].iter_mut().enumerate() {
-            c[digit(k, pass)] += 1;
-        }
-    }
+    let mut counts = [[0usize; RADIX]; 64 / DIGIT_BITS as usize];
+    let counts = &mut counts[..passes];
+    count_digits(a, counts, &key);
     let mut in_a = true;
-    for (pass, c) in counts[..passes].iter().enumerate() {
+    for (pass, c) in counts.iter().enumerate() {
         if c.contains(&a.len()) {
             continue;
         }
-        let mut next = [0usize; 1 << DIGIT_BITS];
-        let mut total = 0;
-        for (s, &n) in next.iter_mut().zip(c) {
-            *s = total;
-            total += n;
-        }
         let (src, dst): (&[T], &mut [T]) = if in_a { (a, b) } else { (b, a) };
-        for &x in src {
-            let d = digit(key(x), pass);
-            dst[next[d]] = x;
-            next[d] += 1;
-        }
+        scatter_pass(src, dst, c, pass, &key);
         in_a = !in_a;
     }
     in_a
 }
 
+/// Digit `pass` of `key`, for digits of `RADIX` values (a power of two).
 #[inline]
-fn digit(key: u64, pass: usize) -> usize {
-    (key >> (DIGIT_BITS as usize * pass)) as usize & ((1 << DIGIT_BITS) - 1)
+fn digit<const RADIX: usize>(key: u64, pass: usize) -> usize {
+    (key >> (RADIX.trailing_zeros() as usize * pass)) as usize & (RADIX - 1)
+}
+
+/// Counts, in `counts[pass]`, how many keys of `src` have each value of digit `pass`,
+/// for every pass at once (one read of `src`).
+fn count_digits<T: Copy, const RADIX: usize>(
+    src: &[T],
+    counts: &mut [[usize; RADIX]],
+    key: &impl Fn(T) -> u64,
+) {
+    for &x in src {
+        let k = key(x);
+        for (pass, c) in counts.iter_mut().enumerate() {
+            c[digit::<RADIX>(k, pass)] += 1;
+        }
+    }
+}
+
+/// One stable LSD pass: `dst` (as long as `src`) gets `src` ordered by digit `pass`,
+/// whose counts are `counts`.
+fn scatter_pass<T: Copy, const RADIX: usize>(
+    src: &[T],
+    dst: &mut [T],
+    counts: &[usize; RADIX],
+    pass: usize,
+    key: &impl Fn(T) -> u64,
+) {
+    let mut next = [0usize; RADIX];
+    let mut total = 0;
+    for (s, &n) in next.iter_mut().zip(counts) {
+        *s = total;
+        total += n;
+    }
+    for &x in src {
+        let d = digit::<RADIX>(key(x), pass);
+        dst[next[d]] = x;
+        next[d] += 1;
+    }
 }
 
 /// The key of `x` in a sort's direction: descending reverses the key order, which
@@ -295,20 +320,12 @@ fn sort_bucket<T: Copy>(
 ) {
     let Some(&first) = src.first() else { return };
     let n = src.len();
-    let digit = |k: u64, pass: usize| {
-        (k >> (BUCKET_DIGIT_BITS as usize * pass)) as usize & (BUCKET_RADIX - 1)
-    };
     own.counts.clear();
     own.counts.resize(
         key_bits.div_ceil(BUCKET_DIGIT_BITS) as usize,
         [0; BUCKET_RADIX],
     );
-    for &x in src {
-        let k = key(x);
-        for (pass, c) in own.counts.iter_mut().enumerate() {
-            c[digit(k, pass)] += 1;
-        }
-    }
+    count_digits(src, &mut own.counts, &key);
     if own.a.len() < n {
         own.a.resize(n, first);
         own.b.resize(n, first);
@@ -320,22 +337,12 @@ fn sort_bucket<T: Copy>(
         if c.contains(&n) {
             continue;
         }
-        let mut next = [0usize; BUCKET_RADIX];
-        let mut total = 0;
-        for (s, &count) in next.iter_mut().zip(c) {
-            *s = total;
-            total += count;
-        }
         let (from, to): (&[T], &mut [T]) = match in_a {
             None => (src, &mut *a),
             Some(true) => (&*a, &mut *b),
             Some(false) => (&*b, &mut *a),
         };
-        for &x in from {
-            let d = digit(key(x), pass);
-            to[next[d]] = x;
-            next[d] += 1;
-        }
+        scatter_pass(from, to, c, pass, &key);
         in_a = Some(in_a != Some(true));
     }
     out.copy_from_slice(match in_a {
