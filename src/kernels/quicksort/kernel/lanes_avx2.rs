@@ -3,8 +3,9 @@
 //! compare's sign bits (`movemask`), compressing is a `vpermd` by a table of lane
 //! orders, and exchanging lanes between two registers is two permutes and two blends.
 //! A partition step stores each register once, permuted low keys first, at both ends
-//! (as the AVX-512 sort does for 64-bit keys): AMD's masked stores are slow, so they
-//! are kept to the partition's last few registers and to the ends of short ranges.
+//! (as the AVX-512 sort does for 64-bit keys): AVX2's masked stores are microcoded on
+//! AMD's cores by the vendors' tables (not measured here), so they are kept to the
+//! partition's last few registers and to the ends of short ranges.
 
 use super::{store_both_ends, Ops, Order, Out, PARTITION8};
 use core::arch::x86_64::*;
