@@ -380,9 +380,12 @@ fn many_row_dots_equal_scalar_dots_bitwise() {
         };
         // Tiles of 4 (AVX2) or 16 (AVX-512) weight rows by groups of 32 or 64 activation
         // rows taken 4 at a time (K-quants), 4 weight rows by 32 activation rows (Q8_0)
-        // or 4 by 4 (Q8_0 with VNNI), whole and cut short.
+        // or 4 by 4 (Q8_0 with VNNI), and passes of 8 weight rows against one activation
+        // row (Q4_K on AVX2), whole and cut short.
         let shapes = [
             (5, 1),
+            (8, 1),
+            (19, 1),
             (1, 2),
             (3, 3),
             (4, 31),
@@ -421,6 +424,37 @@ fn many_row_dots_equal_scalar_dots_bitwise() {
                 assert_eq!(bits(&out), want, "{wtype:?} {n}x{m} {kernel:?}");
             }
         }
+    }
+}
+
+#[test]
+fn one_row_dots_take_rows_at_their_stride_and_one_activation_row() {
+    // Weight rows of 3 Q4_K blocks and 8 spare bytes, and one activation row of 2
+    // Q8_K blocks followed by half a row more: each output is the scalar dot of its
+    // row's first 2 blocks with the activation row, on every ISA (on AVX2 by the
+    // matrix-vector kernel).
+    let (n, k) = (19, 768);
+    let wbytes = QType::Q4K.bytes_for(k).unwrap() + 8;
+    let w: Vec<u8> = (0..n)
+        .flat_map(|r| {
+            let mut row =
+                quantize_with(Isa::SCALAR, &normal(k, r as u64), QType::Q4K, &|_, _| ()).unwrap();
+            row.extend([0x7c; 8]);
+            row
+        })
+        .collect();
+    let abytes = QType::Q8K.bytes_for(512).unwrap();
+    let a = quantize_with(Isa::SCALAR, &normal(768, 99), QType::Q8K, &|_, _| ()).unwrap();
+    let want: Vec<u32> = w
+        .chunks_exact(wbytes)
+        .map(|row| vec_dot(Isa::SCALAR, QType::Q4K, row, &a[..abytes]).to_bits())
+        .collect();
+    for isa in Isa::supported() {
+        let mut out = vec![0f32; n];
+        let acts = ActivationRows::new(isa, QType::Q4K, (&a, abytes));
+        vec_dot_rows(isa, QType::Q4K, (&w, wbytes), &acts, &mut out);
+        let bits: Vec<u32> = out.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(bits, want, "{isa:?}");
     }
 }
 

@@ -1,7 +1,8 @@
 //! AVX2 dot products (the integer steps of ggml's x86 kernels): `maddubs` multiplies the
 //! unsigned weight quants by the signed activation quants into i16 pairs and `madd`
 //! applies the sub-block scales into i32. K-quant blocks then sum their lanes (exact)
-//! and take the scalar twin's f32 step (`add_block`); Q8_0 keeps eight f32 lanes as
+//! and take the scalar twin's f32 step (`add_block`) — the kernels over many rows
+//! reduce eight blocks' sums at once (`sum_each`) — and Q8_0 keeps eight f32 lanes as
 //! its twin does. Same bits as the twins.
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
@@ -38,6 +39,31 @@ pub(super) fn hsum_i32(v: __m256i) -> i32 {
         _mm256_castsi256_si128(v),
         _mm256_extracti128_si256::<1>(v),
     ))
+}
+
+/// Lane `l` = the sum of the 8 i32 lanes of `v[l]` (exact: the block sums fit in i32,
+/// and wrapping partial sums cannot change a total that fits). Three levels of
+/// shuffles and adds for all eight, where summing each alone took three apiece and
+/// a move to a general register.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn sum_each(v: [__m256i; 8]) -> __m256i {
+    // Lanes (0 + 2, 1 + 3) of two registers interleaved, per 128-bit half...
+    let pairs = |a, b| _mm256_add_epi32(_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b));
+    // ...then each half's four lanes summed for four registers...
+    let quads = |a, b| _mm256_add_epi32(_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+    let (x01, x23, x45, x67) = (
+        pairs(v[0], v[1]),
+        pairs(v[2], v[3]),
+        pairs(v[4], v[5]),
+        pairs(v[6], v[7]),
+    );
+    let (y0, y1) = (quads(x01, x23), quads(x45, x67));
+    // ...and the two halves added: registers 0-3 in the low half, 4-7 in the high.
+    _mm256_add_epi32(
+        _mm256_permute2x128_si256::<0x20>(y0, y1),
+        _mm256_permute2x128_si256::<0x31>(y0, y1),
+    )
 }
 
 /// The sum of the 4 i32 lanes.
@@ -155,7 +181,7 @@ pub(super) fn min_sums(mins: __m128i, y: &[u8]) -> __m128i {
 /// and the min term Σ min·bsum in 4 (each exact; their totals are `add_block`'s).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn q4k_block_sums(x: &[u8], y: &[u8]) -> (__m256i, __m128i) {
+pub(super) fn q4k_block_sums(x: &[u8], y: &[u8]) -> (__m256i, __m128i) {
     let m4 = _mm256_set1_epi8(0x0f);
     let (scales, mins) = scales_and_min_sums(&x[4..16], y);
     let mut sumi = _mm256_setzero_si256();

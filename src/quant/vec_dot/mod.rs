@@ -7,6 +7,8 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 #[cfg(target_arch = "x86_64")]
+mod matvec;
+#[cfg(target_arch = "x86_64")]
 mod rows;
 #[cfg(target_arch = "x86_64")]
 mod rows_by_lane;
@@ -115,7 +117,9 @@ impl<'a> ActivationRows<'a> {
 /// `out[j·m + i] = vec_dot(isa, wtype, w_j, a_i)` for the weight rows `w_j` of `w` (each
 /// `wbytes` long) and the m activation rows `a_i` of `a`, bit for bit. With a SIMD
 /// `isa`, the work goes in tiles of weight rows by activation rows (`rows`,
-/// `rows_by_lane`, `rows_q8_0`, `rows_q8_0_vnni`) so loads and unpacking are shared.
+/// `rows_by_lane`, `rows_q8_0`, `rows_q8_0_vnni`) so loads and unpacking are shared,
+/// and one activation row against Q4_K weights on AVX2 in passes of eight weight rows
+/// (`matvec`).
 pub fn vec_dot_rows(
     isa: Isa,
     wtype: QType,
@@ -125,10 +129,19 @@ pub fn vec_dot_rows(
 ) {
     let widest = RowsKernel::all().into_iter().rev().find(|k| k.runs_on(isa));
     match widest {
-        // One row has nothing to share loads or unpacking with (the Q8_0 tile measured
-        // slower than the single-row kernel for it, 1.43 against 1.01 ms; the AVX-512
-        // K-quant tile 1.06 against 0.55 ms for Q4_K 4096², on a Zen 4).
         Some(kernel) if a.rows() > 1 => vec_dot_rows_on(kernel, isa, wtype, w, a, out),
+        // One activation row has nothing to share loads or unpacking with (the Q8_0
+        // tile measured slower than the single-row kernel for it, 1.43 against 1.01 ms;
+        // the AVX-512 K-quant tile 1.06 against 0.55 ms for Q4_K 4096², on a Zen 4),
+        // but on AVX2 eight Q4_K weight rows share their reductions and f32 steps.
+        #[cfg(target_arch = "x86_64")]
+        Some(RowsKernel::Avx2)
+            if wtype == QType::Q4K && a.rows() == 1 && w.1 > 0 && w.0.len() / w.1 == out.len() =>
+        {
+            // SAFETY: the AVX2 many-row kernel runs on `isa`, which allows only kernels
+            // whose features (AVX2, FMA, F16C) were detected.
+            unsafe { matvec::q4k_rows_avx2(w, &a.bytes[..a.row_bytes], out) }
+        }
         _ => each_pair(isa, wtype, w, (a.bytes, a.row_bytes), out),
     }
 }

@@ -16,7 +16,7 @@
 
 use std::arch::x86_64::*;
 
-use super::avx2::{f32_at, load};
+use super::avx2::{f32_at, load, sum_each};
 use super::unpack::{empty, unpack, KQuant, Unpacked, Q8K_BYTES};
 
 /// Weight rows of a tile: each activation block loaded is used this many times.
@@ -26,31 +26,6 @@ const GROUP: usize = 32;
 /// Activation rows whose block sums share one horizontal reduction and one f32 step,
 /// one per f32 lane.
 const LANES: usize = 8;
-
-/// `lane l` = the sum of the 8 i32 lanes of `v[l]` (exact: the block sums fit in i32,
-/// and wrapping partial sums cannot change a total that fits). Three levels of
-/// shuffles and adds for all eight, where summing each alone took three apiece and
-/// a move to a general register.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn sum_each(v: [__m256i; LANES]) -> __m256i {
-    // Lanes (0 + 2, 1 + 3) of two registers interleaved, per 128-bit half...
-    let pairs = |a, b| _mm256_add_epi32(_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b));
-    // ...then each half's four lanes summed for four registers...
-    let quads = |a, b| _mm256_add_epi32(_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
-    let (x01, x23, x45, x67) = (
-        pairs(v[0], v[1]),
-        pairs(v[2], v[3]),
-        pairs(v[4], v[5]),
-        pairs(v[6], v[7]),
-    );
-    let (y0, y1) = (quads(x01, x23), quads(x45, x67));
-    // ...and the two halves added: registers 0-3 in the low half, 4-7 in the high.
-    _mm256_add_epi32(
-        _mm256_permute2x128_si256::<0x20>(y0, y1),
-        _mm256_permute2x128_si256::<0x31>(y0, y1),
-    )
-}
 
 /// One block of one weight row against `LANES` activation blocks `ys`: `acc` plus
 /// each pair's f32 step in its lane, the scalar twin's `add_block` (d_y·d·isum, then

@@ -22,7 +22,7 @@ pub enum KQuant {
 }
 
 impl KQuant {
-    pub fn block_bytes(self) -> usize {
+    pub const fn block_bytes(self) -> usize {
         match self {
             KQuant::Q4K => 144,
             KQuant::Q5K => 176,
