@@ -4,7 +4,8 @@
 //! steps taken in the eight lanes of one register — where the single-row dot sums each
 //! block's lanes alone and takes a scalar step, a larger share of a Q4_K block's work
 //! than of the other K-quants'. (Q5_K and Q6_K measured no faster this way on the
-//! Zen 3 of docs/PERFORMANCE.md, Q6_K slower, and keep the single-row dot.)
+//! Zen 3 of docs/PERFORMANCE.md's session 55, Q6_K slower, and keep the single-row
+//! dot.)
 //!
 //! A block's integer sums are exact and each lane's f32 steps are the scalar twin's
 //! (`add_block`) in block order, so every output has the bits of `vec_dot` for its row.
@@ -19,6 +20,7 @@ use super::unpack::{KQuant, Q8K_BYTES};
 
 /// Weight rows whose block sums share one reduction and one f32 step, one per lane.
 const LANES: usize = 8;
+/// Bytes of a Q4_K block.
 const BLOCK: usize = KQuant::Q4K.block_bytes();
 
 /// The eight blocks' d and dmin as f32 lanes.
