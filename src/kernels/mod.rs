@@ -8,9 +8,10 @@
 //! for AVX-512, for AVX2 and as its scalar twin), `parallel` (fixed-chunk parallel loops
 //! that stop on Ctrl-C), `interrupt` (the Ctrl-C flag), `alloc` (output buffers),
 //! `stream` (copies into large results that bypass the cache), `prefetch` (hints for
-//! scans that stream from memory), `base_register` (pointer steps that keep a kernel's
-//! operands in base registers) and `strided` (runs of a strided layout). The rooms below
-//! use the plumbing and each other only downward:
+//! scans that stream from memory), `cache` (the data cache sizes blocking may use),
+//! `base_register` (pointer steps that keep a kernel's operands in base registers) and
+//! `strided` (runs of a strided layout). The rooms below use the plumbing and each
+//! other only downward:
 //!
 //! * `math/`: the scalar definitions every kernel and its twin share: element
 //!   arithmetic (`Arith`, `Float`), exp/log/trig, erf, the activations, and `apply`,
@@ -35,6 +36,7 @@
 
 pub mod alloc;
 pub(crate) mod base_register;
+pub(crate) mod cache;
 pub(crate) mod conv;
 pub(crate) mod elementwise;
 pub(crate) mod factor;

@@ -6,8 +6,8 @@
 //! order (see `gemm_kernel`), so neither the tiling, the cache blocking nor the ISA
 //! changes a bit: any thread count and any x86 CPU give the same product.
 //!
-//! Blocking, inside each tile: B in blocks of `KC × NC` packed into panels of the
-//! kernel's width, A in blocks of `MC × KC` packed into panels of its height; each A
+//! Blocking, inside each tile: B in blocks of `kc × nc` packed into panels of the
+//! kernel's width, A in blocks of `mc × kc` packed into panels of its height; each A
 //! panel (in L1) runs against every B panel of the block in turn (streamed from L2/L3),
 //! so that the kernel walks C along its rows.
 
@@ -17,6 +17,7 @@ use super::dot::dot_rows;
 use super::gemm_kernel::{Direct, GemmFloat, MicroKernel, CACHE_LINE};
 use super::gemm_pack::{pack_a, pack_b, packed_len};
 use super::mat::Mat;
+use crate::kernels::cache::data_caches;
 use crate::kernels::interrupt;
 use crate::kernels::isa::Isa;
 use crate::kernels::parallel::{for_each_chunk_mut, for_each_item, threads, Disjoint};
@@ -32,12 +33,19 @@ use crate::kernels::parallel::{for_each_chunk_mut, for_each_item, threads, Disjo
 /// 2048³ 67.5 → 60.7.
 /// f64 and other CPUs were not measured at 256 (on the AVX-512 Zen 4 of earlier
 /// sessions, 1 MiB of L2, 512 with A's panels outer had beaten 256 with B's panels
-/// outer; 256 with A's outer was not tried there).
+/// outer; 256 with A's outer was not tried there). A CPU with a small L2 blocks
+/// otherwise (`Blocks::small_l2`).
 const KC: usize = 256;
 /// Rows of A packed at once (a multiple of every kernel's `mr`).
 const MC: usize = 192;
 /// Columns of B packed at once.
 const NC: usize = 1024;
+/// An L2 below this per core holds no `KC × NC` block of f32 B: see `Blocks::small_l2`.
+const SMALL_L2: usize = 1 << 20;
+/// Rows of A packed at once on a CPU with a small L2 (a multiple of every `mr`).
+const SMALL_L2_MC: usize = 48;
+/// The longest inner block on a CPU with a small L2.
+const SMALL_L2_MAX_KC: usize = 1024;
 /// Products below this many multiply-adds run as one call on the calling thread.
 const PARALLEL_MACS: usize = 1 << 19;
 /// Tiles are split further while there are fewer than this many per thread (2048³ on
@@ -78,17 +86,86 @@ pub fn gemm_uninit<T: GemmFloat>(out: &mut [MaybeUninit<T>], a: Mat<T>, b: Mat<T
     gemm_uninit_on(Isa::detect(), out, a, b);
 }
 
+/// Cache blocks of a product: inner-dimension blocks of `kc`, `mc` rows of A and `nc`
+/// columns of B packed at once. They change no bit: each output element stays one
+/// chain over the inner index in order, carried through C between blocks.
+#[derive(Clone, Copy, Debug)]
+struct Blocks {
+    kc: usize,
+    mc: usize,
+    nc: usize,
+}
+
+impl Blocks {
+    /// The blocks for `kernel` on this CPU's caches.
+    fn of<T: GemmFloat>(kernel: &MicroKernel<T>) -> Blocks {
+        match data_caches() {
+            Some(caches) if caches.l2 < SMALL_L2 => Blocks::small_l2::<T>(kernel.mr, caches.l1),
+            _ => Blocks {
+                kc: KC,
+                mc: MC,
+                nc: NC,
+            },
+        }
+    }
+
+    /// Where even one `KC × NC` block of B streams from L3, long inner blocks: C is
+    /// read and written once per block, and an A panel of `mr` rows filling three
+    /// quarters of L1 (`l1`) still stays there. On the Zen 3 of docs/PERFORMANCE.md
+    /// (32 KiB L1d, 512 KiB L2: 1024 for f32 on AVX2, 512 for f64), one build with the
+    /// blocks set at run time, f32 medians in three alternating rounds: 1024³ on one
+    /// thread 23.5–24.7 ms at (KC, MC) = (256, 192), 22.5–23.4 at (1024, 48); 2048³
+    /// 200–208 at (256, 192), 186–192 at (1024, 48) and 185–199 at (512, 96); f64 1024³
+    /// 46.8–49.5 at (256, 192), 45.5–48.5 at (512, 48). Same-run ratios to NumPy
+    /// (`benches/compare --only matmul`, 1 | 2 threads), builds before and after in
+    /// two alternating runs each: 1024³ 1.05–1.09 | 1.03–1.04 → 0.98–1.01 | 0.92–1.01,
+    /// 2048³ 1.07–1.08 | 1.06–1.10 → 1.02–1.07 | 0.95–1.01. `mc` is cut to keep the
+    /// packed A block (48 × 1024 f32, 192 KiB) in L2 beside B's lines.
+    fn small_l2<T>(mr: usize, l1: usize) -> Blocks {
+        let kc = l1 * 3 / 4 / (mr * size_of::<T>());
+        Blocks {
+            kc: kc.clamp(KC, SMALL_L2_MAX_KC),
+            mc: SMALL_L2_MC,
+            nc: NC,
+        }
+    }
+}
+
 /// `gemm` on the kernels of `isa` (the same bits on each).
 fn gemm_on<T: GemmFloat>(isa: Isa, out: &mut [T], a: Mat<T>, b: Mat<T>) {
-    // SAFETY: the same memory, viewed as possibly uninitialized; `gemm_uninit_on`
-    // writes only initialized values into it, so it stays initialized.
+    let kernel = T::kernel(isa);
+    gemm_in_blocks(kernel, Blocks::of(&kernel), out, a, b);
+}
+
+/// `gemm_on` with the kernels of `kernel` and the cache blocks `blocks`.
+fn gemm_in_blocks<T: GemmFloat>(
+    kernel: MicroKernel<T>,
+    blocks: Blocks,
+    out: &mut [T],
+    a: Mat<T>,
+    b: Mat<T>,
+) {
+    // SAFETY: the same memory, viewed as possibly uninitialized; `gemm_blocked` writes
+    // only initialized values into it, so it stays initialized.
     let out = unsafe { &mut *(out as *mut [T] as *mut [MaybeUninit<T>]) };
-    gemm_uninit_on(isa, out, a, b);
+    gemm_blocked(kernel, blocks, out, a, b);
 }
 
 /// `gemm_uninit` on the kernels of `isa`. The micro-kernels read the output only to
 /// accumulate onto what an earlier block of the inner index wrote.
 fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>, b: Mat<T>) {
+    let kernel = T::kernel(isa);
+    gemm_blocked(kernel, Blocks::of(&kernel), out, a, b);
+}
+
+/// `gemm_uninit_on` with the kernels of `kernel` and the cache blocks `blocks`.
+fn gemm_blocked<T: GemmFloat>(
+    kernel: MicroKernel<T>,
+    blocks: Blocks,
+    out: &mut [MaybeUninit<T>],
+    a: Mat<T>,
+    b: Mat<T>,
+) {
     let (m, k, n) = (a.rows(), a.cols(), b.cols());
     let out = &mut out[..m * n];
     if k == 0 {
@@ -103,10 +180,9 @@ fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>,
     if n == 1 {
         // A matrix-vector product wants A's rows as slices (unit column stride).
         if let Some(rows) = (0..m).map(|r| a.row(r)).collect::<Option<Vec<_>>>() {
-            return matvec(isa, out, &rows, b);
+            return matvec(kernel.isa, out, &rows, b);
         }
     }
-    let kernel = T::kernel(isa);
     let unit_columns = a.col_stride() == 1 && b.col_stride() == 1;
     if let Some(narrow) = kernel.direct {
         if m * n * k < PARALLEL_MACS && n % narrow.cols() == 0 && unit_columns {
@@ -115,7 +191,7 @@ fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>,
     }
     let threads = threads();
     if threads > 1 && m * n * k >= PARALLEL_MACS && shares_b(m, k, n) {
-        return shared_b(kernel, out, (a, b), threads);
+        return shared_b(kernel, blocks, out, (a, b), threads);
     }
     let (row_tiles, col_tiles) = tile_counts(m, n, k, threads);
     // Tiles of whole register tiles, their edges differing by at most one: edges
@@ -132,7 +208,7 @@ fn gemm_uninit_on<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a: Mat<T>,
         // which lie inside `out`, and no two tiles overlap, so the accesses are disjoint.
         unsafe {
             tile_product(
-                kernel,
+                (kernel, blocks),
                 dst.at(r * n + c).cast(),
                 n,
                 a.block(r..r_end, 0..k),
@@ -188,13 +264,13 @@ fn direct<T: GemmFloat>(
 /// `dst` must be valid for reads and writes over the whole block, and not aliased
 /// meanwhile.
 unsafe fn tile_product<T: GemmFloat>(
-    kernel: MicroKernel<T>,
+    (kernel, blocks): (MicroKernel<T>, Blocks),
     dst: *mut T,
     ldc: usize,
     a: Mat<T>,
     b: Mat<T>,
 ) {
-    let (kc_max, mc_max, nc_max) = largest_blocks(a, b);
+    let (kc_max, mc_max, nc_max) = largest_blocks(blocks, a, b);
     // B's panels start on a cache line too.
     let line = CACHE_LINE / std::mem::size_of::<T>();
     let a_len = packed_len(mc_max, kc_max, kernel.mr).next_multiple_of(line);
@@ -202,7 +278,7 @@ unsafe fn tile_product<T: GemmFloat>(
     T::with_scratch(a_len + b_len, |scratch| {
         let (a_packed, b_packed) = scratch.split_at_mut(a_len);
         // SAFETY: the caller's contract, passed on.
-        unsafe { blocked(kernel, dst, ldc, (a, b), (a_packed, b_packed)) }
+        unsafe { blocked((kernel, blocks), dst, ldc, (a, b), (a_packed, b_packed)) }
     });
 }
 
@@ -210,7 +286,8 @@ unsafe fn tile_product<T: GemmFloat>(
 /// (`shared_b`) rather than splitting the output into tiles. With one block of the
 /// inner dimension and no more rows in A than columns in B, tiles split the columns
 /// as well and each packs one block of B anyway, while `shared_b`'s row blocks are
-/// thin and its two phases (pack, then multiply) wait on each other. 2 threads of the
+/// thin and its two phases (pack, then multiply) wait on each other (`KC` here: the
+/// block measured, whatever the CPU's blocks). 2 threads of the
 /// Xeon of docs/PERFORMANCE.md, medians of 5 × 50–200 calls in three alternating
 /// rounds, ms, shared → tiles (m × k × n): 256³ 0.165–0.168 → 0.146–0.147,
 /// 128 × 256 × 256 0.115–0.120 → 0.108–0.109; but 784 × 256 × 256 0.376–0.385 →
@@ -220,9 +297,13 @@ fn shares_b(m: usize, k: usize, n: usize) -> bool {
     k * n <= SHARED_B_VALUES && (m > n || k > KC)
 }
 
-/// The largest (KC, MC, NC) blocks of the product a · b.
-fn largest_blocks<T: Copy>(a: Mat<T>, b: Mat<T>) -> (usize, usize, usize) {
-    (KC.min(a.cols()), MC.min(a.rows()), NC.min(b.cols()))
+/// The largest (kc, mc, nc) blocks of the product a · b.
+fn largest_blocks<T: Copy>(blocks: Blocks, a: Mat<T>, b: Mat<T>) -> (usize, usize, usize) {
+    (
+        blocks.kc.min(a.cols()),
+        blocks.mc.min(a.rows()),
+        blocks.nc.min(b.cols()),
+    )
 }
 
 /// `tile_product` with its packing buffers (for `packed_len` of the largest blocks).
@@ -230,7 +311,7 @@ fn largest_blocks<T: Copy>(a: Mat<T>, b: Mat<T>) -> (usize, usize, usize) {
 /// # Safety
 /// As `tile_product`.
 unsafe fn blocked<T: GemmFloat>(
-    kernel: MicroKernel<T>,
+    (kernel, blocks): (MicroKernel<T>, Blocks),
     dst: *mut T,
     ldc: usize,
     (a, b): (Mat<T>, Mat<T>),
@@ -238,14 +319,14 @@ unsafe fn blocked<T: GemmFloat>(
 ) {
     let (m, k, n) = (a.rows(), a.cols(), b.cols());
     let (mr, nr) = (kernel.mr, kernel.nr);
-    let (kc_max, mc_max, nc_max) = largest_blocks(a, b);
-    for jc in (0..n).step_by(NC) {
+    let (kc_max, mc_max, nc_max) = largest_blocks(blocks, a, b);
+    for jc in (0..n).step_by(blocks.nc) {
         let nc = nc_max.min(n - jc);
-        for pc in (0..k).step_by(KC) {
+        for pc in (0..k).step_by(blocks.kc) {
             let kc = kc_max.min(k - pc);
             pack_b(b_packed, b.block(pc..pc + kc, jc..jc + nc), nr);
             let b_panels = b_packed.chunks_exact(kc * nr).take(nc.div_ceil(nr));
-            for ic in (0..m).step_by(MC) {
+            for ic in (0..m).step_by(blocks.mc) {
                 // Ctrl-C: the interpreter discards this product, so stop mid-tile
                 // (a large tile takes a while, far longer in a debug build).
                 if interrupt::requested() {
@@ -271,12 +352,13 @@ unsafe fn blocked<T: GemmFloat>(
     }
 }
 
-/// `out = a · b` on several threads with B packed once: its blocks of `KC` rows are
+/// `out = a · b` on several threads with B packed once: its blocks of `kc` rows are
 /// packed in parallel (each cut into column panels shared among the threads), then
 /// blocks of A's rows run in parallel against all of them. Each output element is
 /// still one chain over k in order (the same bits as a tile).
 fn shared_b<T: GemmFloat>(
     kernel: MicroKernel<T>,
+    blocks: Blocks,
     out: &mut [MaybeUninit<T>],
     (a, b): (Mat<T>, Mat<T>),
     threads: usize,
@@ -285,19 +367,23 @@ fn shared_b<T: GemmFloat>(
     let (mr, nr) = (kernel.mr, kernel.nr);
     // Block pc (rows pc..pc + kc of B) is packed at pc · width as ⌈n / nr⌉ panels [kc][nr].
     let width = n.div_ceil(nr) * nr;
-    let blocks: Vec<(usize, usize)> = (0..k).step_by(KC).map(|pc| (pc, KC.min(k - pc))).collect();
-    // Each block's panels in `threads` groups: one block of B (k ≤ KC, as in a 256³
+    let Blocks { kc: kc_max, mc, .. } = blocks;
+    let blocks: Vec<(usize, usize)> = (0..k)
+        .step_by(kc_max)
+        .map(|pc| (pc, kc_max.min(k - pc)))
+        .collect();
+    // Each block's panels in `threads` groups: one block of B (k ≤ kc, as in a 256³
     // product) was packed by one thread while the other waited.
     let b_panels = n.div_ceil(nr);
     let groups = threads.min(b_panels);
     let group_panels = |g: usize| g * b_panels / groups;
-    // Blocks of A's rows of at most MC, at least SHARED_B_BLOCKS_PER_THREAD per thread,
+    // Blocks of A's rows of at most mc, at least SHARED_B_BLOCKS_PER_THREAD per thread,
     // as many as a multiple of the thread count, their sizes differing by at most one
     // panel so that the threads finish together (256 rows on 2 threads were blocks of
     // 72, 72, 72 and 40 rows: 144 rows against 112).
     let panels = m.div_ceil(mr);
     let row_blocks = panels
-        .div_ceil(MC / mr)
+        .div_ceil(mc / mr)
         .max(SHARED_B_BLOCKS_PER_THREAD * threads)
         .next_multiple_of(threads)
         .min(panels);
@@ -325,7 +411,7 @@ fn shared_b<T: GemmFloat>(
             || (),
             |_, t| {
                 let (r, r_end) = (block_row(t), block_row(t + 1));
-                T::with_scratch(packed_len(most_rows, KC.min(k), mr), |a_packed| {
+                T::with_scratch(packed_len(most_rows, kc_max.min(k), mr), |a_packed| {
                     for &(pc, kc) in &blocks {
                         pack_a(a_packed, a.block(r..r_end, pc..pc + kc), mr, kernel.isa);
                         let b_block = &b_packed[pc * width..(pc + kc) * width];
@@ -526,6 +612,60 @@ mod tests {
                 assert_eq!(bits(&got), bits(&one), "{m}x{k}x{n} on {isa:?}");
             }
         }
+    }
+
+    /// Blocks change no bit: the blocks for a small L2 (f32 and f64), and small odd ones
+    /// that make several of each block (with a partial last one), give the bits of the
+    /// default blocks, on one thread (tiles) and two (`shared_b` for the first shape).
+    #[test]
+    fn every_blocking_gives_the_same_bits() {
+        let default = Blocks {
+            kc: KC,
+            mc: MC,
+            nc: NC,
+        };
+        let odd = Blocks {
+            kc: 37,
+            mc: 12,
+            nc: 40,
+        };
+        for (m, k, n) in [(130, 1100, 70), (61, 2100, 131), (257, 300, 33)] {
+            let (a, b) = (data(m * k, 7), data(k * n, 8));
+            let (am, bm) = (Mat::row_major(&a, m, k), Mat::row_major(&b, k, n));
+            let a64: Vec<f64> = a.iter().map(|&x| x as f64).collect();
+            let b64: Vec<f64> = b.iter().map(|&x| x as f64).collect();
+            let (am64, bm64) = (Mat::row_major(&a64, m, k), Mat::row_major(&b64, k, n));
+            for isa in Isa::supported() {
+                let (k32, k64) = (f32::kernel(isa), f64::kernel(isa));
+                let small32 = Blocks::small_l2::<f32>(k32.mr, 32 << 10);
+                let small64 = Blocks::small_l2::<f64>(k64.mr, 32 << 10);
+                for threads in [1, 2] {
+                    let f32_bits = |blocks| {
+                        let mut out = vec![f32::NAN; m * n];
+                        with_threads(threads, || gemm_in_blocks(k32, blocks, &mut out, am, bm));
+                        out.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                    };
+                    let f64_bits = |blocks| {
+                        let mut out = vec![f64::NAN; m * n];
+                        let run = || gemm_in_blocks(k64, blocks, &mut out, am64, bm64);
+                        with_threads(threads, run);
+                        out.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                    };
+                    let case = format!("{m}x{k}x{n} on {isa:?}, {threads} threads");
+                    let want = f32_bits(default);
+                    assert_eq!(f32_bits(small32), want, "{case}");
+                    assert_eq!(f32_bits(odd), want, "{case}");
+                    let want = f64_bits(default);
+                    assert_eq!(f64_bits(small64), want, "f64 {case}");
+                    assert_eq!(f64_bits(odd), want, "f64 {case}");
+                }
+            }
+        }
+        // The small-L2 blocks of the Zen 3 (32 KiB L1d) for its AVX2 kernels (mr = 6),
+        // and a large L1 clamped.
+        assert_eq!(Blocks::small_l2::<f32>(6, 32 << 10).kc, 1024);
+        assert_eq!(Blocks::small_l2::<f64>(6, 32 << 10).kc, 512);
+        assert_eq!(Blocks::small_l2::<f32>(6, 1 << 20).kc, SMALL_L2_MAX_KC);
     }
 
     /// The bits of `a · b` on the kernels of `isa`, each value widened to f64 (exactly).
