@@ -113,10 +113,10 @@ impl Blocks {
     /// read and written once per block, and an A panel of `mr` rows filling three
     /// quarters of L1 (`l1`) still stays there. On the Zen 3 of docs/PERFORMANCE.md
     /// (32 KiB L1d, 512 KiB L2: 1024 for f32 on AVX2, 512 for f64), one build with the
-    /// blocks set at run time, f32 medians in three alternating rounds: 1024³ on one
-    /// thread 23.5–24.7 ms at (KC, MC) = (256, 192), 22.5–23.4 at (1024, 48); 2048³
-    /// 200–208 at (256, 192), 186–192 at (1024, 48) and 185–199 at (512, 96); f64 1024³
-    /// 46.8–49.5 at (256, 192), 45.5–48.5 at (512, 48). Same-run ratios to NumPy
+    /// blocks set at run time, medians in three alternating rounds, one thread: f32
+    /// 1024³ 24.4–25.7 ms at (KC, MC) = (256, 192), 23.8–24.0 at (1024, 48); 2048³
+    /// 207–221 at (256, 192), 190–196 at (1024, 48); f64 1024³ 47.4–51.7 at (256, 192),
+    /// 48.7–50.9 at (512, 48) (no change beyond the noise). Same-run ratios to NumPy
     /// (`benches/compare --only matmul`, 1 | 2 threads), builds before and after in
     /// two alternating runs each: 1024³ 1.05–1.09 | 1.03–1.04 → 0.98–1.01 | 0.92–1.01,
     /// 2048³ 1.07–1.08 | 1.06–1.10 → 1.02–1.07 | 0.95–1.01. `mc` is cut to keep the
