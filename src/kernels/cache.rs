@@ -4,7 +4,8 @@
 
 use std::sync::OnceLock;
 
-/// Per-core data cache sizes in bytes.
+/// Data cache sizes in bytes: one L1 data cache and one L2, as CPUID describes them (a
+/// cache may be shared by several cores; the CPU that first asks is the one read).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DataCaches {
     /// The level-1 data cache.
@@ -47,7 +48,9 @@ fn detect() -> Option<DataCaches> {
 /// The L1 data and L2 sizes from the sub-leaves of a deterministic cache parameters
 /// leaf (`read(sub)` gives its EAX, EBX, ECX): EAX bits 0–4 the type (0 ends the list,
 /// 1 data, 3 unified), bits 5–7 the level; EBX the ways, partitions and line size, ECX
-/// the sets, each stored minus one.
+/// the sets, each stored minus one. A size past `usize` (only a broken hypervisor
+/// could report one) describes nothing.
+#[cfg(any(target_arch = "x86_64", test))]
 fn caches_of_leaf(read: impl Fn(u32) -> [u32; 3]) -> Option<DataCaches> {
     let (mut l1, mut l2) = (None, None);
     // Real CPUs list four or five caches; the bound keeps an odd hypervisor finite.
@@ -60,11 +63,12 @@ fn caches_of_leaf(read: impl Fn(u32) -> [u32; 3]) -> Option<DataCaches> {
         if kind != 1 && kind != 3 {
             continue;
         }
-        // At most 2^54 bytes: exact in u64.
         let field = |v: u32, shift: u32, bits: u32| u64::from((v >> shift) & ((1 << bits) - 1)) + 1;
         let sets = u64::from(ecx) + 1;
-        let size = field(ebx, 22, 10) * field(ebx, 12, 10) * field(ebx, 0, 12) * sets;
-        let size = usize::try_from(size).ok()?;
+        let size = field(ebx, 22, 10)
+            .checked_mul(field(ebx, 12, 10) * field(ebx, 0, 12))
+            .and_then(|s| s.checked_mul(sets))
+            .and_then(|s| usize::try_from(s).ok())?;
         match (eax >> 5) & 0x7 {
             1 => l1 = Some(size),
             2 => l2 = Some(size),
@@ -111,6 +115,8 @@ mod tests {
         );
         // A list that never ends stops at the bound.
         assert_eq!(caches_of_leaf(|_| entry(2, 1, 8, 64, 64)), None);
+        // Every field at its largest: 2^64 bytes, past any usize.
+        assert_eq!(caches_of_leaf(|_| [1 | 1 << 5, u32::MAX, u32::MAX]), None);
     }
 
     #[test]

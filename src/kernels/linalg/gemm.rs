@@ -44,6 +44,8 @@ const NC: usize = 1024;
 const SMALL_L2: usize = 1 << 20;
 /// Rows of A packed at once on a CPU with a small L2 (a multiple of every `mr`).
 const SMALL_L2_MC: usize = 48;
+// Both row blocks are whole panels of every kernel's height (4, 6 and 12).
+const _: () = assert!(MC.is_multiple_of(12) && SMALL_L2_MC.is_multiple_of(12));
 /// The longest inner block on a CPU with a small L2.
 const SMALL_L2_MAX_KC: usize = 1024;
 /// Products below this many multiply-adds run as one call on the calling thread.
@@ -111,7 +113,8 @@ impl Blocks {
 
     /// Where even one `KC × NC` block of B streams from L3, long inner blocks: C is
     /// read and written once per block, and an A panel of `mr` rows filling three
-    /// quarters of L1 (`l1`) still stays there. On the Zen 3 of docs/PERFORMANCE.md
+    /// quarters of L1 (`l1`) still stays there (the block kept between `KC` and
+    /// `SMALL_L2_MAX_KC`; B's packing buffer grows with it, to 4 MiB per thread). On the Zen 3 of docs/PERFORMANCE.md
     /// (32 KiB L1d, 512 KiB L2: 1024 for f32 on AVX2, 512 for f64), one build with the
     /// blocks set at run time, medians in three alternating rounds, one thread: f32
     /// 1024³ 24.4–25.7 ms at (KC, MC) = (256, 192), 23.8–24.0 at (1024, 48); 2048³
@@ -122,7 +125,7 @@ impl Blocks {
     /// 2048³ 1.07–1.08 | 1.06–1.10 → 1.02–1.07 | 0.95–1.01. `mc` is cut to keep the
     /// packed A block (48 × 1024 f32, 192 KiB) in L2 beside B's lines.
     fn small_l2<T>(mr: usize, l1: usize) -> Blocks {
-        let kc = l1 * 3 / 4 / (mr * size_of::<T>());
+        let kc = l1 / 4 * 3 / (mr * size_of::<T>());
         Blocks {
             kc: kc.clamp(KC, SMALL_L2_MAX_KC),
             mc: SMALL_L2_MC,
@@ -616,7 +619,8 @@ mod tests {
 
     /// Blocks change no bit: the blocks for a small L2 (f32 and f64), and small odd ones
     /// that make several of each block (with a partial last one), give the bits of the
-    /// default blocks, on one thread (tiles) and two (`shared_b` for the first shape).
+    /// default blocks, on one thread (one tile) and two (`shared_b`, but tiles at
+    /// offsets for the last shape: one block of k with m ≤ n).
     #[test]
     fn every_blocking_gives_the_same_bits() {
         let default = Blocks {
@@ -629,7 +633,12 @@ mod tests {
             mc: 12,
             nc: 40,
         };
-        for (m, k, n) in [(130, 1100, 70), (61, 2100, 131), (257, 300, 33)] {
+        for (m, k, n) in [
+            (130, 1100, 70),
+            (61, 2100, 131),
+            (257, 300, 33),
+            (130, 200, 1200),
+        ] {
             let (a, b) = (data(m * k, 7), data(k * n, 8));
             let (am, bm) = (Mat::row_major(&a, m, k), Mat::row_major(&b, k, n));
             let a64: Vec<f64> = a.iter().map(|&x| x as f64).collect();
