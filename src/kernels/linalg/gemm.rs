@@ -557,6 +557,11 @@ mod tests {
             .collect()
     }
 
+    /// `xs` as f64 (exactly).
+    fn widened(xs: &[f32]) -> Vec<f64> {
+        xs.iter().map(|&x| x as f64).collect()
+    }
+
     fn naive(out: &mut [f64], a: &Mat<f32>, b: &Mat<f32>) {
         for i in 0..a.rows() {
             for j in 0..b.cols() {
@@ -641,8 +646,7 @@ mod tests {
         ] {
             let (a, b) = (data(m * k, 7), data(k * n, 8));
             let (am, bm) = (Mat::row_major(&a, m, k), Mat::row_major(&b, k, n));
-            let a64: Vec<f64> = a.iter().map(|&x| x as f64).collect();
-            let b64: Vec<f64> = b.iter().map(|&x| x as f64).collect();
+            let (a64, b64) = (widened(&a), widened(&b));
             let (am64, bm64) = (Mat::row_major(&a64, m, k), Mat::row_major(&b64, k, n));
             for isa in Isa::supported() {
                 let (k32, k64) = (f32::kernel(isa), f64::kernel(isa));
@@ -717,8 +721,7 @@ mod tests {
         // (row stride above its width).
         for n in [64, 48] {
             let (a, b) = (data(64 * 80, 5), data(64 * n, 6));
-            let a64: Vec<f64> = a.iter().map(|&x| x as f64).collect();
-            let b64: Vec<f64> = b.iter().map(|&x| x as f64).collect();
+            let (a64, b64) = (widened(&a), widened(&b));
             let am = Mat::row_major(&a64, 64, 80).block(0..64, 3..67);
             let bm = Mat::row_major(&b64, 64, n);
             let scalar = product_bits(Isa::SCALAR, am, bm);
