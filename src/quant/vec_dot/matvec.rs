@@ -15,7 +15,7 @@
 
 use std::arch::x86_64::*;
 
-use super::avx2::{f32_at, q4k_block_sums, sum_each};
+use super::avx2::{f32_at, q4k_block_sums, sum_each, sum_each_half};
 use super::unpack::{KQuant, Q8K_BYTES};
 
 /// Weight rows whose block sums share one reduction and one f32 step, one per lane.
@@ -61,18 +61,16 @@ fn eight_rows(rows: &[&[[u8; BLOCK]]; LANES], a: &[[u8; Q8K_BYTES]]) -> __m256 {
     let mut acc = _mm256_setzero_ps();
     for (b, y) in a.iter().enumerate() {
         let xs: [&[u8; BLOCK]; LANES] = std::array::from_fn(|l| &rows[l][b]);
-        let (mut isum, mut msum) = ([zero; LANES], [zero; LANES]);
+        let (mut isum, mut msum) = ([zero; LANES], [_mm_setzero_si128(); LANES]);
         for ((i, m), x) in isum.iter_mut().zip(&mut msum).zip(xs) {
-            let (sums, mins) = q4k_block_sums(x, y);
-            // The min term's four lanes as the low half of eight.
-            (*i, *m) = (sums, _mm256_zextsi128_si256(mins));
+            (*i, *m) = q4k_block_sums(x, y);
         }
         let (d, dmin) = block_scales(&xs);
         let yd = _mm256_set1_ps(f32_at(y, 0));
         let neg_yd = _mm256_xor_ps(yd, _mm256_set1_ps(-0.0));
         let isum = _mm256_cvtepi32_ps(sum_each(isum));
         acc = _mm256_fmadd_ps(_mm256_mul_ps(yd, d), isum, acc);
-        let msum = _mm256_cvtepi32_ps(sum_each(msum));
+        let msum = _mm256_cvtepi32_ps(sum_each_half(msum));
         acc = _mm256_fmadd_ps(_mm256_mul_ps(neg_yd, dmin), msum, acc);
     }
     acc
