@@ -112,18 +112,27 @@ fma_of!(
     (f64_rows_avx2, F64_ROWS_AVX2)
 );
 
-/// Rows each SIMD kernel of `Fma::dot_rows_chunks` takes per pass: as many as keep
-/// every row's `LANES / lanes` accumulator vectors and one vector of `y` in registers.
-/// AVX2 has 16: 3 f32 rows (12 + 1) and 1 f64 row (8 + 1) — with 4 and 2 rows LLVM
-/// shuffled and spilled accumulators inside the loop (28 register moves and 4 stack
-/// round trips per 16 FMAs). AVX-512 has 32.
+// Rows each SIMD kernel of `Fma::dot_rows_chunks` takes per pass. Each row keeps
+// `LANES / lanes` accumulator vectors, and one more register holds a vector of `y`;
+// AVX-512 has 32 registers, AVX2 16. AVX2 f32 takes 3 rows (12 + 1): with 4, LLVM's
+// loop moved 28 registers and kept two accumulators on the stack (three stores and
+// three loads per 16 FMAs); 3 rows were faster in cache and the same from memory. AVX2
+// f64 keeps 2 rows (16 + 1, the same spills) because 1 row, all in registers, streamed
+// slower: 4096² f64, 1 thread, medians of three alternating rounds, 7.89–8.82 ms
+// against 6.65–7.56 (the Zen 3 of docs/PERFORMANCE.md's session 57).
 const F32_ROWS_AVX512: usize = 8;
 const F64_ROWS_AVX512: usize = 4;
 const F32_ROWS_AVX2: usize = 3;
-const F64_ROWS_AVX2: usize = 1;
+const F64_ROWS_AVX2: usize = 2;
 
 /// The most rows any `Fma::dot_rows_chunks` takes per pass.
 const MAX_ROWS: usize = 8;
+const _: () = assert!(
+    F32_ROWS_AVX512 <= MAX_ROWS
+        && F64_ROWS_AVX512 <= MAX_ROWS
+        && F32_ROWS_AVX2 <= MAX_ROWS
+        && F64_ROWS_AVX2 <= MAX_ROWS
+);
 
 /// Σ x·y over the common length.
 pub fn dot<T: Fma>(isa: Isa, x: &[T], y: &[T]) -> T {
@@ -140,8 +149,9 @@ pub fn dot<T: Fma>(isa: Isa, x: &[T], y: &[T]) -> T {
 /// flight (4096² f32 in 3.55 ms instead of 4.75, one thread of an AVX2 Zen, in a kernel
 /// harness). AVX-512's 32 registers hold twice the rows: on the AVX-512 Zen 4 here, in
 /// a harness (huge pages, best/median of 200, two runs), 4096² f32 with 8 rows
-/// 3.03–3.19 / 3.37–3.59 ms against 4 rows on AVX2 3.80–4.26 / 4.44–4.55, and 2048 ×
-/// 4096 f64 with 4 rows 2.66–2.97 / 2.94–3.23 against 2 rows 4.75–4.80 / 5.07–5.17.
+/// 3.03–3.19 / 3.37–3.59 ms against AVX2's 4 rows (now 3) 3.80–4.26 / 4.44–4.55, and
+/// 2048 × 4096 f64 with 4 rows 2.66–2.97 / 2.94–3.23 against 2 rows 4.75–4.80 /
+/// 5.07–5.17.
 pub fn dot_rows<T: Fma>(isa: Isa, rows: &[&[T]], y: &[T], out: &mut [T]) {
     let mut done = 0;
     let mut acc = [[T::default(); LANES]; MAX_ROWS];
@@ -370,7 +380,7 @@ mod tests {
         let a64: Vec<f64> = a.iter().map(|&v| v as f64 * 1.1).collect();
         let y64: Vec<f64> = y.iter().map(|&v| v as f64).collect();
         for len in [0, 1, 31, 32, 33, 95, 1000] {
-            // Passes of 1, 3, 4 and 8 rows (the kernels' counts) and the rest one by one.
+            // Passes of 2, 3, 4 and 8 rows (the kernels' counts) and the rest one by one.
             for n_rows in [0, 1, 2, 3, 4, 5, 7, 8, 9, 17] {
                 let rows: Vec<&[f32]> = a.chunks(1000).take(n_rows).map(|r| &r[..len]).collect();
                 let rows64: Vec<&[f64]> =

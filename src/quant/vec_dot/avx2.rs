@@ -52,7 +52,8 @@ pub(super) fn sum_each(v: [__m256i; 8]) -> __m256i {
         quads(pairs(v[0], v[1]), pairs(v[2], v[3])),
         quads(pairs(v[4], v[5]), pairs(v[6], v[7])),
     );
-    // Registers 0-3 summed in the low half, 4-7 in the high: the two halves added.
+    // Each half of y0 holds the partial sums of registers 0-3, each half of y1 those
+    // of 4-7: adding the halves puts 0-3 in the low half of the result, 4-7 in the high.
     _mm256_add_epi32(
         _mm256_permute2x128_si256::<0x20>(y0, y1),
         _mm256_permute2x128_si256::<0x31>(y0, y1),
@@ -169,10 +170,7 @@ const PAIR_I16: [[u8; 32]; 4] = {
 
 /// The 8 Q4_K/Q5_K scales as i16 in both halves, and the min term's 4 i32 partial sums
 /// Σ m·bsum (bsums at `y[260..292]`). The scales and the mins are widened from their
-/// words separately, in 128-bit registers: widening the 16 bytes at once joined the
-/// two words (an unpack) and split the result (a cross-lane extract): Q4_K 4096²
-/// matvec, 1 thread, AVX2 Zen 3, medians of three alternating rounds, 0.673–0.711 →
-/// 0.573–0.606 ms (with `sum_each_half`).
+/// words separately (see `min_sums`).
 #[target_feature(enable = "avx2")]
 #[inline]
 fn scales_and_min_sums(scales: &[u8], y: &[u8]) -> (__m256i, __m128i) {
@@ -180,15 +178,19 @@ fn scales_and_min_sums(scales: &[u8], y: &[u8]) -> (__m256i, __m128i) {
     packed.copy_from_slice(&scales[..12]);
     let (sc, mn) = unpack_scales_mins_words(&packed);
     let sc = _mm_cvtepu8_epi16(_mm_cvtsi64_si128(sc as i64));
-    let mins = _mm_cvtepu8_epi16(_mm_cvtsi64_si128(mn as i64));
-    (_mm256_set_m128i(sc, sc), min_sums(mins, y))
+    (_mm256_set_m128i(sc, sc), min_sums(mn, y))
 }
 
-/// A Q4_K/Q5_K block's min term as 4 i32 partial sums Σ m·bsum, for its 8 mins as i16
-/// in `mins` and the Q8_K block `y` (bsums at `y[260..292]`).
+/// A Q4_K/Q5_K block's min term as 4 i32 partial sums Σ m·bsum, for its 8 six-bit
+/// mins (the little-endian word `mins` of `unpack_scales_mins_words`) and the Q8_K
+/// block `y` (bsums at `y[260..292]`). The mins are widened to i16 in a 128-bit
+/// register: widening them together with the scales in one 256-bit register and
+/// extracting them again (a cross-lane move) was about 4% of a Q4_K matvec (a kernel
+/// harness on the Zen 3 of docs/PERFORMANCE.md's session 57).
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) fn min_sums(mins: __m128i, y: &[u8]) -> __m128i {
+pub(super) fn min_sums(mins: u64, y: &[u8]) -> __m128i {
+    let mins = _mm_cvtepu8_epi16(_mm_cvtsi64_si128(mins as i64));
     let bsums = load(y, 260);
     let pair_sums = _mm_hadd_epi16(
         _mm256_castsi256_si128(bsums),

@@ -120,7 +120,7 @@ fn scale_pairs_and_min_sums(scales: &[u8], y: &[u8], pairs: &mut [u32; 8]) -> __
             _mm256_or_si256(s32, _mm256_slli_epi32::<16>(s32)),
         )
     };
-    min_sums(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(mn as i64)), y)
+    min_sums(mn, y)
 }
 
 /// `acc + madd(a, b)` for `b` the i32 at `pair` in every lane: `vpdpwssd` with the
