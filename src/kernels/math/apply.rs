@@ -1,6 +1,6 @@
 //! `xs[i] = f(xs[i])` over a slice for the functions with a vector implementation:
 //! f32 through the `twin!` builds of `wide`, `exp_f32` and `tanh_f32` (exp, sigmoid and
-//! tanh on AVX-512 and tanh on AVX2 through hand-written loops, the same bits),
+//! tanh on AVX-512, sigmoid and tanh on AVX2 through hand-written loops, the same bits),
 //! f16/bf16 through f32 blocks, f64 through std (and `activation`) element by element.
 
 use std::mem::MaybeUninit;
@@ -94,7 +94,7 @@ fn fix_large_trig(dst: &mut [f32], src: &[f32], f: fn(f64) -> f64) {
 }
 
 /// The hand-written vector loop of `f` when `isa` allows it and there is one (the
-/// scalar twin's bits, see `exp_f32::avx512` and `tanh_f32`'s `avx512` and `avx2`).
+/// scalar twin's bits, see the `avx512` and `avx2` modules of `exp_f32` and `tanh_f32`).
 fn vector_form(isa: Isa, f: MathFn) -> Option<exp_f32::MapLoop> {
     #[cfg(target_arch = "x86_64")]
     if isa.avx512() {
@@ -104,8 +104,12 @@ fn vector_form(isa: Isa, f: MathFn) -> Option<exp_f32::MapLoop> {
             MathFn::Tanh => Some(tanh_f32::avx512::tanh),
             _ => None,
         };
-    } else if isa.avx2() && f == MathFn::Tanh {
-        return Some(tanh_f32::avx2::tanh);
+    } else if isa.avx2() {
+        return match f {
+            MathFn::Sigmoid => Some(exp_f32::avx2::sigmoid),
+            MathFn::Tanh => Some(tanh_f32::avx2::tanh),
+            _ => None,
+        };
     }
     let _ = (isa, f);
     None

@@ -142,23 +142,12 @@ pub mod avx2 {
         Rows(rows)
     };
 
-    /// `dst[i] = tanh(src[i])` for i < n.
-    ///
-    /// # Safety
-    /// The CPU has AVX2 and FMA; `src` is readable and `dst` writable for n values
-    /// (they may be the same memory: each vector is read before it is written).
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn tanh(src: *const f32, dst: *mut f32, n: usize) {
-        let whole = n / 8 * 8;
-        for i in (0..whole).step_by(8) {
-            // SAFETY: i + 8 ≤ n: inside both buffers (the caller's contract).
-            unsafe { _mm256_storeu_ps(dst.add(i), tanh_lanes(_mm256_loadu_ps(src.add(i)))) };
-        }
-        for i in whole..n {
-            // SAFETY: i < n, as above.
-            unsafe { *dst.add(i) = super::tanh(*src.add(i)) };
-        }
-    }
+    super::super::exp_f32::map_lanes_avx2!(
+        /// `tanh` of each value.
+        tanh,
+        tanh_lanes,
+        super::tanh
+    );
 
     /// The rows of the lanes' entries `i` (each below 32), transposed: element k is the
     /// vector of every lane's row element k (center, then coefficients).
