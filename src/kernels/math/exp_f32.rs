@@ -103,12 +103,14 @@ fn pow2_factors(n: i32) -> (f32, f32) {
 /// 1/(1 + e^-x) from e = e^-|x| alone: 1/(1+e) for x ≥ 0 and e/(1+e) below, so that
 /// neither side loses the tiny values (sigmoid(-100) is a subnormal, not 0).
 ///
-/// e = p·2^n is rounded once, as p·2^(n+64) (normal and exact for every n ≤ 0 that
-/// `exp_near` gives here) times 2^-64, and divided itself: the same bits as scaling
-/// the quotient p/(1+e) by 2^n last (`scaled_sigmoid` with c = 1), on all 2³² inputs
-/// (checked in a harness). Where the result is normal, e is exact and the roundings
-/// commute with the power of two; where it is subnormal, 1 + e rounds to 1 and the
-/// quotient is e. Two multiplies and two integer operations fewer than that form.
+/// e = p·2^n is rounded once, as p·2^(n+64) times 2^-64 (n is in [-173, 0] for the
+/// clamped -|x|, so p·2^(n+64) is normal and exact), and divided itself: the same bits
+/// as scaling the quotient p/(1+e) by 2^n last (`scaled_sigmoid` with c = 1), on all
+/// 2³² inputs (checked in a harness against the AVX2 build of that form). Where the
+/// result is normal, e is exact and the roundings commute with the power of two; where
+/// it is subnormal, 1 + e rounds to 1, the quotient is e, and that form's quotient is
+/// p (its correction is below half an ulp), scaled to the same e. The two factors of
+/// 2^n, the scaling at the end and its two selects are gone.
 #[inline(always)]
 pub fn sigmoid(x: f32) -> f32 {
     let (p, n) = exp_near(minus_abs_clamped(x));
@@ -173,10 +175,11 @@ fn corrected_quotient(num: f32, e: f32) -> f32 {
     let lost = e - (d - 1.0);
     let q = num / d;
     // q·lost/d is below an ulp of q, so a 6%-accurate 1/d (a line on [1, 2]) serves
-    // in place of a second division. It is taken negated rather than negating q: a
-    // NaN then meets only copies of itself (all from -|x|, sign set), and the result
-    // does not depend on which operand a multiply-add's NaN comes from — which
-    // differs between `fmaf`, `vfmadd` and the `vfnmadd` LLVM folds a negation into.
+    // in place of a second division. It is taken negated rather than negating q: in
+    // `sigmoid` a NaN then meets only copies of itself (all from -|x|, sign set), and
+    // the result does not depend on which operand a multiply-add's NaN comes from —
+    // which differs between `fmaf`, `vfmadd` and the `vfnmadd` LLVM folds a negation
+    // into. (`silu` answers a NaN itself.)
     let minus_inv_d = fma(d, RECIP_SLOPE, -RECIP_AT_0);
     fma(q, lost * minus_inv_d, q)
 }
@@ -218,8 +221,9 @@ macro_rules! map_lanes {
 #[cfg(target_arch = "x86_64")]
 pub(super) use map_lanes;
 
-/// `map_lanes!` for an 8-lane AVX2 `$lanes`, the tail (fewer than 8 values) through the
-/// scalar `$scalar`, whose bits the lanes have.
+/// `map_lanes!` for an 8-lane AVX2 `$lanes` (also in a module with
+/// `std::arch::x86_64::*` in scope), the tail (fewer than 8 values) through the scalar
+/// `$scalar`, whose bits the lanes have.
 #[cfg(target_arch = "x86_64")]
 macro_rules! map_lanes_avx2 {
     ($(#[$m:meta])* $name:ident, $lanes:ident, $scalar:path) => {
@@ -250,7 +254,8 @@ pub(super) use map_lanes_avx2;
 /// selects the numerator by a compare where x's sign bit serves. Harness, 1M values,
 /// one thread of the Zen 3 here, best of 200, three runs: the `twin!` build of the
 /// scaled form (before) 1.09–1.11 ms, of `sigmoid`'s form 0.82–0.84, this loop
-/// 0.66–0.70, bit-identical to the first on all 2³² inputs (NaN included).
+/// 0.66–0.70, bit-identical to the first on all 2³² inputs (NaN included); the test
+/// checks it against the scalar `sigmoid`.
 #[cfg(target_arch = "x86_64")]
 pub mod avx2 {
     use super::*;
@@ -276,14 +281,16 @@ pub mod avx2 {
         let nf = _mm256_sub_ps(t, splat(ROUNDER));
         let r = _mm256_fmadd_ps(nf, splat(-LN2_HI), c);
         let r = _mm256_fmadd_ps(nf, splat(-LN2_LO), r);
-        let q = _mm256_fmadd_ps(r, splat(EXP_P[0]), splat(EXP_P[1]));
-        let q = _mm256_fmadd_ps(q, r, splat(EXP_P[2]));
-        let q = _mm256_fmadd_ps(q, r, splat(EXP_P[3]));
-        let q = _mm256_fmadd_ps(q, r, splat(EXP_P[4]));
-        let q = _mm256_fmadd_ps(q, r, splat(1.0));
-        let p = _mm256_fmadd_ps(q, r, splat(1.0));
-        // t's low bits hold n (t = ROUNDER + n, ROUNDER's low nine bits clear), so
-        // 2^(n+64)'s bits are (t + 191 - ROUNDER's bits) << 23.
+        // `exp_near`'s polynomial.
+        let poly = _mm256_fmadd_ps(r, splat(EXP_P[0]), splat(EXP_P[1]));
+        let poly = _mm256_fmadd_ps(poly, r, splat(EXP_P[2]));
+        let poly = _mm256_fmadd_ps(poly, r, splat(EXP_P[3]));
+        let poly = _mm256_fmadd_ps(poly, r, splat(EXP_P[4]));
+        let poly = _mm256_fmadd_ps(poly, r, splat(1.0));
+        let p = _mm256_fmadd_ps(poly, r, splat(1.0));
+        // t's bits are ROUNDER's plus n (t is in [2²³, 2²⁴), where the ulp is 1), so
+        // 2^(n+64)'s bits are (t + 191 - ROUNDER's bits) << 23: the scalar `pow2`'s
+        // wrapping arithmetic, which also gives the same (never NaN) factor for a NaN.
         let offset = _mm256_set1_epi32(191 - ROUNDER.to_bits() as i32);
         let scale = _mm256_slli_epi32::<23>(_mm256_add_epi32(_mm256_castps_si256(t), offset));
         let e = _mm256_mul_ps(
@@ -307,6 +314,9 @@ pub mod avx2 {
 /// integer and float instructions that build and apply the two factors. One thread of
 /// the AVX-512 Zen 4 here, 1M values, best of 500, three runs, against the `twin!`
 /// build: exp 0.243–0.286 → 0.180–0.195 ms, sigmoid 0.484–0.487 → 0.378–0.381 ms.
+/// (Those checks predate the negated 1/d of `corrected_quotient`, taken here too; it
+/// changes no finite value, by the symmetry of rounding, and was not run on an AVX-512
+/// machine since: `avx512_loops_have_the_scalar_bits` checks it there.)
 #[cfg(target_arch = "x86_64")]
 pub mod avx512 {
     use super::*;
