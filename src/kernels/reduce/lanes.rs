@@ -99,17 +99,61 @@ pub fn reduce_lanes<T: Copy + Sync, O: Send>(
     f: impl Fn(&[T]) -> O + Sync,
 ) -> Vec<O> {
     let lanes = Lanes::new(layout, reduced);
-    let per_task = (ELEMENTS_PER_TASK / lanes.len.max(1)).max(1);
-    let block = |bases: &[usize]| {
+    in_blocks(&lanes, lanes_per_task(&lanes), |bases| {
         let mut scratch = Vec::new();
         let each = |&b: &usize| with_lane(data, &lanes, b, &mut scratch, &f);
-        bases.iter().map(each).collect::<Vec<O>>()
-    };
+        bases.iter().map(each).collect()
+    })
+}
+
+/// `reduce_lanes` with `group` given `G` lanes at a time where the lanes are
+/// contiguous runs and a task holds at least `G` of them (for kernels that read
+/// several lanes side by side); `one` takes the others. Each output is still computed
+/// from its lane alone, so the grouping changes no value.
+pub fn reduce_lanes_grouped<T: Copy + Sync, O: Send, const G: usize>(
+    data: &[T],
+    layout: &Layout,
+    reduced: &[bool],
+    one: impl Fn(&[T]) -> O + Sync,
+    group: impl Fn([&[T]; G]) -> [O; G] + Sync,
+) -> Vec<O> {
+    let lanes = Lanes::new(layout, reduced);
+    let per_task = lanes_per_task(&lanes);
+    let grouped = lanes.offsets.is_none() && lanes.len > 0 && per_task >= G;
+    in_blocks(&lanes, per_task, |bases| {
+        let mut out = Vec::with_capacity(bases.len());
+        let mut groups = bases.chunks_exact(G);
+        if grouped {
+            let lane = |b: usize| &data[b..b + lanes.len];
+            for g in &mut groups {
+                out.extend(group(std::array::from_fn(|k| lane(g[k]))));
+            }
+        }
+        let rest = if grouped { groups.remainder() } else { bases };
+        let mut scratch = Vec::new();
+        let each = |&b: &usize| with_lane(data, &lanes, b, &mut scratch, &one);
+        out.extend(rest.iter().map(each));
+        out
+    })
+}
+
+/// Lanes per parallel task: a few hundred microseconds of work.
+fn lanes_per_task(lanes: &Lanes) -> usize {
+    (ELEMENTS_PER_TASK / lanes.len.max(1)).max(1)
+}
+
+/// `block` of each fixed run of `per_task` lane bases, in parallel when there is more
+/// than one, concatenated in order.
+fn in_blocks<O: Send>(
+    lanes: &Lanes,
+    per_task: usize,
+    block: impl Fn(&[usize]) -> Vec<O> + Sync + Send,
+) -> Vec<O> {
     if lanes.bases.len() <= per_task {
         block(&lanes.bases)
     } else {
         let _section = Section::begin();
-        let blocks: Vec<Vec<O>> = lanes.bases.par_chunks(per_task).map(block).collect();
+        let blocks: Vec<Vec<O>> = lanes.bases.par_chunks(per_task).map(&block).collect();
         blocks.into_iter().flatten().collect()
     }
 }

@@ -9,8 +9,8 @@ mod lanes;
 mod leaf_avx2;
 mod pairwise;
 
-pub use extreme::{arg_extreme, extreme};
-pub use lanes::{for_each_lane, reduce_lanes};
+pub use extreme::{arg_extreme, arg_extremes, extreme, extremes};
+pub use lanes::{for_each_lane, reduce_lanes, reduce_lanes_grouped};
 pub use pairwise::{pairwise_sum, pairwise_sum_with};
 
 use crate::kernels::isa::Isa;

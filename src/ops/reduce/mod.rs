@@ -12,7 +12,10 @@ pub use scan::{cumsum, scan, ScanOp};
 use super::elems;
 use crate::kernels::isa::Isa;
 use crate::kernels::math::{is_nan, truth, Arith};
-use crate::kernels::reduce::{arg_extreme, extreme, pairwise_sum, reduce_lanes, sum_lanes};
+use crate::kernels::reduce::{
+    arg_extreme, arg_extremes, extreme, extremes, pairwise_sum, reduce_lanes, reduce_lanes_grouped,
+    sum_lanes,
+};
 use crate::tensor::budget;
 use crate::tensor::shape::normalize_axis;
 use crate::tensor::{DType, Elem, Layout, Result, Tensor, TensorError};
@@ -57,13 +60,13 @@ reduce_ops! {
     Var { ddof: i64 = 0 }("var") => |l| l.floats(l.each(|xs| variance(xs, ddof)));
     /// Square root of `Var`.
     Std { ddof: i64 = 0 }("std") => |l| l.floats(l.each(|xs| variance(xs, ddof).sqrt()));
-    Max("max") => |l| l.extreme(extreme::<T, true, false>);
-    Min("min") => |l| l.extreme(extreme::<T, false, false>);
+    Max("max") => |l| l.extreme::<true, false>();
+    Min("min") => |l| l.extreme::<false, false>();
     /// Max minus min ("peak to peak"), in the dtype (integers wrap, as NumPy's).
     Ptp("ptp") => |l| l.ptp();
     /// Index (i64) of the first maximum; one axis or the flattened tensor.
-    ArgMax("argmax") => |l| l.arg(arg_extreme::<T, true, false>);
-    ArgMin("argmin") => |l| l.arg(arg_extreme::<T, false, false>);
+    ArgMax("argmax") => |l| l.arg::<true, false>();
+    ArgMin("argmin") => |l| l.arg::<false, false>();
     /// The `Nan*` ops skip NaN: it neither adds nor counts.
     NanSum("nansum") => |l| l.totals(l.sum(or_nan::<T>(T::Acc::default())));
     NanProd("nanprod") => |l| {
@@ -71,10 +74,10 @@ reduce_ops! {
         l.totals(l.each(|xs| product(xs, or_nan::<T>(one))))
     };
     NanMean("nanmean") => |l| l.nan_mean();
-    NanMax("nanmax") => |l| l.extreme(extreme::<T, true, true>);
-    NanMin("nanmin") => |l| l.extreme(extreme::<T, false, true>);
-    NanArgMax("nanargmax") => |l| l.arg(arg_extreme::<T, true, true>);
-    NanArgMin("nanargmin") => |l| l.arg(arg_extreme::<T, false, true>);
+    NanMax("nanmax") => |l| l.extreme::<true, true>();
+    NanMin("nanmin") => |l| l.extreme::<false, true>();
+    NanArgMax("nanargmax") => |l| l.arg::<true, true>();
+    NanArgMin("nanargmin") => |l| l.arg::<false, true>();
     /// `Var` and `Std` of the values that are not NaN: NaN where fewer than `ddof + 1`
     /// remain (NumPy's `nanvar`, `nanstd`).
     NanVar { ddof: i64 = 0 }("nanvar") => |l| l.floats(l.each(|xs| nan_variance(xs, ddof)));
@@ -233,11 +236,25 @@ impl<T: Arith> Lanes<'_, T> {
         self.floats(means.collect())
     }
 
-    /// The max or min of each lane by `find`, which keeps the dtype and propagates NaN;
-    /// an all-NaN lane of a nan form gives NaN (NumPy warns and does the same).
-    fn extreme(&self, find: fn(Isa, &[T]) -> Option<T>) -> Result<Tensor> {
+    /// `f` of each lane, and `group` of lanes read side by side where that applies
+    /// (`reduce_lanes_grouped`).
+    fn each_grouped<O: Send, const G: usize>(
+        &self,
+        f: impl Fn(&[T]) -> O + Sync + Send,
+        group: impl Fn([&[T]; G]) -> [O; G] + Sync + Send,
+    ) -> Vec<O> {
+        reduce_lanes_grouped(self.data, self.layout, &self.plan.reduced, f, group)
+    }
+
+    /// The max (`MAX`) or min of each lane, which keeps the dtype and propagates NaN
+    /// unless `SKIP_NAN`; an all-NaN lane of a nan form gives NaN (NumPy warns and does
+    /// the same).
+    fn extreme<const MAX: bool, const SKIP_NAN: bool>(&self) -> Result<Tensor> {
         let isa = self.isa;
-        let values = self.each(|xs| find(isa, xs));
+        let values = self.each_grouped(
+            |xs| extreme::<T, MAX, SKIP_NAN>(isa, xs),
+            |lanes| extremes::<T, MAX, SKIP_NAN>(isa, lanes),
+        );
         self.tensor(non_empty(self.name, values)?)
     }
 
@@ -262,11 +279,14 @@ impl<T: Arith> Lanes<'_, T> {
         self.tensor(non_empty(self.name, ranges)?)
     }
 
-    /// The index (i64) of each lane's extreme by `find`.
-    fn arg(&self, find: fn(Isa, &[T]) -> Option<usize>) -> Result<Tensor> {
+    /// The index (i64) of each lane's max (`MAX`) or min, NaN skipped if `SKIP_NAN`.
+    fn arg<const MAX: bool, const SKIP_NAN: bool>(&self) -> Result<Tensor> {
         let isa = self.isa;
         // A lane index fits in i64: lanes index memory.
-        let index = self.each(|xs| find(isa, xs).map(|i| i as i64));
+        let index = self.each_grouped(
+            |xs| arg_extreme::<T, MAX, SKIP_NAN>(isa, xs).map(|i| i as i64),
+            |lanes| arg_extremes::<T, MAX, SKIP_NAN>(isa, lanes).map(|i| i.map(|i| i as i64)),
+        );
         if self.plan.lane_len > 0 && index.contains(&None) {
             return Err(TensorError::value(self.name, "all-NaN slice encountered"));
         }
