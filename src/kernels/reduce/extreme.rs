@@ -60,7 +60,7 @@ pub fn arg_extreme<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     find::<T, MAX, SKIP_NAN>(isa, xs).map(|(_, at)| at)
 }
 
-/// `extreme` of each of `GROUP` lanes of one length.
+/// `extreme` of each of `GROUP` lanes (read side by side when they have one length).
 pub fn extremes<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     isa: Isa,
     lanes: [&[T]; GROUP],
@@ -72,7 +72,7 @@ pub fn extremes<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     })
 }
 
-/// `arg_extreme` of each of `GROUP` lanes of one length.
+/// `arg_extreme` of each of `GROUP` lanes (read side by side when they have one length).
 pub fn arg_extremes<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     isa: Isa,
     lanes: [&[T]; GROUP],
@@ -81,7 +81,8 @@ pub fn arg_extremes<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>
 }
 
 /// `find` of each lane: side by side when the lanes have one length and each starts
-/// with a number (else one by one, as a leading NaN is answered before the scan).
+/// with a number, as `scan` requires (else one by one, through `find`'s handling of a
+/// leading NaN).
 fn find_group<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     isa: Isa,
     lanes: [&[T]; GROUP],
@@ -205,9 +206,10 @@ impl<T: Copy + PartialOrd> Scan<T> {
         }
     }
 
-    /// Folds in `chunk` (`CHUNK` elements, at position `at` of the lane) into `LANES`
-    /// running extremes seeded with the best so far; only a chunk that beats the best
-    /// is reduced to one value.
+    /// Takes in `chunk` (`CHUNK` elements, at position `at` of the lane): `LANES`
+    /// running extremes seeded with the best so far, and only a chunk that beats the
+    /// best reduced to one value. A NaN (unless `SKIP_NAN`) records its position and
+    /// leaves the best alone.
     #[inline(always)]
     fn chunk<const MAX: bool, const SKIP_NAN: bool>(&mut self, chunk: &[T], at: usize) {
         let beats = |x: T, m: T| if MAX { x > m } else { x < m };
@@ -433,6 +435,19 @@ mod tests {
             vec![],
             vec![nan; 5],
         ]);
+        // Two NaNs in different chunks (the first one's position is the answer); a
+        // long lane with a leading NaN (the group goes one by one).
+        let mut two = base.clone();
+        (two[131], two[400]) = (nan, nan);
+        let mut leading = base.clone();
+        leading[0] = nan;
+        groups.push(vec![two.clone(), base.clone(), two, base.clone()]);
+        groups.push(vec![
+            base[..300].to_vec(),
+            leading[..300].to_vec(),
+            base[..300].to_vec(),
+            base[..300].to_vec(),
+        ]);
         for group in &groups {
             let lanes: [&[f32]; GROUP] = std::array::from_fn(|k| group[k].as_slice());
             for isa in [Isa::SCALAR, Isa::detect()] {
@@ -453,6 +468,27 @@ mod tests {
                 check!(false, false);
                 check!(true, true);
                 check!(false, true);
+            }
+        }
+        // Other dtypes, side by side.
+        let ints: Vec<i64> = (0..600).map(|i| (i * 7919) % 113 - 56).collect();
+        let lanes: [&[i64]; GROUP] = std::array::from_fn(|k| &ints[k * 150..(k + 1) * 150]);
+        let doubles: Vec<f64> = ints.iter().map(|&i| i as f64 * 0.5).collect();
+        let lanes64: [&[f64]; GROUP] = std::array::from_fn(|k| &doubles[k * 150..(k + 1) * 150]);
+        for isa in [Isa::SCALAR, Isa::detect()] {
+            let got = (
+                extremes::<i64, true, false>(isa, lanes),
+                arg_extremes::<i64, false, false>(isa, lanes),
+            );
+            let got64 = (
+                extremes::<f64, false, false>(isa, lanes64),
+                arg_extremes::<f64, true, false>(isa, lanes64),
+            );
+            for k in 0..GROUP {
+                assert_eq!(got.0[k], lanes[k].iter().max().copied());
+                assert_eq!(got.1[k], argmin(lanes[k]));
+                assert_eq!(got64.0[k], lanes64[k].iter().copied().reduce(f64::min));
+                assert_eq!(got64.1[k], argmax(lanes64[k]));
             }
         }
     }

@@ -107,9 +107,11 @@ pub fn reduce_lanes<T: Copy + Sync, O: Send>(
 }
 
 /// `reduce_lanes` with `group` given `G` lanes at a time where the lanes are
-/// contiguous runs and a task holds at least `G` of them (for kernels that read
-/// several lanes side by side); `one` takes the others. Each output is still computed
-/// from its lane alone, so the grouping changes no value.
+/// contiguous runs (for kernels that read several lanes side by side), a task then
+/// holding a multiple of `G` lanes; `one` takes the others. Lanes too long for `G` to a
+/// task stay one by one, so that a few long lanes still spread over the threads. Each
+/// output is computed from its lane alone, so neither the grouping nor the tasks'
+/// bounds change a value.
 pub fn reduce_lanes_grouped<T: Copy + Sync, O: Send, const G: usize>(
     data: &[T],
     layout: &Layout,
@@ -119,7 +121,9 @@ pub fn reduce_lanes_grouped<T: Copy + Sync, O: Send, const G: usize>(
 ) -> Vec<O> {
     let lanes = Lanes::new(layout, reduced);
     let per_task = lanes_per_task(&lanes);
+    // (An empty lane has no storage to borrow: its base may be past the end.)
     let grouped = lanes.offsets.is_none() && lanes.len > 0 && per_task >= G;
+    let per_task = if grouped { per_task / G * G } else { per_task };
     in_blocks(&lanes, per_task, |bases| {
         let mut out = Vec::with_capacity(bases.len());
         let mut groups = bases.chunks_exact(G);
