@@ -212,7 +212,7 @@ impl<T: Copy + PartialOrd> Scan<T> {
     /// leaves the best alone.
     #[inline(always)]
     fn chunk<const MAX: bool, const SKIP_NAN: bool>(&mut self, chunk: &[T], at: usize) {
-        let beats = |x: T, m: T| if MAX { x > m } else { x < m };
+        let beats = beats::<T, MAX>;
         let mut m = [self.best; LANES];
         for part in chunk.chunks_exact(LANES) {
             for (mj, &x) in m.iter_mut().zip(part) {
@@ -240,7 +240,7 @@ impl<T: Copy + PartialOrd> Scan<T> {
         if let Some(at) = self.nan {
             return (xs[at], at);
         }
-        let beats = |x: T, m: T| if MAX { x > m } else { x < m };
+        let beats = beats::<T, MAX>;
         let (mut best, mut from) = (self.best, self.from);
         let tail = xs.len() / CHUNK * CHUNK;
         for (j, &x) in xs[tail..].iter().enumerate() {
@@ -256,6 +256,16 @@ impl<T: Copy + PartialOrd> Scan<T> {
         // (`best` may be a later zero of the other sign).
         let at = from + first_equal(&xs[from..], best);
         (xs[at], at)
+    }
+}
+
+/// Whether x is larger (`MAX`) or smaller than m; false when either is NaN.
+#[inline(always)]
+fn beats<T: PartialOrd, const MAX: bool>(x: T, m: T) -> bool {
+    if MAX {
+        x > m
+    } else {
+        x < m
     }
 }
 
