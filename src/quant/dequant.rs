@@ -9,7 +9,7 @@ use super::{dense, legacy, low_k, q4_k, q5_k, q6_k, q8_0, q8_k, QType};
 use crate::kernels::alloc::filled;
 use crate::kernels::isa::Isa;
 use crate::kernels::parallel::{for_each_chunk_mut, for_each_chunk_mut_with};
-use crate::kernels::stream::{CopyOut, STREAM_MIN_BYTES};
+use crate::kernels::stream::{write_in_pieces, STREAM_MIN_BYTES};
 use crate::kernels::twin::twin;
 
 /// Runs the block function `$f` over the whole blocks of `$src`, writing `$dst`.
@@ -55,22 +55,13 @@ pub fn dequantize(bytes: &[u8], qtype: QType, n: usize) -> Result<Vec<f32>, Stri
     // each chunk in cache, 11.7 streamed.
     let stream = n * std::mem::size_of::<f32>() >= STREAM_MIN_BYTES;
     let fill = |out: &mut [MaybeUninit<f32>]| {
-        for_each_chunk_mut_with(
-            out,
-            CHUNK,
-            || vec![0f32; PIECE],
-            |piece, start, o| {
-                // Fenced once per work item, when `copy` is dropped.
-                let copy = CopyOut::new(isa, stream);
-                for (i, dst) in o.chunks_mut(PIECE).enumerate() {
-                    let piece = &mut piece[..dst.len()];
-                    dequantize_values(isa, qtype, bytes, start + i * PIECE, piece);
-                    copy.copy(piece, dst);
-                }
-            },
-        )
+        for_each_chunk_mut_with(out, CHUNK, Vec::new, |scratch, start, o| {
+            write_in_pieces(isa, stream, o, PIECE, scratch, |at, piece| {
+                dequantize_values(isa, qtype, bytes, start + at, piece)
+            })
+        })
     };
-    // SAFETY: `fill` copies a dequantized piece into every part of the buffer.
+    // SAFETY: `write_in_pieces` writes every value of each work item's part.
     let out = unsafe { filled(n, fill) };
     out.ok_or_else(|| format!("dequantize: cannot allocate {n} f32 values"))
 }
