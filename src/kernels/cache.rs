@@ -4,6 +4,9 @@
 
 use std::sync::OnceLock;
 
+/// Bytes in a cache line of the x86-64 CPUs tsr runs on.
+pub const LINE: usize = 64;
+
 /// Data cache sizes in bytes: one L1 data cache and one L2, as CPUID describes them (a
 /// cache may be shared by several cores; the CPU that first asks is the one read).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

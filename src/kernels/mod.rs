@@ -7,11 +7,11 @@
 //! Plumbing sits at the top: `isa` (which SIMD kernels may run), `twin` (one body built
 //! for AVX-512, for AVX2 and as its scalar twin), `parallel` (fixed-chunk parallel loops
 //! that stop on Ctrl-C), `interrupt` (the Ctrl-C flag), `alloc` (output buffers),
-//! `stream` (copies into large results that bypass the cache), `prefetch` (hints for
-//! scans that stream from memory), `cache` (the data cache sizes blocking may use),
-//! `base_register` (pointer steps that keep a kernel's operands in base registers) and
-//! `strided` (runs of a strided layout). The rooms below use the plumbing and each
-//! other only downward:
+//! `stream` (large results written in pieces with stores that bypass the cache),
+//! `prefetch` (hints for scans that stream from memory), `cache` (the cache line, and
+//! the data cache sizes blocking may use), `base_register` (pointer steps that keep a
+//! kernel's operands in base registers) and `strided` (runs of a strided layout). The
+//! rooms below use the plumbing and each other only downward:
 //!
 //! * `math/`: the scalar definitions every kernel and its twin share: element
 //!   arithmetic (`Arith`, `Float`), exp/log/trig, erf, the activations, and `apply`,

@@ -8,8 +8,7 @@
 //! TLB, from 9.4 to 7.7–8.0 ms (a kernel harness). A prefetch is a
 //! hint: it never faults and changes no value, so it may point past the data.
 
-/// Bytes in a cache line of the x86-64 CPUs tsr runs on.
-const LINE: usize = 64;
+use super::cache::LINE;
 
 /// Asks for the cache lines of `xs`'s bytes moved `ahead` bytes further on, as a
 /// sequential scan will read them next. Does nothing off x86-64.

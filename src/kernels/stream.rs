@@ -5,33 +5,33 @@
 //! (non-temporal) store writes whole lines without reading them. A kernel that makes
 //! such a result computes each piece into a small buffer that stays in cache, and
 //! `write_in_pieces` moves it on: writing 64 MiB this way took 4.3 ms on an AVX2 Zen
-//! here, against 9.2 ms with normal stores. For a result that fits in cache the next op
-//! would rather find it there, so small results take normal stores.
+//! here, against 9.2 ms with normal stores (measured when pieces were still copied
+//! whole). For a result that fits in cache the next op would rather find it there, so
+//! small results take normal stores.
 
 use std::mem::MaybeUninit;
 
+use super::cache::LINE;
 use super::isa::Isa;
+use crate::tensor::Elem;
 
 /// Results of at least this many bytes are written with streaming stores (more than
 /// the last-level cache of the CPUs tsr runs on holds for one core).
 pub const STREAM_MIN_BYTES: usize = 16 << 20;
 
-/// Bytes of a cache line, the unit streaming stores combine into.
-const LINE: usize = 64;
-
 /// Writes `out` piece by piece through `scratch`, a buffer that stays in cache:
 /// `fill(start, buf)` computes the values `start..start + buf.len()` of `out` (pieces of
 /// `piece` values, the last one shorter) into the buffer, which is then copied out —
-/// with streaming stores when `stream` is set and the ISA has them — up to the last
-/// whole cache line of `out` it reaches; the values past that line's start wait in the
-/// buffer for the next piece. A piece ending inside a line would leave that line half
-/// streamed and half stored normally by the next piece, and the normal store waits for
-/// the streamed half to reach memory and the line to come back: 16M f32 in pieces of
-/// 4096 into memory 16 bytes past a line start (where the allocator puts large
-/// buffers) took 4.6–5.1 ms that way, 3.8–4.0 with the carry, 3.5–3.6 line-aligned (a
-/// harness on the AVX2 Zen 3 here, best–median of 40). Values written in one call are
-/// visible to other threads when it returns (one fence at the end).
-pub fn write_in_pieces<T: Copy + Default>(
+/// with streaming stores when `stream` is set and the ISA has them — up to the start of
+/// the cache line of `out` it ends in; the values from there on wait in the buffer for
+/// the next piece. Copied whole, each piece ending inside a line left that line written
+/// partly by normal stores (which first read it from memory) and partly by streaming
+/// ones: 16M f32 in pieces of 4096 into memory 16 bytes past a line start (where the
+/// allocator puts large buffers) took 4.6–5.1 ms that way, 3.8–4.0 with the carry,
+/// 3.5–3.6 into line-aligned memory (a harness on the AVX2 Zen 3 here, best–median of
+/// 40). Only the ends of `out` share lines with other writers. The streaming stores are
+/// fenced before this returns, so they are ordered before the caller's later stores.
+pub fn write_in_pieces<T: Elem>(
     isa: Isa,
     stream: bool,
     out: &mut [MaybeUninit<T>],
@@ -39,15 +39,9 @@ pub fn write_in_pieces<T: Copy + Default>(
     scratch: &mut Vec<T>,
     mut fill: impl FnMut(usize, &mut [T]),
 ) {
-    let piece = piece.max(1);
+    let piece = piece.clamp(1, out.len().max(1));
     let size = std::mem::size_of::<T>();
-    // Values a line holds; a type that does not divide a line carries nothing.
-    let per_line = if size > 0 && LINE.is_multiple_of(size) {
-        LINE / size
-    } else {
-        1
-    };
-    scratch.resize(piece + per_line, T::default());
+    scratch.resize(piece + LINE / size, T::default());
     let copy = CopyOut::new(isa, stream);
     let (mut carried, mut written) = (0, 0);
     for start in (0..out.len()).step_by(piece) {
@@ -55,21 +49,21 @@ pub fn write_in_pieces<T: Copy + Default>(
         fill(start, &mut scratch[carried..carried + len]);
         let ready = carried + len;
         let end = written + ready;
-        let cut = if end == out.len() {
-            ready
-        } else {
-            // Back to the start of the line holding `out[end]`, or to the first value
-            // in the buffer when the line began before it.
-            let into_line = match per_line {
-                1 => 0,
-                _ => out[end..].as_ptr() as usize % LINE / size,
-            };
-            ready - into_line.min(ready)
+        let cut = match out.get(end) {
+            Some(next) => ready - values_into_line(next, size).min(ready),
+            None => ready,
         };
         copy.copy(&scratch[..cut], &mut out[written..written + cut]);
         scratch.copy_within(cut..ready, 0);
         (carried, written) = (ready - cut, written + cut);
     }
+}
+
+/// How many values of `size` bytes lie between the start of `at`'s cache line and `at`
+/// (fewer than a line holds: element types' sizes divide a line and their addresses
+/// are multiples of their size).
+fn values_into_line<T>(at: &T, size: usize) -> usize {
+    (at as *const T as usize) % LINE / size
 }
 
 /// Copies pieces of a result out, from one thread. Streaming stores are weakly
@@ -164,9 +158,10 @@ mod x86 {
 mod tests {
     use super::*;
 
-    /// `write_in_pieces` into `dst[start..start + len]` with value `i` for index `i`;
-    /// checks every value and that `fill` saw the pieces in order.
-    fn check_pieces<T: Copy + Default + PartialEq + std::fmt::Debug>(
+    /// `write_in_pieces` into `dst[start..start + len]` with `value(i)` for index `i`
+    /// (never zero); checks every value, that nothing outside was touched and that
+    /// `fill` saw the pieces in order.
+    fn check_pieces<T: Elem>(
         value: impl Fn(usize) -> T,
         isa: Isa,
         stream: bool,
@@ -181,19 +176,23 @@ mod tests {
                 *b = value(at + i);
             }
         });
+        let unit = piece.clamp(1, len.max(1));
         let want: Vec<_> = (0..len)
-            .step_by(piece)
-            .map(|at| (at, piece.min(len - at)))
+            .step_by(unit)
+            .map(|at| (at, unit.min(len - at)))
             .collect();
-        assert_eq!(calls, want, "{isa:?} {stream} {start} {len} {piece}");
-        for (i, d) in dst[start..start + len].iter().enumerate() {
-            // SAFETY: the whole vector was initialized.
+        let case = format!("{isa:?} {stream} {start} {len} {piece}");
+        assert_eq!(calls, want, "{case}");
+        for (i, d) in dst.iter().enumerate() {
+            // SAFETY: the whole array was initialized.
             let got = unsafe { d.assume_init() };
-            assert_eq!(
-                got,
-                value(i),
-                "{isa:?} {stream} {start} {len} {piece} at {i}"
-            );
+            let inside = (start..start + len).contains(&i);
+            let want = if inside {
+                value(i - start)
+            } else {
+                T::default()
+            };
+            assert_eq!(got, want, "{case} at {i}");
         }
     }
 
@@ -203,15 +202,33 @@ mod tests {
             for stream in [false, true] {
                 for start in 0..70 {
                     for len in [0, 1, 15, 16, 17, 63, 64, 65, 300, 1000 - start] {
-                        for piece in [1, 3, 16, 64, 100, 256] {
+                        for piece in [0, 1, 3, 16, 64, 100, 256, 5000] {
                             let shape = (start, len, piece);
-                            check_pieces(|i| i as f32 * 0.25 - 9.0, isa, stream, shape);
-                            check_pieces(|i| (i * 7) as u8, isa, stream, shape);
+                            check_pieces(|i| (i * 7 % 255 + 1) as u8, isa, stream, shape);
+                            check_pieces(|i| i as u32 * 3 + 1, isa, stream, shape);
+                            check_pieces(|i| i as u64 * 5 + 1, isa, stream, shape);
                         }
                     }
                 }
             }
         }
+    }
+
+    #[test]
+    fn values_into_line_reach_back_to_the_line_start() {
+        fn check<T: Elem>() {
+            let xs = [T::default(); 64];
+            let size = std::mem::size_of::<T>();
+            for x in &xs {
+                let back = values_into_line(x, size);
+                assert!(back < LINE / size);
+                assert_eq!((x as *const T as usize - back * size) % LINE, 0);
+            }
+        }
+        check::<u8>();
+        check::<u16>();
+        check::<f32>();
+        check::<f64>();
     }
 
     #[test]

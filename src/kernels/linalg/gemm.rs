@@ -14,10 +14,10 @@
 use std::mem::MaybeUninit;
 
 use super::dot::dot_rows;
-use super::gemm_kernel::{Direct, GemmFloat, MicroKernel, CACHE_LINE};
+use super::gemm_kernel::{Direct, GemmFloat, MicroKernel};
 use super::gemm_pack::{pack_a, pack_b, packed_len};
 use super::mat::Mat;
-use crate::kernels::cache::data_caches;
+use crate::kernels::cache::{data_caches, LINE};
 use crate::kernels::interrupt;
 use crate::kernels::isa::Isa;
 use crate::kernels::parallel::{for_each_chunk_mut, for_each_item, threads, Disjoint};
@@ -275,7 +275,7 @@ unsafe fn tile_product<T: GemmFloat>(
 ) {
     let (kc_max, mc_max, nc_max) = largest_blocks(blocks, a, b);
     // B's panels start on a cache line too.
-    let line = CACHE_LINE / std::mem::size_of::<T>();
+    let line = LINE / std::mem::size_of::<T>();
     let a_len = packed_len(mc_max, kc_max, kernel.mr).next_multiple_of(line);
     let b_len = packed_len(nc_max, kc_max, kernel.nr);
     T::with_scratch(a_len + b_len, |scratch| {

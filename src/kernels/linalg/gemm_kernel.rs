@@ -9,6 +9,7 @@
 //! it — so all three kernels, at any blocking, give the same bits.
 
 use super::dot::Fma;
+use crate::kernels::cache::LINE;
 use crate::kernels::isa::Isa;
 
 /// `c[i·ldc + j] = c·[accumulate] + Σ_p a[p·mr + i] · b[p·nr + j]` for i < mr, j < nr,
@@ -119,9 +120,6 @@ pub trait GemmFloat: Fma + Send + Sync + 'static {
     fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [Self]) -> R) -> R;
 }
 
-/// Bytes of a cache line: packed panels start on one, so that no vector load splits.
-pub const CACHE_LINE: usize = 64;
-
 /// Implements `GemmFloat::with_scratch` on a thread-local buffer of `$t`.
 macro_rules! scratch_of {
     ($t:ty) => {
@@ -129,12 +127,13 @@ macro_rules! scratch_of {
             thread_local! {
                 static SCRATCH: std::cell::RefCell<Vec<$t>> = const { std::cell::RefCell::new(Vec::new()) };
             }
+            // Packed panels start on a cache line, so that no vector load splits.
             let aligned = |buf: &mut Vec<$t>| {
-                let slack = CACHE_LINE / std::mem::size_of::<$t>();
+                let slack = LINE / std::mem::size_of::<$t>();
                 if buf.len() < len + slack {
                     buf.resize(len + slack, 0.0);
                 }
-                let start = buf.as_ptr().align_offset(CACHE_LINE).min(slack);
+                let start = buf.as_ptr().align_offset(LINE).min(slack);
                 f(&mut buf[start..start + len])
             };
             SCRATCH.with(|cell| match cell.try_borrow_mut() {
@@ -256,7 +255,7 @@ unsafe fn scalar<T: GemmFloat>(
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::CACHE_LINE;
+    use crate::kernels::cache::LINE;
     use std::arch::x86_64::*;
 
     /// A SIMD kernel: `$mr` rows by `$nv` vectors of `$lanes` columns, the tile in
@@ -288,7 +287,7 @@ mod x86 {
                 for i in 0..$mr {
                     let row = c.wrapping_add(i * ldc).cast::<i8>();
                     let last = row.wrapping_add(NR * size_of::<$t>() - 1);
-                    for line in [row, row.wrapping_add(CACHE_LINE), last] {
+                    for line in [row, row.wrapping_add(LINE), last] {
                         _mm_prefetch::<_MM_HINT_T0>(line);
                     }
                 }

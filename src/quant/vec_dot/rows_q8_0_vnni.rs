@@ -28,6 +28,7 @@ use std::arch::x86_64::*;
 
 use super::avx2::{f16_at, hsum, q8_0_block};
 use super::rows_q8_0::{quants, scales, spread, BLOCK};
+use crate::kernels::cache::LINE;
 use crate::kernels::prefetch;
 
 /// Weight rows of a register tile (and of a packed strip).
@@ -36,8 +37,6 @@ const WROWS: usize = 4;
 const AROWS: usize = 4;
 /// Block pairs per run: the strip packed for a run is 64 × 4 × 128 bytes (32 KiB).
 const RUN: usize = 64;
-/// Bytes prefetched per tile step at least (a cache line).
-const LINE: usize = 64;
 
 /// A pair of activation blocks as the tiles read it.
 struct ActPair {
