@@ -40,8 +40,7 @@ pub fn write_in_pieces<T: Elem>(
     mut fill: impl FnMut(usize, &mut [T]),
 ) {
     let piece = piece.clamp(1, out.len().max(1));
-    let size = std::mem::size_of::<T>();
-    scratch.resize(piece + LINE / size, T::default());
+    scratch.resize(piece + LINE / std::mem::size_of::<T>(), T::default());
     let copy = CopyOut::new(isa, stream);
     let (mut carried, mut written) = (0, 0);
     for start in (0..out.len()).step_by(piece) {
@@ -50,7 +49,7 @@ pub fn write_in_pieces<T: Elem>(
         let ready = carried + len;
         let end = written + ready;
         let cut = match out.get(end) {
-            Some(next) => ready - values_into_line(next, size).min(ready),
+            Some(next) => ready - values_into_line(next.as_ptr()).min(ready),
             None => ready,
         };
         copy.copy(&scratch[..cut], &mut out[written..written + cut]);
@@ -59,11 +58,11 @@ pub fn write_in_pieces<T: Elem>(
     }
 }
 
-/// How many values of `size` bytes lie between the start of `at`'s cache line and `at`
-/// (fewer than a line holds: element types' sizes divide a line and their addresses
-/// are multiples of their size).
-fn values_into_line<T>(at: &T, size: usize) -> usize {
-    (at as *const T as usize) % LINE / size
+/// How many values lie between the start of `at`'s cache line and `at` (fewer than a
+/// line holds: element types' sizes divide a line and their addresses are multiples of
+/// their size).
+fn values_into_line<T: Elem>(at: *const T) -> usize {
+    at as usize % LINE / std::mem::size_of::<T>()
 }
 
 /// Copies pieces of a result out, from one thread. Streaming stores are weakly
@@ -220,7 +219,7 @@ mod tests {
             let xs = [T::default(); 64];
             let size = std::mem::size_of::<T>();
             for x in &xs {
-                let back = values_into_line(x, size);
+                let back = values_into_line(std::ptr::from_ref(x));
                 assert!(back < LINE / size);
                 assert_eq!((x as *const T as usize - back * size) % LINE, 0);
             }
