@@ -42,19 +42,19 @@ pub fn write_in_pieces<T: Elem>(
     let piece = piece.clamp(1, out.len().max(1));
     scratch.resize(piece + LINE / std::mem::size_of::<T>(), T::default());
     let copy = CopyOut::new(isa, stream);
-    let (mut carried, mut written) = (0, 0);
+    // Values computed but not yet copied out: the buffer's first `carried`.
+    let mut carried = 0;
     for start in (0..out.len()).step_by(piece) {
         let len = piece.min(out.len() - start);
         fill(start, &mut scratch[carried..carried + len]);
-        let ready = carried + len;
-        let end = written + ready;
-        let cut = match out.get(end) {
+        let (from, ready) = (start - carried, carried + len);
+        let cut = match out.get(start + len) {
             Some(next) => ready - values_into_line(next.as_ptr()).min(ready),
             None => ready,
         };
-        copy.copy(&scratch[..cut], &mut out[written..written + cut]);
+        copy.copy(&scratch[..cut], &mut out[from..from + cut]);
         scratch.copy_within(cut..ready, 0);
-        (carried, written) = (ready - cut, written + cut);
+        carried = ready - cut;
     }
 }
 
