@@ -94,12 +94,12 @@ impl<'a> ActivationRows<'a> {
         ActivationRows {
             bytes,
             row_bytes,
-            // Only where the VNNI tile will run: more than one row, and at least one
-            // whole pair of blocks (narrower rows go to `rows_avx512`).
+            // Only where a VNNI kernel will run: at least one row holding a whole pair
+            // of blocks (narrower rows go to `rows_avx512` or the single-row dot).
             #[cfg(target_arch = "x86_64")]
             packed: (wtype == QType::Q8_0
                 && isa.avx512_vnni()
-                && bytes.len() / row_bytes.max(1) > 1
+                && bytes.len() >= row_bytes
                 && row_bytes >= 2 * rows_q8_0::BLOCK)
                 .then(|| {
                     // SAFETY: `Isa::avx512_vnni()` is true only when AVX-512 F/BW/VNNI were
@@ -118,8 +118,9 @@ impl<'a> ActivationRows<'a> {
 /// `wbytes` long) and the m activation rows `a_i` of `a`, bit for bit. With a SIMD
 /// `isa`, the work goes in tiles of weight rows by activation rows (`rows`,
 /// `rows_by_lane`, `rows_q8_0`, `rows_q8_0_vnni`) so loads and unpacking are shared,
-/// and one activation row against Q4_K weights on AVX2 in passes of eight weight rows
-/// (`matvec`).
+/// one activation row against Q4_K weights on AVX2 in passes of eight weight rows
+/// (`matvec`), and one against Q8_0 weights on AVX-512 VNNI four weight rows at a time
+/// (`rows_q8_0_vnni::matvec_vnni`).
 pub fn vec_dot_rows(
     isa: Isa,
     wtype: QType,
@@ -128,6 +129,18 @@ pub fn vec_dot_rows(
     out: &mut [f32],
 ) {
     let widest = RowsKernel::all().into_iter().rev().find(|k| k.runs_on(isa));
+    // One Q8_0 row on VNNI: four weight rows at a time against the packed activation
+    // row (the bits of the single-row dot).
+    #[cfg(target_arch = "x86_64")]
+    if let (Some(RowsKernel::Avx512Vnni), Some(p), 1) = (widest, &a.packed, a.rows()) {
+        // `packed` holds Q8_0 rows of at least a pair of blocks, so `w.1` is not 0.
+        if wtype == QType::Q8_0 && w.1 == a.row_bytes && w.0.len() / w.1 == out.len() {
+            // SAFETY: the VNNI kernel runs on `isa`, which allows only kernels whose
+            // features (AVX-512 F/BW/DQ/VL/VNNI, AVX2, FMA, F16C) were detected.
+            unsafe { rows_q8_0_vnni::matvec_vnni(w.0, a.bytes, p, w.1, out) };
+            return;
+        }
+    }
     match widest {
         Some(kernel) if a.rows() > 1 => vec_dot_rows_on(kernel, isa, wtype, w, a, out),
         // One activation row has nothing to share loads or unpacking with (the Q8_0
