@@ -115,7 +115,7 @@ fn fused(
         let row = start / abytes.max(1) * k;
         quantize_blocks(isa, at, &xs[row..row + k], o)
     });
-    // Packed for the many-row kernel once, for every chunk of weight rows (for Q8_0
+    // Packed for the Q8_0 VNNI kernels once, for every chunk of weight rows (for Q8_0
     // with VNNI about 3 bytes per value, ¾ of the f32 activations' size, on top of the
     // quantized rows' 1.06).
     let acts = ActivationRows::new(isa, w.qtype, (&aq, abytes));

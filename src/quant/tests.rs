@@ -381,7 +381,7 @@ fn many_row_dots_equal_scalar_dots_bitwise() {
         // Tiles of 4 (AVX2) or 16 (AVX-512) weight rows by groups of 32 or 64 activation
         // rows taken 4 at a time (K-quants), 4 weight rows by 32 activation rows (Q8_0)
         // or 4 by 4 (Q8_0 with VNNI), and passes of 8 weight rows against one activation
-        // row (Q4_K on AVX2), whole and cut short.
+        // row (Q4_K on AVX2) or of 4 (Q8_0 with VNNI), whole and cut short.
         let shapes = [
             (5, 1),
             (8, 1),
@@ -445,17 +445,43 @@ fn one_row_dots_take_rows_at_their_stride_and_one_activation_row() {
         .collect();
     let abytes = QType::Q8K.bytes_for(512).unwrap();
     let a = quantize_with(Isa::SCALAR, &normal(768, 99), QType::Q8K, &|_, _| ()).unwrap();
-    let want: Vec<u32> = w
-        .chunks_exact(wbytes)
-        .map(|row| vec_dot(Isa::SCALAR, QType::Q4K, row, &a[..abytes]).to_bits())
-        .collect();
+    assert_one_row_dots(QType::Q4K, (&w, wbytes), (&a, abytes));
+}
+
+/// `vec_dot_rows` of the weight rows `w` (stride `w.1`) against the first activation
+/// row of `a` (stride `a.1`, the one whole row) gives each row's scalar dot, bit for
+/// bit, on every ISA.
+fn assert_one_row_dots(wtype: QType, w: (&[u8], usize), a: (&[u8], usize)) {
+    let want: Vec<u32> =
+        w.0.chunks_exact(w.1)
+            .map(|row| vec_dot(Isa::SCALAR, wtype, row, &a.0[..a.1]).to_bits())
+            .collect();
     for isa in Isa::supported() {
-        let mut out = vec![0f32; n];
-        let acts = ActivationRows::new(isa, QType::Q4K, (&a, abytes));
-        vec_dot_rows(isa, QType::Q4K, (&w, wbytes), &acts, &mut out);
+        let mut out = vec![0f32; want.len()];
+        let acts = ActivationRows::new(isa, wtype, a);
+        vec_dot_rows(isa, wtype, w, &acts, &mut out);
         let bits: Vec<u32> = out.iter().map(|v| v.to_bits()).collect();
-        assert_eq!(bits, want, "{isa:?}");
+        assert_eq!(bits, want, "{wtype:?} {isa:?}");
     }
+}
+
+#[test]
+fn one_q8_0_row_takes_weight_rows_at_their_stride() {
+    // Weight and activation rows of 25 Q8_0 blocks and 8 spare bytes (the VNNI one-row
+    // pass needs equal strides), the activation row followed by half a row more: each
+    // output is the scalar dot of its row's 25 blocks, on every ISA.
+    let (n, k) = (19, 800);
+    let bytes = QType::Q8_0.bytes_for(k).unwrap() + 8;
+    let row = |seed: u64| {
+        let mut row =
+            quantize_with(Isa::SCALAR, &normal(k, seed), QType::Q8_0, &|_, _| ()).unwrap();
+        row.extend([0x7c; 8]);
+        row
+    };
+    let w: Vec<u8> = (0..n).flat_map(|r| row(r as u64)).collect();
+    let mut a = row(99);
+    a.extend(vec![0x55; bytes / 2]);
+    assert_one_row_dots(QType::Q8_0, (&w, bytes), (&a, bytes));
 }
 
 /// x @ w.T computed from the dequantized weight in f64.

@@ -73,7 +73,8 @@ pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
 }
 
 /// Activation rows quantized to a weight type's `vec_dot_type` (`bytes`, rows of
-/// `row_bytes`), with what a many-row kernel reads prepared once for all weight rows:
+/// `row_bytes`), with what the Q8_0 VNNI kernels (the tile and the one-row pass) read
+/// prepared once for all weight rows:
 /// for Q8_0 weights on AVX-512 VNNI, the rows' packed pairs of blocks (built from
 /// `bytes` by `new` and never changed, so they always pack exactly these rows).
 pub struct ActivationRows<'a> {
@@ -137,13 +138,13 @@ pub fn vec_dot_rows(
         if wtype == QType::Q8_0 && w.1 == a.row_bytes && w.0.len() / w.1 == out.len() {
             // SAFETY: the VNNI kernel runs on `isa`, which allows only kernels whose
             // features (AVX-512 F/BW/DQ/VL/VNNI, AVX2, FMA, F16C) were detected.
-            unsafe { rows_q8_0_vnni::matvec_vnni(w.0, a.bytes, p, w.1, out) };
+            unsafe { rows_q8_0_vnni::matvec_vnni(w.0, &a.bytes[..a.row_bytes], p, w.1, out) };
             return;
         }
     }
     match widest {
         Some(kernel) if a.rows() > 1 => vec_dot_rows_on(kernel, isa, wtype, w, a, out),
-        // One activation row has nothing to share loads or unpacking with (the Q8_0
+        // Without VNNI, one activation row has nothing to share loads or unpacking with (the Q8_0
         // tile measured slower than the single-row kernel for it, 1.43 against 1.01 ms;
         // the AVX-512 K-quant tile 1.06 against 0.55 ms for Q4_K 4096², on a Zen 4),
         // but on AVX2 eight Q4_K weight rows share their reductions and f32 steps.
@@ -233,7 +234,7 @@ unsafe fn tile(
                     (RowsKernel::Avx512Vnni, Some(p)) => {
                         rows_q8_0_vnni::rows_vnni(w.0, a.bytes, p, w.1, out)
                     }
-                    // Rows not packed (one row, or less than a pair of blocks): the
+                    // Rows not packed (less than a pair of blocks): the
                     // 512-bit tile without VNNI gives the same bits.
                     (RowsKernel::Avx512Vnni, _) => rows_q8_0::rows_avx512(w.0, a.bytes, w.1, out),
                 }

@@ -1,7 +1,8 @@
 //! Q8_0 weight rows against Q8_0 activation rows with AVX-512 VNNI, in register tiles
 //! of 4 weight rows by up to 4 activation rows: the tile's 16 accumulators stay in
 //! registers for a run of block pairs, so each step is one VNNI sum, one conversion,
-//! the scale product and one FMA per pair of rows.
+//! the scale product and one FMA per pair of rows; and one activation row four weight
+//! rows at a time (`matvec_vnni`).
 //!
 //! The activations are packed once per matmul (`PackedActivations`): per pair of
 //! blocks, the quants in one 512-bit register, the VNNI bias correction and the two
@@ -26,7 +27,7 @@
 //! with the same lanes and order.
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
-//! `Isa::detect`) that the CPU has AVX-512 F/BW/DQ/VNNI on top of AVX2, FMA and F16C.
+//! `Isa::detect`) that the CPU has AVX-512 F/BW/DQ/VL/VNNI on top of AVX2, FMA and F16C.
 
 use std::arch::x86_64::*;
 
@@ -58,7 +59,7 @@ struct WeightPair {
     d: __m512,
 }
 
-/// Q8_0 activation rows packed for `rows_vnni`: every whole pair of blocks of each row.
+/// Q8_0 activation rows packed for `rows_vnni` and `matvec_vnni`: every whole pair of blocks of each row.
 pub struct PackedActivations {
     pairs: Vec<ActPair>,
     pairs_per_row: usize,
@@ -174,9 +175,9 @@ const MATVEC_ROWS: usize = 4;
 ///
 /// 4096² on session 60's AVX-512 Xeon, one thread, medians of the benches/compare
 /// script alternating with the AVX2 single-row dot in one build (0.81–0.84 ms): 0.78–0.82
-/// ms. Two rows at a time took 0.89–0.94 ms and eight 0.87–0.90; pairs of blocks in
-/// 512-bit registers (four rows) 0.91–0.98 against 0.83–0.88 for the AVX2 dot in
-/// another round.
+/// ms (at two threads no change beyond the noise). Two rows at a time took 0.90–0.94 ms
+/// and eight 0.87–0.90; pairs of blocks in 512-bit registers (four rows) 0.91–0.98
+/// against 0.83–0.88 for the AVX2 dot in another round.
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c")]
 pub fn matvec_vnni(w: &[u8], a: &[u8], packed: &PackedActivations, bytes: usize, out: &mut [f32]) {
     let act = &packed.pairs[..packed.pairs_per_row];
@@ -212,8 +213,8 @@ pub fn matvec_vnni(w: &[u8], a: &[u8], packed: &PackedActivations, bytes: usize,
                 *o = _mm256_fmadd_ps(_mm256_set1_ps(f16_at(x, BLOCK) * dy1), dot1, *o);
             }
         }
-        for (((o, e), d), x) in outs.iter_mut().zip(even).zip(odd).zip(wrows) {
-            *o = finish(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(e), d), x, a);
+        for (((out, e), o), x) in outs.iter_mut().zip(even).zip(odd).zip(wrows) {
+            *out = finish(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(e), o), x, a);
         }
     }
 }
