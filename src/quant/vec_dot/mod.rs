@@ -144,9 +144,9 @@ pub fn vec_dot_rows(
     }
     match widest {
         Some(kernel) if a.rows() > 1 => vec_dot_rows_on(kernel, isa, wtype, w, a, out),
-        // Without VNNI, one activation row has nothing to share loads or unpacking with (the Q8_0
-        // tile measured slower than the single-row kernel for it, 1.43 against 1.01 ms;
-        // the AVX-512 K-quant tile 1.06 against 0.55 ms for Q4_K 4096², on a Zen 4),
+        // Otherwise one activation row has nothing to share loads or unpacking with (the
+        // Q8_0 tile measured slower than the single-row kernel for it, 1.43 against 1.01
+        // ms; the AVX-512 K-quant tile 1.06 against 0.55 ms for Q4_K 4096², on a Zen 4),
         // but on AVX2 eight Q4_K weight rows share their reductions and f32 steps.
         #[cfg(target_arch = "x86_64")]
         Some(RowsKernel::Avx2)

@@ -59,7 +59,8 @@ struct WeightPair {
     d: __m512,
 }
 
-/// Q8_0 activation rows packed for `rows_vnni` and `matvec_vnni`: every whole pair of blocks of each row.
+/// Q8_0 activation rows packed for `rows_vnni` and `matvec_vnni`: every whole pair of
+/// blocks of each row.
 pub struct PackedActivations {
     pairs: Vec<ActPair>,
     pairs_per_row: usize,
@@ -159,7 +160,11 @@ pub fn rows_vnni(w: &[u8], a: &[u8], packed: &PackedActivations, bytes: usize, o
         }
         for (r, orow) in outs.chunks_mut(m).enumerate() {
             for (i, (o, acc)) in orow.iter_mut().zip(&acc).enumerate() {
-                *o = finish(acc[r], wrows[r], &a[i * bytes..][..bytes]);
+                let (even, odd) = (
+                    _mm512_castps512_ps256(acc[r]),
+                    _mm512_extractf32x8_ps::<1>(acc[r]),
+                );
+                *o = finish(even, odd, wrows[r], &a[i * bytes..][..bytes]);
             }
         }
     }
@@ -214,21 +219,17 @@ pub fn matvec_vnni(w: &[u8], a: &[u8], packed: &PackedActivations, bytes: usize,
             }
         }
         for (((out, e), o), x) in outs.iter_mut().zip(even).zip(odd).zip(wrows) {
-            *out = finish(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(e), o), x, a);
+            *out = finish(e, o, x, a);
         }
     }
 }
 
-/// A row's dot product from its pairs' sums `acc` (even blocks in lanes 0-7, odd ones in
-/// 8-15): a last odd block of `x`·`y` goes into the even half, then the halves are added
-/// and summed as the AVX2 kernel does.
-#[target_feature(enable = "avx512f,avx512dq,avx2,fma,f16c")]
+/// A row's dot product from its sums over the even and the odd blocks of its pairs: a
+/// last odd block of `x`·`y` goes into the even sums, then the two are added and summed
+/// as the AVX2 kernel does.
+#[target_feature(enable = "avx2,fma,f16c")]
 #[inline]
-fn finish(acc: __m512, x: &[u8], y: &[u8]) -> f32 {
-    let (mut even, odd) = (
-        _mm512_castps512_ps256(acc),
-        _mm512_extractf32x8_ps::<1>(acc),
-    );
+fn finish(mut even: __m256, odd: __m256, x: &[u8], y: &[u8]) -> f32 {
     let blocks = x.len() / BLOCK;
     if blocks % 2 == 1 {
         let at = BLOCK * (blocks - 1);
