@@ -73,13 +73,15 @@ pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
 }
 
 /// Activation rows quantized to a weight type's `vec_dot_type` (`bytes`, rows of
-/// `row_bytes`), with what the Q8_0 VNNI kernels (the tile and the one-row pass) read
-/// prepared once for all weight rows:
-/// for Q8_0 weights on AVX-512 VNNI, the rows' packed pairs of blocks (built from
-/// `bytes` by `new` and never changed, so they always pack exactly these rows).
+/// `row_bytes`), with what the Q8_0 kernels read prepared once for all weight rows
+/// (built from `bytes` by `new` and never changed, so they always describe exactly
+/// these rows): for Q8_0 weights on AVX2, the rows' scales as f32 (the AVX2 tile);
+/// on AVX-512 VNNI, the rows' packed pairs of blocks (the VNNI tile and one-row pass).
 pub struct ActivationRows<'a> {
     bytes: &'a [u8],
     row_bytes: usize,
+    #[cfg(target_arch = "x86_64")]
+    scales: Option<rows_q8_0::ActivationScales>,
     #[cfg(target_arch = "x86_64")]
     packed: Option<rows_q8_0_vnni::PackedActivations>,
 }
@@ -95,6 +97,11 @@ impl<'a> ActivationRows<'a> {
         ActivationRows {
             bytes,
             row_bytes,
+            #[cfg(target_arch = "x86_64")]
+            scales: (wtype == QType::Q8_0 && isa.avx2() && row_bytes > 0).then(|| {
+                // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
+                unsafe { rows_q8_0::ActivationScales::new(bytes, row_bytes) }
+            }),
             // Only where a VNNI kernel will run: at least one row holding a whole pair
             // of blocks (narrower rows go to `rows_avx512` or the single-row dot).
             #[cfg(target_arch = "x86_64")]
@@ -229,7 +236,11 @@ unsafe fn tile(
             // SAFETY: the caller guarantees the kernel's features.
             unsafe {
                 match (kernel, &a.packed) {
-                    (RowsKernel::Avx2, _) => rows_q8_0::rows_avx2(w.0, a.bytes, w.1, out),
+                    (RowsKernel::Avx2, _) => match &a.scales {
+                        Some(s) => rows_q8_0::rows_avx2(w.0, a.bytes, s, w.1, out),
+                        // Made for every ISA with AVX2, which the tile needs.
+                        None => return false,
+                    },
                     (RowsKernel::Avx512, _) => rows_q8_0::rows_avx512(w.0, a.bytes, w.1, out),
                     (RowsKernel::Avx512Vnni, Some(p)) => {
                         rows_q8_0_vnni::rows_vnni(w.0, a.bytes, p, w.1, out)

@@ -133,17 +133,14 @@ pub fn rows_avx512(w: &[u8], a: &[u8], bytes: usize, out: &mut [f32]) {
 ///
 /// The scale products d_x·d_y are made eight activation rows at a time, once per
 /// weight block, and each sum takes its product by a broadcast load: the per-sum
-/// scalar multiply and broadcast were two of its seven vector operations. On a Zen 3:
-/// 0.92–0.94 → 0.75–0.82 ns per block and pair of rows in a harness of this loop with
-/// its activations in L1; in tsr, whose activation rows come from L2, Q8_0 [4096,
-/// 4096] × 32 rows at one thread 16.8–17.3 → 16.2–17.5 ms (best of 60, six rounds
-/// each, alternating), no change measurable at two threads.
+/// scalar multiply and broadcast were two of its seven vector operations (a harness
+/// of this loop on a Zen 3, activations in L1: 0.92–0.94 → 0.75–0.82 ns per block and
+/// pair of rows). The activation scales `yd` come converted once per matmul.
 #[target_feature(enable = "avx2,fma,f16c")]
-pub fn rows_avx2(w: &[u8], a: &[u8], bytes: usize, out: &mut [f32]) {
+pub fn rows_avx2(w: &[u8], a: &[u8], yd: &ActivationScales, bytes: usize, out: &mut [f32]) {
     let m = a.len() / bytes;
     let (blocks, pairs) = (bytes / BLOCK, bytes / BLOCK / 2);
     let ones = _mm256_set1_epi16(1);
-    let yd = ActivationScales::new(a, bytes);
     for (ws, outs) in w.chunks(WROWS * bytes).zip(out.chunks_mut(WROWS * m)) {
         let nr = outs.len() / m;
         // A tile with fewer weight rows repeats its last one (its sums are not stored).
@@ -204,15 +201,20 @@ pub fn rows_avx2(w: &[u8], a: &[u8], bytes: usize, out: &mut [f32]) {
 }
 
 /// The scales of m Q8_0 activation rows as f32, block by block: `d[block · stride + i]`
-/// for row `i`, each block's row padded with zeros to a multiple of 8.
-struct ActivationScales {
+/// for row `i`, each block's row padded with zeros to a multiple of 8. Made once per
+/// matmul (`ActivationRows`): converted again for each call of `rows_avx2` (16 weight
+/// rows), they cost more than the broadcast loads saved (Q8_0 [4096, 4096] × 32 rows,
+/// one thread, Zen 3, best of 60 in five alternating rounds: 16.9–18.0 ms before,
+/// 16.2–17.2 converted per call, 14.2–15.6 once per matmul).
+pub struct ActivationScales {
     d: Vec<f32>,
     stride: usize,
 }
 
 impl ActivationScales {
+    /// The scales of the Q8_0 rows of `a`, each `bytes` long (not 0).
     #[target_feature(enable = "f16c")]
-    fn new(a: &[u8], bytes: usize) -> ActivationScales {
+    pub fn new(a: &[u8], bytes: usize) -> ActivationScales {
         let m = a.len() / bytes;
         let stride = m.next_multiple_of(8);
         let mut d = vec![0f32; bytes / BLOCK * stride];
