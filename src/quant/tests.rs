@@ -466,22 +466,51 @@ fn assert_one_row_dots(wtype: QType, w: (&[u8], usize), a: (&[u8], usize)) {
 }
 
 #[test]
-fn one_q8_0_row_takes_weight_rows_at_their_stride() {
+fn q8_0_rows_take_rows_at_their_stride() {
     // Weight and activation rows of 25 Q8_0 blocks and 8 spare bytes (the VNNI one-row
-    // pass needs equal strides), the activation row followed by half a row more: each
-    // output is the scalar dot of its row's 25 blocks, on every ISA.
+    // pass and the tiles need equal strides), the activation rows followed by half a
+    // row more: each output is the scalar dot of its rows' 25 blocks, for one
+    // activation row on every ISA, and for 33 (a group of 32 and one more) on every ISA
+    // and every many-row kernel the CPU runs.
     let (n, k) = (19, 800);
     let bytes = QType::Q8_0.bytes_for(k).unwrap() + 8;
-    let row = |seed: u64| {
-        let mut row =
-            quantize_with(Isa::SCALAR, &normal(k, seed), QType::Q8_0, &|_, _| ()).unwrap();
-        row.extend([0x7c; 8]);
-        row
+    let rows = |seeds: std::ops::Range<u64>| -> Vec<u8> {
+        let mut rows: Vec<u8> = seeds
+            .flat_map(|seed| {
+                let v = normal(k, seed);
+                let mut row = quantize_with(Isa::SCALAR, &v, QType::Q8_0, &|_, _| ()).unwrap();
+                row.extend([0x7c; 8]);
+                row
+            })
+            .collect();
+        rows.extend(vec![0x55; bytes / 2]);
+        rows
     };
-    let w: Vec<u8> = (0..n).flat_map(|r| row(r as u64)).collect();
-    let mut a = row(99);
-    a.extend(vec![0x55; bytes / 2]);
-    assert_one_row_dots(QType::Q8_0, (&w, bytes), (&a, bytes));
+    let w = rows(0..n);
+    assert_one_row_dots(QType::Q8_0, (&w, bytes), (&rows(99..100), bytes));
+
+    let a = rows(100..133);
+    let want: Vec<u32> = w
+        .chunks_exact(bytes)
+        .flat_map(|wrow| {
+            a.chunks_exact(bytes)
+                .map(|arow| vec_dot(Isa::SCALAR, QType::Q8_0, wrow, arow).to_bits())
+        })
+        .collect();
+    let bits = |out: &[f32]| out.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let best = *Isa::supported().last().unwrap();
+    for isa in Isa::supported() {
+        let mut out = vec![0f32; want.len()];
+        let acts = ActivationRows::new(isa, QType::Q8_0, (&a, bytes));
+        vec_dot_rows(isa, QType::Q8_0, (&w, bytes), &acts, &mut out);
+        assert_eq!(bits(&out), want, "{isa:?}");
+    }
+    for kernel in RowsKernel::all().into_iter().filter(|k| k.runs_on(best)) {
+        let mut out = vec![0f32; want.len()];
+        let acts = ActivationRows::new(best, QType::Q8_0, (&a, bytes));
+        vec_dot_rows_on(kernel, best, QType::Q8_0, (&w, bytes), &acts, &mut out);
+        assert_eq!(bits(&out), want, "{kernel:?}");
+    }
 }
 
 /// x @ w.T computed from the dequantized weight in f64.

@@ -191,7 +191,8 @@ impl RowsKernel {
 }
 
 /// `vec_dot_rows` with the given kernel for the K-quants and Q8_0 (the single-row dots
-/// for the other types, or when `kernel` does not run on `isa`).
+/// for the other types, when `kernel` does not run on `isa`, or when `a` lacks what
+/// the kernel reads: see `tile`).
 pub(crate) fn vec_dot_rows_on(
     kernel: RowsKernel,
     isa: Isa,
@@ -214,7 +215,8 @@ pub(crate) fn vec_dot_rows_on(
 }
 
 /// Runs `kernel` on a whole tile when it has a driver for `wtype` (and, for the Q8_0
-/// VNNI one, `a` holds its packed rows): false when not.
+/// AVX2 one, `a` holds the scales it reads): false when not. The Q8_0 VNNI driver
+/// without packed rows runs the 512-bit tile instead.
 ///
 /// # Safety
 /// The CPU must have the kernel's features: AVX2+FMA+F16C for all, AVX-512 F/BW/DQ on
@@ -238,7 +240,8 @@ unsafe fn tile(
                 match (kernel, &a.packed) {
                     (RowsKernel::Avx2, _) => match &a.scales {
                         Some(s) => rows_q8_0::rows_avx2(w.0, a.bytes, s, w.1, out),
-                        // Made for every ISA with AVX2, which the tile needs.
+                        // Only when `a` was made for another ISA or weight type: the
+                        // single-row dots.
                         None => return false,
                     },
                     (RowsKernel::Avx512, _) => rows_q8_0::rows_avx512(w.0, a.bytes, w.1, out),

@@ -9,7 +9,8 @@
 //! of one, each lane getting the same FMA with the same operands. A last odd block goes
 //! into the even accumulator alone, and the total adds the two and takes the AVX2
 //! kernel's horizontal sum: the same bits. Integer sums are exact, so computing
-//! |x|·(sign(x)·y) with a mask changes nothing.
+//! |x|·(sign(x)·y) with a mask changes nothing. The AVX2 tile takes the activation
+//! scales as f32, converted once per matmul (`ActivationScales`).
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has the AVX2 set (and AVX-512 F/BW/DQ for the 512-bit
@@ -132,12 +133,13 @@ pub fn rows_avx512(w: &[u8], a: &[u8], bytes: usize, out: &mut [f32]) {
 /// and integer sums computed as it does. (It walks the tiles as `rows_avx512` does.)
 ///
 /// The scale products d_x·d_y are made eight activation rows at a time, once per
-/// weight block, and each sum takes its product by a broadcast load: the per-sum
-/// scalar multiply and broadcast were two of its seven vector operations (a harness
-/// of this loop on a Zen 3, activations in L1: 0.92–0.94 → 0.75–0.82 ns per block and
-/// pair of rows). The activation scales `yd` come converted once per matmul.
+/// weight block, and each sum takes its product by a broadcast load, which replaces
+/// the scalar multiply and the broadcast from a register that were two of the seven
+/// vector instructions per sum in the loop's assembly (a harness of this loop on a
+/// Zen 3, activations in L1: 0.92–0.94 → 0.75–0.82 ns per block and pair of rows).
+/// The activation scales come converted once per matmul (`scales`).
 #[target_feature(enable = "avx2,fma,f16c")]
-pub fn rows_avx2(w: &[u8], a: &[u8], yd: &ActivationScales, bytes: usize, out: &mut [f32]) {
+pub fn rows_avx2(w: &[u8], a: &[u8], scales: &ActivationScales, bytes: usize, out: &mut [f32]) {
     let m = a.len() / bytes;
     let (blocks, pairs) = (bytes / BLOCK, bytes / BLOCK / 2);
     let ones = _mm256_set1_epi16(1);
@@ -152,7 +154,7 @@ pub fn rows_avx2(w: &[u8], a: &[u8], yd: &ActivationScales, bytes: usize, out: &
             // [even, odd] per weight row and activation row.
             let mut acc = [[[_mm256_setzero_ps(); 2]; GROUP]; WROWS];
             // d_x·d_y per block of the pair, weight row and activation row.
-            let mut d = [[[0f32; GROUP]; WROWS]; 2];
+            let mut dxy = [[[0f32; GROUP]; WROWS]; 2];
             for p in 0..pairs {
                 let at = 2 * BLOCK * p;
                 // Per weight row and block of the pair: x and |x|.
@@ -162,10 +164,10 @@ pub fn rows_avx2(w: &[u8], a: &[u8], yd: &ActivationScales, bytes: usize, out: &
                         (q, _mm256_sign_epi8(q, q))
                     })
                 });
-                for (h, d) in d.iter_mut().enumerate() {
-                    for (r, d) in d.iter_mut().enumerate() {
+                for (h, dxy_h) in dxy.iter_mut().enumerate() {
+                    for (r, dxy_hr) in dxy_h.iter_mut().enumerate() {
                         let dx = _mm256_set1_ps(f16_at(wrows[r], at + h * BLOCK));
-                        yd.times(2 * p + h, g0, rows, dx, d);
+                        scales.products(2 * p + h, g0, rows, dx, dxy_hr);
                     }
                 }
                 for (i, arow) in group.chunks_exact(bytes).enumerate() {
@@ -175,7 +177,7 @@ pub fn rows_avx2(w: &[u8], a: &[u8], yd: &ActivationScales, bytes: usize, out: &
                         for (h, &(q, abs)) in wq.iter().enumerate() {
                             let p = _mm256_maddubs_epi16(abs, _mm256_sign_epi8(yq[h], q));
                             let s = _mm256_cvtepi32_ps(_mm256_madd_epi16(p, ones));
-                            let d = _mm256_set1_ps(d[h][r][i]);
+                            let d = _mm256_set1_ps(dxy[h][r][i]);
                             acc[i][h] = _mm256_fmadd_ps(d, s, acc[i][h]);
                         }
                     }
@@ -201,11 +203,11 @@ pub fn rows_avx2(w: &[u8], a: &[u8], yd: &ActivationScales, bytes: usize, out: &
 }
 
 /// The scales of m Q8_0 activation rows as f32, block by block: `d[block · stride + i]`
-/// for row `i`, each block's row padded with zeros to a multiple of 8. Made once per
-/// matmul (`ActivationRows`): converted again for each call of `rows_avx2` (16 weight
-/// rows), they cost more than the broadcast loads saved (Q8_0 [4096, 4096] × 32 rows,
-/// one thread, Zen 3, best of 60 in five alternating rounds: 16.9–18.0 ms before,
-/// 16.2–17.2 converted per call, 14.2–15.6 once per matmul).
+/// for row `i`, each block's m scales padded with zeros to a multiple of 8. Made once
+/// per matmul (`ActivationRows`): converted again for each call of `rows_avx2` (16
+/// weight rows), they took most of the broadcast loads' gain back (Q8_0 [4096, 4096]
+/// × 32 rows, one thread, Zen 3, best of 60 in five alternating rounds: 16.9–18.0 ms
+/// before, 16.2–17.2 converted per call, 14.2–15.6 once per matmul).
 pub struct ActivationScales {
     d: Vec<f32>,
     stride: usize,
@@ -227,10 +229,12 @@ impl ActivationScales {
     }
 
     /// `out[i] = dx · d_y` of block `block` of activation rows `g0 + i` for `i` up to
-    /// `rows` (rounded up to 8), with every lane of `dx` the weight block's scale.
+    /// `rows` (rounded up to 8; `out` holds that many), with every lane of `dx` the
+    /// weight block's scale.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn times(&self, block: usize, g0: usize, rows: usize, dx: __m256, out: &mut [f32]) {
+    fn products(&self, block: usize, g0: usize, rows: usize, dx: __m256, out: &mut [f32]) {
+        debug_assert!(out.len() >= rows.next_multiple_of(8));
         let ys = &self.d[block * self.stride + g0..][..rows.next_multiple_of(8)];
         for (o, y) in out
             .as_chunks_mut::<8>()
