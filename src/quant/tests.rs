@@ -397,32 +397,7 @@ fn many_row_dots_equal_scalar_dots_bitwise() {
         ];
         for (n, m) in shapes {
             let (w, a) = (rows(wtype, n, 40), rows(at, m, 900));
-            let want: Vec<u32> = w
-                .chunks_exact(wbytes)
-                .flat_map(|wrow| {
-                    a.chunks_exact(abytes)
-                        .map(|arow| vec_dot(Isa::SCALAR, wtype, wrow, arow).to_bits())
-                })
-                .collect();
-            let bits = |out: &[f32]| out.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-            for isa in Isa::supported() {
-                let mut out = vec![0f32; n * m];
-                let acts = ActivationRows::new(isa, wtype, (&a, abytes));
-                vec_dot_rows(isa, wtype, (&w, wbytes), &acts, &mut out);
-                assert_eq!(bits(&out), want, "{wtype:?} {n}x{m} {isa:?}");
-            }
-            // Every many-row kernel the CPU runs, not only the widest.
-            let best = *Isa::supported().last().unwrap();
-            for kernel in RowsKernel::all() {
-                if !kernel.runs_on(best) {
-                    eprintln!("skipped the {kernel:?} many-row kernel: this CPU lacks it");
-                    continue;
-                }
-                let mut out = vec![0f32; n * m];
-                let acts = ActivationRows::new(best, wtype, (&a, abytes));
-                vec_dot_rows_on(kernel, best, wtype, (&w, wbytes), &acts, &mut out);
-                assert_eq!(bits(&out), want, "{wtype:?} {n}x{m} {kernel:?}");
-            }
+            assert_many_row_dots(wtype, (&w, wbytes), (&a, abytes));
         }
     }
 }
@@ -489,27 +464,38 @@ fn q8_0_rows_take_rows_at_their_stride() {
     let w = rows(0..n);
     assert_one_row_dots(QType::Q8_0, (&w, bytes), (&rows(99..100), bytes));
 
-    let a = rows(100..133);
-    let want: Vec<u32> = w
-        .chunks_exact(bytes)
-        .flat_map(|wrow| {
-            a.chunks_exact(bytes)
-                .map(|arow| vec_dot(Isa::SCALAR, QType::Q8_0, wrow, arow).to_bits())
-        })
-        .collect();
+    assert_many_row_dots(QType::Q8_0, (&w, bytes), (&rows(100..133), bytes));
+}
+
+/// `vec_dot_rows` of the weight rows `w` against the activation rows `a` (each with
+/// its stride; whole rows only) gives every pair's scalar dot, bit for bit, on every
+/// ISA and with every many-row kernel the CPU runs, not only the widest.
+fn assert_many_row_dots(wtype: QType, w: (&[u8], usize), a: (&[u8], usize)) {
+    let want: Vec<u32> =
+        w.0.chunks_exact(w.1)
+            .flat_map(|wrow| {
+                a.0.chunks_exact(a.1)
+                    .map(|arow| vec_dot(Isa::SCALAR, wtype, wrow, arow).to_bits())
+            })
+            .collect();
     let bits = |out: &[f32]| out.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-    let best = *Isa::supported().last().unwrap();
+    let shape = (w.0.len() / w.1, a.0.len() / a.1);
     for isa in Isa::supported() {
         let mut out = vec![0f32; want.len()];
-        let acts = ActivationRows::new(isa, QType::Q8_0, (&a, bytes));
-        vec_dot_rows(isa, QType::Q8_0, (&w, bytes), &acts, &mut out);
-        assert_eq!(bits(&out), want, "{isa:?}");
+        let acts = ActivationRows::new(isa, wtype, a);
+        vec_dot_rows(isa, wtype, w, &acts, &mut out);
+        assert_eq!(bits(&out), want, "{wtype:?} {shape:?} {isa:?}");
     }
-    for kernel in RowsKernel::all().into_iter().filter(|k| k.runs_on(best)) {
+    let best = *Isa::supported().last().unwrap();
+    for kernel in RowsKernel::all() {
+        if !kernel.runs_on(best) {
+            eprintln!("skipped the {kernel:?} many-row kernel: this CPU lacks it");
+            continue;
+        }
         let mut out = vec![0f32; want.len()];
-        let acts = ActivationRows::new(best, QType::Q8_0, (&a, bytes));
-        vec_dot_rows_on(kernel, best, QType::Q8_0, (&w, bytes), &acts, &mut out);
-        assert_eq!(bits(&out), want, "{kernel:?}");
+        let acts = ActivationRows::new(best, wtype, a);
+        vec_dot_rows_on(kernel, best, wtype, w, &acts, &mut out);
+        assert_eq!(bits(&out), want, "{wtype:?} {shape:?} {kernel:?}");
     }
 }
 
