@@ -75,13 +75,14 @@ pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
 /// Activation rows quantized to a weight type's `vec_dot_type` (`bytes`, rows of
 /// `row_bytes`), with what the Q8_0 kernels read prepared once for all weight rows
 /// (built from `bytes` by `new` and never changed, so they always describe exactly
-/// these rows): for Q8_0 weights on AVX2, the rows' scales as f32 (the AVX2 tile);
-/// on AVX-512 VNNI, the rows' packed pairs of blocks (the VNNI tile and one-row pass).
+/// these rows): for Q8_0 weights on AVX2, the rows' scales as f32 and their pairs of
+/// blocks in groups of rows (the AVX2 tile); on AVX-512 VNNI, the rows' packed pairs
+/// of blocks (the VNNI tile and one-row pass).
 pub struct ActivationRows<'a> {
     bytes: &'a [u8],
     row_bytes: usize,
     #[cfg(target_arch = "x86_64")]
-    scales: Option<rows_q8_0::ActivationScales>,
+    groups: Option<rows_q8_0::ActivationGroups>,
     #[cfg(target_arch = "x86_64")]
     packed: Option<rows_q8_0_vnni::PackedActivations>,
 }
@@ -97,11 +98,18 @@ impl<'a> ActivationRows<'a> {
         ActivationRows {
             bytes,
             row_bytes,
+            // Only where the AVX2 tile will run: AVX2 the widest many-row kernel, and
+            // more than one row (one goes to the single-row dot).
             #[cfg(target_arch = "x86_64")]
-            scales: (wtype == QType::Q8_0 && isa.avx2() && row_bytes > 0).then(|| {
-                // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
-                unsafe { rows_q8_0::ActivationScales::new(bytes, row_bytes) }
-            }),
+            groups: (wtype == QType::Q8_0
+                && RowsKernel::widest(isa) == Some(RowsKernel::Avx2)
+                && row_bytes > 0
+                && bytes.len() >= 2 * row_bytes)
+                .then(|| {
+                    // SAFETY: the AVX2 kernel runs only where `Isa::avx2()`, true only
+                    // when AVX2, FMA and F16C were detected.
+                    unsafe { rows_q8_0::ActivationGroups::new(bytes, row_bytes) }
+                }),
             // Only where a VNNI kernel will run: at least one row holding a whole pair
             // of blocks (narrower rows go to `rows_avx512` or the single-row dot).
             #[cfg(target_arch = "x86_64")]
@@ -136,7 +144,7 @@ pub fn vec_dot_rows(
     a: &ActivationRows,
     out: &mut [f32],
 ) {
-    let widest = RowsKernel::all().into_iter().rev().find(|k| k.runs_on(isa));
+    let widest = RowsKernel::widest(isa);
     // One Q8_0 row on VNNI: four weight rows at a time against the packed activation
     // row (the bits of the single-row dot).
     #[cfg(target_arch = "x86_64")]
@@ -180,6 +188,11 @@ impl RowsKernel {
         [RowsKernel::Avx2, RowsKernel::Avx512, RowsKernel::Avx512Vnni]
     }
 
+    /// The widest many-row kernel `isa` allows, if any.
+    fn widest(isa: Isa) -> Option<RowsKernel> {
+        RowsKernel::all().into_iter().rev().find(|k| k.runs_on(isa))
+    }
+
     pub(crate) fn runs_on(self, isa: Isa) -> bool {
         cfg!(target_arch = "x86_64")
             && match self {
@@ -215,7 +228,7 @@ pub(crate) fn vec_dot_rows_on(
 }
 
 /// Runs `kernel` on a whole tile when it has a driver for `wtype` (and, for the Q8_0
-/// AVX2 one, `a` holds the scales it reads): false when not. The Q8_0 VNNI driver
+/// AVX2 one, `a` holds what it reads): false when not. The Q8_0 VNNI driver
 /// without packed rows runs the 512-bit tile instead.
 ///
 /// # Safety
@@ -238,8 +251,8 @@ unsafe fn tile(
             // SAFETY: the caller guarantees the kernel's features.
             unsafe {
                 match (kernel, &a.packed) {
-                    (RowsKernel::Avx2, _) => match &a.scales {
-                        Some(s) => rows_q8_0::rows_avx2(w.0, a.bytes, s, w.1, out),
+                    (RowsKernel::Avx2, _) => match &a.groups {
+                        Some(g) => rows_q8_0::rows_avx2(w.0, a.bytes, g, w.1, out),
                         // Only when `a` was made for another ISA or weight type: the
                         // single-row dots.
                         None => return false,

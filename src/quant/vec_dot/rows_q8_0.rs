@@ -9,8 +9,8 @@
 //! of one, each lane getting the same FMA with the same operands. A last odd block goes
 //! into the even accumulator alone, and the total adds the two and takes the AVX2
 //! kernel's horizontal sum: the same bits. Integer sums are exact, so computing
-//! |x|·(sign(x)·y) with a mask changes nothing. The AVX2 tile takes the activation
-//! scales as f32, converted once per matmul (`ActivationScales`).
+//! |x|·(sign(x)·y) with a mask changes nothing. The AVX2 tile takes the activations
+//! prepared once per matmul (`ActivationGroups`).
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has the AVX2 set (and AVX-512 F/BW/DQ for the 512-bit
@@ -137,9 +137,11 @@ pub fn rows_avx512(w: &[u8], a: &[u8], bytes: usize, out: &mut [f32]) {
 /// the scalar multiply and the broadcast from a register that were two of the seven
 /// vector instructions per sum in the loop's assembly (a harness of this loop on a
 /// Zen 3, activations in L1: 0.92–0.94 → 0.75–0.82 ns per block and pair of rows).
-/// The activation scales come converted once per matmul (`scales`).
+/// The activations come prepared once per matmul (`ActivationGroups`): the scales as
+/// f32, and each pair of blocks' quants next to the same pair of the group's next row,
+/// so the inner loop reads one run of memory.
 #[target_feature(enable = "avx2,fma,f16c")]
-pub fn rows_avx2(w: &[u8], a: &[u8], scales: &ActivationScales, bytes: usize, out: &mut [f32]) {
+pub fn rows_avx2(w: &[u8], a: &[u8], groups: &ActivationGroups, bytes: usize, out: &mut [f32]) {
     let m = a.len() / bytes;
     let (blocks, pairs) = (bytes / BLOCK, bytes / BLOCK / 2);
     let ones = _mm256_set1_epi16(1);
@@ -167,12 +169,10 @@ pub fn rows_avx2(w: &[u8], a: &[u8], scales: &ActivationScales, bytes: usize, ou
                 for (h, dxy_h) in dxy.iter_mut().enumerate() {
                     for (r, dxy_hr) in dxy_h.iter_mut().enumerate() {
                         let dx = _mm256_set1_ps(f16_at(wrows[r], at + h * BLOCK));
-                        scales.products(2 * p + h, g0, rows, dx, dxy_hr);
+                        groups.products(2 * p + h, g0, rows, dx, dxy_hr);
                     }
                 }
-                for (i, arow) in group.chunks_exact(bytes).enumerate() {
-                    let y = &arow[at..];
-                    let yq = [load(y, 2), load(y, 2 + BLOCK)];
+                for (i, yq) in groups.pair(g0, rows, p).iter().enumerate() {
                     for (r, (wq, acc)) in wq.iter().zip(acc.iter_mut()).enumerate() {
                         for (h, &(q, abs)) in wq.iter().enumerate() {
                             let p = _mm256_maddubs_epi16(abs, _mm256_sign_epi8(yq[h], q));
@@ -202,21 +202,32 @@ pub fn rows_avx2(w: &[u8], a: &[u8], scales: &ActivationScales, bytes: usize, ou
     }
 }
 
-/// The scales of m Q8_0 activation rows as f32, block by block: `d[block · stride + i]`
-/// for row `i`, each block's m scales padded with zeros to a multiple of 8. Made once
-/// per matmul (`ActivationRows`): converted again for each call of `rows_avx2` (16
-/// weight rows), they took most of the broadcast loads' gain back (Q8_0 [4096, 4096]
-/// × 32 rows, one thread, Zen 3, best of 60 in five alternating rounds: 16.9–18.0 ms
-/// before, 16.2–17.2 converted per call, 14.2–15.6 once per matmul).
-pub struct ActivationScales {
+/// m Q8_0 activation rows as `rows_avx2` reads them, made once per matmul
+/// (`ActivationRows`).
+/// - The scales as f32, block by block: `d[block · stride + i]` for row `i`, each
+///   block's m scales padded with zeros to a multiple of 8. Converted again for each
+///   call of `rows_avx2` (16 weight rows), they took most of the broadcast loads' gain
+///   back (Q8_0 [4096, 4096] × 32 rows, one thread, Zen 3, best of 60 in five
+///   alternating rounds: 16.9–18.0 ms before, 16.2–17.2 converted per call, 14.2–15.6
+///   once per matmul).
+/// - The quants of each whole pair of blocks, per group of `GROUP` rows: pair `p` of
+///   the group's rows one after another, then pair `p + 1`. Read from the rows
+///   themselves, each row's pair was the row stride (34 · blocks bytes) from the
+///   last row's, across two or three cache lines (a harness of the tile's loop on a
+///   Zen 3: 0.84–0.89 ns per block and pair of rows at the stride, 0.76–0.81 side by
+///   side; Q8_0 [4096, 4096] × 32 rows, one thread, best of 25 in the quiet ones of
+///   ten alternating rounds: 13.96–14.27 ms at the stride, 13.34–13.58 side by side).
+pub struct ActivationGroups {
     d: Vec<f32>,
     stride: usize,
+    q: Vec<[__m256i; 2]>,
+    pairs: usize,
 }
 
-impl ActivationScales {
-    /// The scales of the Q8_0 rows of `a`, each `bytes` long (not 0).
-    #[target_feature(enable = "f16c")]
-    pub fn new(a: &[u8], bytes: usize) -> ActivationScales {
+impl ActivationGroups {
+    /// The Q8_0 rows of `a`, each `bytes` long (not 0), prepared.
+    #[target_feature(enable = "avx2,f16c")]
+    pub fn new(a: &[u8], bytes: usize) -> ActivationGroups {
         let m = a.len() / bytes;
         let stride = m.next_multiple_of(8);
         let mut d = vec![0f32; bytes / BLOCK * stride];
@@ -225,7 +236,32 @@ impl ActivationScales {
                 d[b * stride + i] = f16_at(block, 0);
             }
         }
-        ActivationScales { d, stride }
+        let pairs = bytes / BLOCK / 2;
+        let mut q = Vec::with_capacity(m * pairs);
+        for group in a[..m * bytes].chunks(GROUP * bytes) {
+            for p in 0..pairs {
+                let at = 2 * BLOCK * p;
+                q.extend(
+                    group
+                        .chunks_exact(bytes)
+                        .map(|row| [load(row, at + 2), load(row, at + BLOCK + 2)]),
+                );
+            }
+        }
+        ActivationGroups {
+            d,
+            stride,
+            q,
+            pairs,
+        }
+    }
+
+    /// The quants of pair `p` of blocks of the `rows` rows of the group from row `g0`,
+    /// as `rows_avx2` walks the groups: `g0` a multiple of `GROUP` and `rows` =
+    /// `GROUP.min(m - g0)`.
+    #[inline]
+    fn pair(&self, g0: usize, rows: usize, p: usize) -> &[[__m256i; 2]] {
+        &self.q[g0 * self.pairs + p * rows..][..rows]
     }
 
     /// `out[i] = dx · d_y` of block `block` of activation rows `g0 + i` for `i` up to
