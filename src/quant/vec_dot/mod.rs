@@ -75,9 +75,10 @@ pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
 /// Activation rows quantized to a weight type's `vec_dot_type` (`bytes`, rows of
 /// `row_bytes`), with what the Q8_0 kernels read prepared once for all weight rows
 /// (built from `bytes` by `new` and never changed, so they always describe exactly
-/// these rows): for Q8_0 weights on AVX2, the rows' scales as f32 and their pairs of
-/// blocks in groups of rows (the AVX2 tile); on AVX-512 VNNI, the rows' packed pairs
-/// of blocks (the VNNI tile and one-row pass).
+/// these rows): for Q8_0 weights, two rows or more and AVX2 the widest many-row
+/// kernel, the rows' scales as f32 and their pairs of blocks in groups of rows (the
+/// AVX2 tile); on AVX-512 VNNI, the rows' packed pairs of blocks (the VNNI tile and
+/// one-row pass).
 pub struct ActivationRows<'a> {
     bytes: &'a [u8],
     row_bytes: usize,
@@ -253,8 +254,8 @@ unsafe fn tile(
                 match (kernel, &a.packed) {
                     (RowsKernel::Avx2, _) => match &a.groups {
                         Some(g) => rows_q8_0::rows_avx2(w.0, a.bytes, g, w.1, out),
-                        // Only when `a` was made for another ISA or weight type: the
-                        // single-row dots.
+                        // Only when `a` holds one row or was made for another ISA or
+                        // weight type: the single-row dots.
                         None => return false,
                     },
                     (RowsKernel::Avx512, _) => rows_q8_0::rows_avx512(w.0, a.bytes, w.1, out),

@@ -216,7 +216,7 @@ pub fn rows_avx2(w: &[u8], a: &[u8], groups: &ActivationGroups, bytes: usize, ou
 ///   last row's, across two or three cache lines (a harness of the tile's loop on a
 ///   Zen 3: 0.84–0.89 ns per block and pair of rows at the stride, 0.76–0.81 side by
 ///   side; Q8_0 [4096, 4096] × 32 rows, one thread, best of 25 in the quiet ones of
-///   ten alternating rounds: 13.96–14.27 ms at the stride, 13.34–13.58 side by side).
+///   sixteen alternating rounds: 13.96–14.27 ms at the stride, 13.34–13.58 side by side).
 pub struct ActivationGroups {
     d: Vec<f32>,
     stride: usize,
