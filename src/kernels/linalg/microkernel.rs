@@ -299,19 +299,23 @@ impl<'a> Tiles<'a> {
         // through one call that runs their tiles in a loop. Through `tile` one by one,
         // each tile's dispatch and checks took 10% of a 7×7 stride-2 convolution (64
         // output channels, k = 147) in a profile on the AVX2 Zen 3 of
-        // docs/PERFORMANCE.md, against 82% in the tiles' multiply-adds.
+        // docs/PERFORMANCE.md (session 63), against 82% in the tiles' multiply-adds.
         #[cfg(target_arch = "x86_64")]
-        if isa.avx2() && !isa.avx512() && nv >= 2 && k > 0 {
-            let whole = m / MR;
-            let rows = &mut dst[..whole * MR];
-            if whole > 0 && fits(rows, c + nv * LANES) && b.hold(k, nv * LANES) {
-                let panels = &self.panels[..whole * MR * k];
+        if isa.avx2() && !isa.avx512() && matches!(nv, 2 | 4) && k > 0 {
+            let (full_panels, end) = (m / MR, c + nv * LANES);
+            let rows = &mut dst[..full_panels * MR];
+            // The rows themselves, not `fits`' shortest row of `new`: the check the
+            // unsafe call below rests on.
+            let room = rows.iter().all(|row| row.len() >= end);
+            if full_panels > 0 && room && b.hold(k, nv * LANES) {
+                let panels = &self.panels[..full_panels * MR * k];
+                let pluses = &self.pluses[..full_panels];
                 // SAFETY: an `Isa` with AVX2 comes from `Isa::detect` on a CPU that has
-                // AVX2 and FMA; the panels hold k·MR values each, `b` k rows of the
-                // strip's nv·LANES values and each row c + nv·LANES values (just
-                // checked).
-                unsafe { whole_panels_avx2(panels, b, (rows, c), nv / 2, &self.pluses[..whole]) };
-                p = whole;
+                // AVX2 and FMA; the panels are k·MR values each, one per plus, `b` holds
+                // k rows of the strip's nv·LANES values and each row c + nv·LANES values
+                // (just checked).
+                unsafe { whole_panels_avx2((panels, k), b, (rows, c), nv / 2, pluses) };
+                p = full_panels;
             }
         }
         while p < count {
@@ -518,6 +522,35 @@ fn tile_scalar<'b, const R: usize, const NV: usize, D: Slot, B: RowsOfB<'b>>(
     }
 }
 
+/// `tile_avx2::<MR, 2>` on each of the whole panels `panels` (k·MR values each, one per
+/// `pluses`) and its MR rows of `rows`, `halves` times 16 columns from column c.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; `panels` holds `pluses.len()` panels of k·MR values, `b`
+/// k rows of 16·`halves` values (`RowsOfB::hold`), and `rows` MR rows per panel of at
+/// least c + 16·`halves` values.
+///
+/// # Panics
+/// When k is 0 (the caller takes this path only for k > 0).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn whole_panels_avx2<'b, D: Slot, B: RowsOfB<'b>>(
+    (panels, k): (&[f32], usize),
+    b: B,
+    (rows, c): (&mut [&mut [D]], usize),
+    halves: usize,
+    pluses: &[[f32; MR]],
+) {
+    let tiles = panels.chunks_exact(MR * k).zip(rows.chunks_exact_mut(MR));
+    for ((panel, rows), plus) in tiles.zip(pluses) {
+        for h in 0..halves {
+            // SAFETY: the contract above, for this panel and its rows: row p of `b` holds
+            // the 16 values from h·16 on, and each row the 16 from c + h·16 on.
+            unsafe { tile_avx2::<MR, 2, D, B>(panel, b.shifted(h * NR), (rows, c + h * NR), plus) };
+        }
+    }
+}
+
 /// # Safety
 /// The CPU has AVX2 and FMA; `panel` holds k·MR values, `b` k rows of LANES·NV
 /// (`RowsOfB::hold`) where k = panel.len() / MR, and `rows` R rows of at least
@@ -557,33 +590,6 @@ unsafe fn tile_avx2<'b, const R: usize, const NV: usize, D: Slot, B: RowsOfB<'b>
                 let at = dst.as_mut_ptr().cast::<f32>().add(c + v * LANES);
                 _mm256_storeu_ps(at, _mm256_add_ps(a, plus));
             }
-        }
-    }
-}
-
-/// `tile_avx2::<MR, 2>` on each of the whole panels `panels` (k·MR values each, one per
-/// `pluses`) and its MR rows of `rows`, `halves` times 16 columns from column c.
-///
-/// # Safety
-/// The CPU has AVX2 and FMA; `panels` holds `pluses.len()` panels of k·MR values with
-/// k > 0, `b` k rows of 16·`halves` values (`RowsOfB::hold`), and `rows` MR rows per
-/// panel of at least c + 16·`halves` values.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn whole_panels_avx2<'b, D: Slot, B: RowsOfB<'b>>(
-    panels: &[f32],
-    b: B,
-    (rows, c): (&mut [&mut [D]], usize),
-    halves: usize,
-    pluses: &[[f32; MR]],
-) {
-    let size = panels.len() / pluses.len();
-    let tiles = panels.chunks_exact(size).zip(rows.chunks_exact_mut(MR));
-    for ((panel, rows), plus) in tiles.zip(pluses) {
-        for h in 0..halves {
-            // SAFETY: the contract above, for this panel and its rows: row p of `b` holds
-            // the 16 values from h·16 on, and each row the 16 from c + h·16 on.
-            unsafe { tile_avx2::<MR, 2, D, B>(panel, b.shifted(h * NR), (rows, c + h * NR), plus) };
         }
     }
 }
@@ -792,7 +798,8 @@ mod tests {
     #[test]
     fn products_have_the_same_bits_on_every_isa() {
         // Whole panel pairs, a pair and a short panel, odd panels (the one alone last,
-        // or before a last pair with a short panel), short strips.
+        // or before a last pair with a short panel), short strips; with AVX2 alone, the
+        // whole panels in one call and a short panel after them.
         for (m, k, cols) in [
             (12, 9, 16),
             (64, 7, 32),
@@ -858,6 +865,39 @@ mod tests {
             let want = run(Isa::SCALAR, false);
             for isa in Isa::supported() {
                 assert!(run(isa, true) == want, "{m}x{k} room {room} {isa:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn strips_read_in_place_have_the_same_bits_on_every_isa() {
+        // Rows of `b` at uneven offsets into one slice (a convolution's columns): whole
+        // panels and a short one, whole panels alone, fewer rows than a panel, and rows
+        // ending inside a strip of two vectors (then every panel goes tile by tile).
+        for (m, k, room, nv) in [
+            (13, 5, 3 + WIDE, 4),
+            (12, 4, 3 + NR, 2),
+            (4, 3, 3 + WIDE, 4),
+            (13, 5, 3 + 12, 2),
+            (18, 7, 3 + NR, 2),
+        ] {
+            let a = data(m * k, 9);
+            let x = data(k * 40 + 64, 10);
+            let offsets: Vec<usize> = (0..k).map(|p| p * 37 % (k * 40)).collect();
+            let bias: Vec<f32> = (0..m).map(|r| r as f32 * 0.25).collect();
+            let mut panels = vec![f32::NAN; panels_len(m, k)];
+            pack_panels(&mut panels, &a, (m, k), (k, 1));
+            let run = |isa| {
+                let mut out = vec![f32::NAN; m * room];
+                let mut rows: Vec<&mut [f32]> = out.chunks_mut(room).collect();
+                let tiles = Tiles::new((&panels, m, k), &rows, Some(&bias));
+                let b = Offsets::new(&x, &offsets).at(2);
+                tiles.strip(isa, b, (&mut rows, 3), nv);
+                out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            };
+            let want = run(Isa::SCALAR);
+            for isa in Isa::supported() {
+                assert!(run(isa) == want, "{m}x{k} room {room} nv {nv} {isa:?}");
             }
         }
     }
