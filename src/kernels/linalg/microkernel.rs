@@ -310,8 +310,8 @@ impl<'a> Tiles<'a> {
             if full_panels > 0 && room && b.hold(k, nv * LANES) {
                 let panels = &self.panels[..full_panels * MR * k];
                 let pluses = &self.pluses[..full_panels];
-                // SAFETY: an `Isa` with AVX2 comes from `Isa::detect` on a CPU that has
-                // AVX2 and FMA; the panels are k·MR values each, one per plus, `b` holds
+                // SAFETY: an `Isa` with AVX2 exists only on a CPU with AVX2 and FMA
+                // (`Isa::detect`, `Isa::supported`); the panels are k·MR values each, one per plus, `b` holds
                 // k rows of the strip's nv·LANES values and each row c + nv·LANES values
                 // (just checked).
                 unsafe { whole_panels_avx2((panels, k), b, (rows, c), nv / 2, pluses) };
@@ -405,8 +405,8 @@ fn pair_of<'b, const R: usize, D: Slot, B: RowsOfB<'b>>(
     #[cfg(target_arch = "x86_64")]
     if isa.avx512() {
         let (panels, plus) = ((first, second), (plus0, plus1));
-        // SAFETY: an `Isa` with AVX-512 comes from `Isa::detect` on a CPU that has
-        // AVX-512 F; `tile_pair` checked the panels, `b` and MR + R rows of `rows` for
+        // SAFETY: an `Isa` with AVX-512 exists only on a CPU that has AVX-512 F;
+        // `tile_pair` checked the panels, `b` and MR + R rows of `rows` for
         // the tile's width.
         return unsafe {
             if wide {
@@ -484,15 +484,15 @@ pub fn tile_of<'b, const R: usize, const NV: usize, D: Slot, B: RowsOfB<'b>>(
     );
     #[cfg(target_arch = "x86_64")]
     if isa.avx512() && NV == 2 {
-        // SAFETY: an `Isa` with AVX-512 comes from `Isa::detect` on a CPU that has
-        // AVX-512 F; `panel` holds k·MR values and `b` and `rows` were just checked for
+        // SAFETY: an `Isa` with AVX-512 exists only on a CPU that has AVX-512 F;
+        // `panel` holds k·MR values and `b` and `rows` were just checked for
         // LANES·NV = 16 columns.
         return unsafe { tile_avx512::<R, D, B>(panel, b, (rows, c), plus) };
     }
     #[cfg(target_arch = "x86_64")]
     if isa.avx2() {
-        // SAFETY: an `Isa` with AVX2 comes from `Isa::detect` on a CPU that has AVX2 and
-        // FMA; `panel` holds k·MR values and `b` and `rows` were just checked.
+        // SAFETY: an `Isa` with AVX2 exists only on a CPU with AVX2 and FMA; `panel`
+        // holds k·MR values and `b` and `rows` were just checked.
         return unsafe { tile_avx2::<R, NV, D, B>(panel, b, (rows, c), plus) };
     }
     let _ = isa;
@@ -883,7 +883,8 @@ mod tests {
         ] {
             let a = data(m * k, 9);
             let x = data(k * 40 + 64, 10);
-            let offsets: Vec<usize> = (0..k).map(|p| p * 37 % (k * 40)).collect();
+            // Out of order and apart by more than a strip, all below k·40.
+            let offsets: Vec<usize> = (0..k).map(|p| p * 53 % (k * 40)).collect();
             let bias: Vec<f32> = (0..m).map(|r| r as f32 * 0.25).collect();
             let mut panels = vec![f32::NAN; panels_len(m, k)];
             pack_panels(&mut panels, &a, (m, k), (k, 1));
