@@ -310,10 +310,10 @@ impl<'a> Tiles<'a> {
             if full_panels > 0 && room && b.hold(k, nv * LANES) {
                 let panels = &self.panels[..full_panels * MR * k];
                 let pluses = &self.pluses[..full_panels];
-                // SAFETY: an `Isa` with AVX2 exists only on a CPU with AVX2 and FMA
-                // (`Isa::detect`, `Isa::supported`); the panels are k·MR values each, one per plus, `b` holds
-                // k rows of the strip's nv·LANES values and each row c + nv·LANES values
-                // (just checked).
+                // SAFETY: an `Isa` with AVX2 exists only on a CPU with AVX2 and FMA; the
+                // panels are k·MR values each, one per plus; `b` holds k rows of the
+                // strip's nv·LANES values and each row c + nv·LANES values (just
+                // checked).
                 unsafe { whole_panels_avx2((panels, k), b, (rows, c), nv / 2, pluses) };
                 p = full_panels;
             }
@@ -883,7 +883,7 @@ mod tests {
         ] {
             let a = data(m * k, 9);
             let x = data(k * 40 + 64, 10);
-            // Out of order and apart by more than a strip, all below k·40.
+            // Out of order (some rows overlap), all below k·40.
             let offsets: Vec<usize> = (0..k).map(|p| p * 53 % (k * 40)).collect();
             let bias: Vec<f32> = (0..m).map(|r| r as f32 * 0.25).collect();
             let mut panels = vec![f32::NAN; panels_len(m, k)];
