@@ -231,6 +231,8 @@ pub struct Runs {
     runs: Vec<Run>,
     /// Tap `t`'s runs are `runs[starts[t]..starts[t + 1]]`.
     starts: Vec<usize>,
+    /// The runs of tap 0, one per output row the block touches (`reset`'s scratch).
+    first_tap: Vec<Run>,
 }
 
 impl Runs {
@@ -266,27 +268,39 @@ impl Runs {
             }
             row
         };
+        // Tap 0's run in each output row of the block.
+        self.first_tap.clear();
+        self.first_tap.extend((first..end).map(|q| {
+            // This output row's positions in the block, along the last dim.
+            let (a, b) = (
+                p0.max(q * width) - q * width,
+                (p0 + nb).min(q * width + width) - q * width,
+            );
+            Run {
+                dst: q * width + a - p0,
+                len: b - a,
+                src: layout.index(out_row(q), a * last.stride),
+            }
+        }));
         let (runs, starts) = (&mut self.runs, &mut self.starts);
         runs.clear();
         runs.reserve(win.kernel_len() * (end - first));
         starts.clear();
         starts.push(0);
+        // A tap reads `shift` padded rows and `reach` padded columns past tap 0: one
+        // offset for every run, since the layout's phases are the stride's (`index` of
+        // column a·stride + reach is `index` of a·stride plus that of reach). Without
+        // the divisions of `index` and `out_row` per run: 1.7% of a one-thread profile
+        // of a 7×7 stride-2 convolution on the Zen 3 of docs/PERFORMANCE.md.
+        debug_assert_eq!(layout.step, last.stride);
         for t in 0..win.kernel_len() {
             let (shift, reach) = (tap_row(t / last.kernel), t % last.kernel * last.dilation);
-            for q in first..end {
-                // This output row's positions in the block, along the last dim.
-                let (a, b) = (
-                    p0.max(q * width) - q * width,
-                    (p0 + nb).min(q * width + width) - q * width,
-                );
-                // (out_row again for every tap: cheap, and no buffer to keep it in.)
-                let src = layout.index(out_row(q) + shift, a * last.stride + reach);
-                runs.push(Run {
-                    dst: q * width + a - p0,
-                    len: b - a,
-                    src,
-                });
-            }
+            let offset = layout.index(shift, reach);
+            let tap = self.first_tap.iter().map(|run| Run {
+                src: run.src + offset,
+                ..*run
+            });
+            runs.extend(tap);
             starts.push(runs.len());
         }
     }
@@ -407,19 +421,50 @@ twin! {
             channel.fill(0.0);
             for (t, row) in rows.chunks(ldb).enumerate() {
                 for run in runs.of(t) {
-                    let dst = &mut channel[run.src..][..run.len];
-                    for (d, &s) in dst.iter_mut().zip(&row[run.dst..]) {
-                        *d += s;
-                    }
+                    add_run(&mut channel[run.src..][..run.len], &row[run.dst..][..run.len]);
                 }
             }
         }
     }
 }
 
+/// `dst[i] += src[i]` (equal lengths), 8 at a time: a run is as long as an output row
+/// of the block (28 positions for a 28-wide image), and the compiler's own loop, 32 at
+/// a time, left so short a run to its one-by-one tail (`add_columns` was 9% of a
+/// one-thread profile of a 64-channel stride-2 transposed convolution, 28 × 28, on the
+/// Zen 3 of docs/PERFORMANCE.md).
+#[inline(always)]
+fn add_run(dst: &mut [f32], src: &[f32]) {
+    debug_assert_eq!(dst.len(), src.len());
+    let (mut d, mut s) = (dst.chunks_exact_mut(8), src.chunks_exact(8));
+    for (d, s) in (&mut d).zip(&mut s) {
+        for (d, s) in d.iter_mut().zip(s) {
+            *d += s;
+        }
+    }
+    // The rest 4 and then one at a time, spelt out: as a loop, the compiler made the
+    // rest one masked load and store, and AMD's masked store is slow (add_columns
+    // 19% of that profile).
+    let (mut d, mut s) = (
+        d.into_remainder().chunks_exact_mut(4),
+        s.remainder().chunks_exact(4),
+    );
+    for (d, s) in (&mut d).zip(&mut s) {
+        for (d, s) in d.iter_mut().zip(s) {
+            *d += s;
+        }
+    }
+    match (d.into_remainder(), s.remainder()) {
+        ([d0], [s0]) => *d0 += s0,
+        ([d0, d1], [s0, s1]) => (*d0, *d1) = (*d0 + s0, *d1 + s1),
+        ([d0, d1, d2], [s0, s1, s2]) => (*d0, *d1, *d2) = (*d0 + s0, *d1 + s1, *d2 + s2),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::copy_run;
+    use super::{add_run, copy_run};
 
     #[test]
     fn runs_of_every_length_up_to_a_strip_are_copied() {
@@ -429,6 +474,21 @@ mod tests {
             copy_run(&mut dst[1..1 + len], &src[..len]);
             let mut want = vec![0.0; 18];
             want[1..1 + len].copy_from_slice(&src[..len]);
+            assert_eq!(dst, want, "{len}");
+        }
+    }
+
+    #[test]
+    fn runs_of_every_length_up_to_two_vectors_are_added() {
+        let src: Vec<f32> = (1..=19).map(|v| v as f32 * 0.5).collect();
+        for len in 0..=19 {
+            let start: Vec<f32> = (0..20).map(|v| v as f32 * 3.0).collect();
+            let mut dst = start.clone();
+            add_run(&mut dst[1..1 + len], &src[..len]);
+            let mut want = start;
+            for (w, s) in want[1..1 + len].iter_mut().zip(&src) {
+                *w += s;
+            }
             assert_eq!(dst, want, "{len}");
         }
     }
