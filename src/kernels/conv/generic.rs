@@ -180,7 +180,7 @@ fn depthwise<T: Arith>(
 fn depthwise_channel<T: Arith>(out: &mut [T], x: &[T], w: &[T], win: &Window, isa: Isa) {
     #[cfg(target_arch = "x86_64")]
     if isa.avx2() {
-        // SAFETY: an `Isa` with AVX2 comes from `Isa::detect` on a CPU that has it.
+        // SAFETY: an `Isa` with AVX2 exists only on a CPU that has it.
         return unsafe { depthwise_channel_avx2(out, x, w, win) };
     }
     let _ = isa;

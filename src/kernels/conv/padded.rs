@@ -231,8 +231,6 @@ pub struct Runs {
     runs: Vec<Run>,
     /// Tap `t`'s runs are `runs[starts[t]..starts[t + 1]]`.
     starts: Vec<usize>,
-    /// The runs of tap 0, one per output row the block touches (`reset`'s scratch).
-    first_tap: Vec<Run>,
 }
 
 impl Runs {
@@ -268,39 +266,42 @@ impl Runs {
             }
             row
         };
-        // Tap 0's run in each output row of the block.
-        self.first_tap.clear();
-        self.first_tap.extend((first..end).map(|q| {
-            // This output row's positions in the block, along the last dim.
-            let (a, b) = (
-                p0.max(q * width) - q * width,
-                (p0 + nb).min(q * width + width) - q * width,
-            );
-            Run {
-                dst: q * width + a - p0,
-                len: b - a,
-                src: layout.index(out_row(q), a * last.stride),
-            }
-        }));
         let (runs, starts) = (&mut self.runs, &mut self.starts);
         runs.clear();
         runs.reserve(win.kernel_len() * (end - first));
         starts.clear();
         starts.push(0);
-        // A tap reads `shift` padded rows and `reach` padded columns past tap 0: one
-        // offset for every run, since the layout's phases are the stride's (`index` of
-        // column a·stride + reach is `index` of a·stride plus that of reach). Without
-        // the divisions of `index` and `out_row` per run: 1.7% of a one-thread profile
-        // of a 7×7 stride-2 convolution on the Zen 3 of docs/PERFORMANCE.md.
+        // Tap 0's run in each output row of the block, then each other tap's as those
+        // offset by where it reads: `shift` padded rows and `reach` padded columns
+        // further, one offset for every run, since the layout's phases are the
+        // stride's (`index` of column a·stride + reach is `index` of a·stride plus that
+        // of reach). Without the divisions of `index` and `out_row` per run: 1.7% of a
+        // one-thread profile of a 7×7 stride-2 convolution on the Zen 3 of
+        // docs/PERFORMANCE.md.
         debug_assert_eq!(layout.step, last.stride);
         for t in 0..win.kernel_len() {
-            let (shift, reach) = (tap_row(t / last.kernel), t % last.kernel * last.dilation);
-            let offset = layout.index(shift, reach);
-            let tap = self.first_tap.iter().map(|run| Run {
-                src: run.src + offset,
-                ..*run
-            });
-            runs.extend(tap);
+            if t == 0 {
+                runs.extend((first..end).map(|q| {
+                    // This output row's positions in the block, along the last dim.
+                    let (a, b) = (
+                        p0.max(q * width) - q * width,
+                        (p0 + nb).min(q * width + width) - q * width,
+                    );
+                    Run {
+                        dst: q * width + a - p0,
+                        len: b - a,
+                        src: layout.index(out_row(q), a * last.stride),
+                    }
+                }));
+            } else {
+                let (shift, reach) = (tap_row(t / last.kernel), t % last.kernel * last.dilation);
+                let offset = layout.index(shift, reach);
+                let from = runs.len();
+                runs.extend_from_within(..starts[1]);
+                for run in &mut runs[from..] {
+                    run.src += offset;
+                }
+            }
             starts.push(runs.len());
         }
     }
@@ -430,9 +431,10 @@ twin! {
 
 /// `dst[i] += src[i]` (equal lengths), 8 at a time: a run is as long as an output row
 /// of the block (28 positions for a 28-wide image), and the compiler's own loop, 32 at
-/// a time, left so short a run to its one-by-one tail (`add_columns` was 9% of a
-/// one-thread profile of a 64-channel stride-2 transposed convolution, 28 × 28, on the
-/// Zen 3 of docs/PERFORMANCE.md).
+/// a time, left so short a run to its one-by-one tail. In a kernel harness on the Zen 3
+/// of docs/PERFORMANCE.md, 14,336 runs of 28 took 59 µs this way and 80 µs before; in
+/// a one-thread profile of a 64-channel stride-2 transposed convolution, 28 × 28,
+/// `add_columns` kept its share (9.3% before, 9.1% after).
 #[inline(always)]
 fn add_run(dst: &mut [f32], src: &[f32]) {
     debug_assert_eq!(dst.len(), src.len());
@@ -443,8 +445,8 @@ fn add_run(dst: &mut [f32], src: &[f32]) {
         }
     }
     // The rest 4 and then one at a time, spelt out: as a loop, the compiler made the
-    // rest one masked load and store, and AMD's masked store is slow (add_columns
-    // 19% of that profile).
+    // rest one masked load and store, and AMD's masked store is slow (`add_columns`
+    // took 19% of that profile).
     let (mut d, mut s) = (
         d.into_remainder().chunks_exact_mut(4),
         s.remainder().chunks_exact(4),

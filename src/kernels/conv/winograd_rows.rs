@@ -37,13 +37,13 @@ pub fn row_tiles(
     );
     #[cfg(target_arch = "x86_64")]
     if isa.avx512() {
-        // SAFETY: an `Isa` with AVX-512 comes from `Isa::detect` on a CPU that has
-        // AVX-512 F; `row` holds 2·tw + 2 values and `out` each range, checked above.
+        // SAFETY: an `Isa` with AVX-512 exists only on a CPU that has AVX-512 F;
+        // `row` holds 2·tw + 2 values and `out` each range, checked above.
         return unsafe { row_tiles_avx512(row, tw, out, at) };
     }
     #[cfg(target_arch = "x86_64")]
     if isa.avx2() {
-        // SAFETY: an `Isa` with AVX2 comes from `Isa::detect` on a CPU that has it;
+        // SAFETY: an `Isa` with AVX2 exists only on a CPU that has it;
         // `row` holds 2·tw + 2 values and `out` each range, checked above.
         let done = unsafe { row_tiles_avx2(row, tw, out, at) };
         if done < tw {
@@ -149,7 +149,7 @@ unsafe fn row_tiles_avx2(row: &[f32], tw: usize, out: &mut [f32], at: [usize; 4]
     // s + 8 ≤ tw read row[2s..2s + 18], inside its 2·tw + 2 values, and are stored at
     // out[at[j] + s..][..8], inside each range.
     unsafe {
-        let split = |from: usize| {
+        let evens_odds = |from: usize| {
             let (lo, hi) = (
                 _mm256_loadu_ps(r.add(from)),
                 _mm256_loadu_ps(r.add(from + 8)),
@@ -163,7 +163,7 @@ unsafe fn row_tiles_avx2(row: &[f32], tw: usize, out: &mut [f32], at: [usize; 4]
             )
         };
         for s in (0..whole).step_by(8) {
-            let ((d0, d1), (d2, d3)) = (split(2 * s), split(2 * s + 2));
+            let ((d0, d1), (d2, d3)) = (evens_odds(2 * s), evens_odds(2 * s + 2));
             let store = |j: usize, v: __m256| _mm256_storeu_ps(o.add(at[j] + s), v);
             store(0, _mm256_sub_ps(d0, d2));
             store(1, _mm256_add_ps(d1, d2));
