@@ -29,12 +29,12 @@ pub fn output_tiles(
 }
 
 /// `output_tiles` on AVX2 (the widest level) in one pass, 8 tiles of a tile row at a
-/// time in registers,
-/// the last few through `output_tile`. The three passes of `output_tiles_in_passes` through
-/// scratch took 12% of a one-thread profile of 8 samples of 32 channels, 32 × 32, on
-/// the Zen 3 of docs/PERFORMANCE.md, and the same single pass written as plain lanes
-/// for the compiler 18% (its sums went through the stack); loads through bounds-checked
-/// slices took three times as long as through one pointer (a kernel harness).
+/// time in registers, the last few through `output_tile`. The three passes of
+/// `output_tiles_in_passes` through scratch took 12% of a one-thread profile of 8
+/// samples of 32 channels, 32 × 32, on the Zen 3 of docs/PERFORMANCE.md (this kernel
+/// 7.9%), and the same single pass written as plain lanes for the compiler 18% (its
+/// sums went through the stack); loads through bounds-checked slices took three times
+/// as long as through one pointer (a kernel harness).
 ///
 /// # Safety
 /// The CPU has AVX2.
