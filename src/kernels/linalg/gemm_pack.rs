@@ -39,8 +39,8 @@ pub fn pack_a<T: Copy + Default>(dst: &mut [T], a: Mat<T>, mr: usize, isa: Isa) 
             // checks (the loop over a runtime `mr` cost a fifth of a 64³ product).
             match mr {
                 4 => whole_a_panel::<T, 4>(panel, &rows, 0),
-                6 => whole_a_panel::<T, 6>(panel, &rows, 0),
-                12 => whole_a_panel_12(panel, &rows, isa),
+                6 => whole_a_panel_transposed::<T, 6>(panel, &rows, isa),
+                12 => whole_a_panel_transposed::<T, 12>(panel, &rows, isa),
                 _ => {
                     for (p, d) in panel.chunks_exact_mut(mr).enumerate() {
                         for (d, row) in d.iter_mut().zip(&rows) {
@@ -55,7 +55,8 @@ pub fn pack_a<T: Copy + Default>(dst: &mut [T], a: Mat<T>, mr: usize, isa: Isa) 
         // layer): each packed row is `mr` consecutive values of a column of A. Value by
         // value through the strides, that product of the MLP in benches/compare
         // (256 × 256 × 784, one thread) took 0.72–0.75 ms against 0.70–0.71.
-        if present == mr && a.row_stride() == 1 && whole_b_panel(panel, a.t(), q * mr, mr) {
+        let columns = a.t().block(0..k, q * mr..q * mr + present);
+        if present == mr && a.row_stride() == 1 && whole_b_panels(panel, columns, mr) {
             continue;
         }
         for (p, d) in panel.chunks_exact_mut(mr).enumerate() {
@@ -70,15 +71,18 @@ pub fn pack_a<T: Copy + Default>(dst: &mut [T], a: Mat<T>, mr: usize, isa: Isa) 
 /// Packs `b` (kc × nc) into ⌈nc / nr⌉ panels of [kc][nr] at the start of `dst`.
 pub fn pack_b<T: Copy + Default>(dst: &mut [T], b: Mat<T>, nr: usize) {
     let (k, n) = (b.rows(), b.cols());
+    let whole = n / nr;
+    let mut first = 0;
+    if b.col_stride() == 1 && whole_b_panels(&mut dst[..whole * nr * k], b, nr) {
+        first = whole;
+    }
     for (q, panel) in dst
         .chunks_exact_mut(nr * k)
         .take(n.div_ceil(nr))
         .enumerate()
+        .skip(first)
     {
         let (start, cols) = (q * nr, nr.min(n - q * nr));
-        if cols == nr && b.col_stride() == 1 && whole_b_panel(panel, b, start, nr) {
-            continue;
-        }
         if cols == nr && b.row_stride() == 1 && transposed_b_panel(panel, b, start, nr) {
             continue;
         }
@@ -110,54 +114,103 @@ fn whole_a_panel<T: Copy, const R: usize>(panel: &mut [T], rows: &[&[T]], from: 
     }
 }
 
-/// `whole_a_panel` for 12 rows: on AVX2, values of 4 bytes (f32, the AVX-512 f32
-/// kernel's panels) go through 8 × 8 and 4 × 8 register transposes, 8 columns at a
-/// time; the columns past the last multiple of 8 (and other types) element by element.
-/// Element by element only, the 12 rows of a 1024-wide A (4 KiB apart) are 12 loads per
-/// packed row that map to the same L1 sets: packing the A of a 1024³ product took
-/// 0.51 ms that way, 0.17 ms transposed (a harness on the AVX-512 Zen 4 here), about
-/// 2% of the product's time saved.
-fn whole_a_panel_12<T: Copy>(panel: &mut [T], rows: &[&[T]; MAX_MR], isa: Isa) {
-    let k = panel.len() / 12;
+/// `whole_a_panel` for 6 or 12 rows (the f32 kernels' heights on AVX2 and AVX-512): on
+/// AVX2, values of 4 bytes go through 4 × 8 register transposes, 8 columns at a time;
+/// the columns past the last multiple of 8 (and other types and heights) element by
+/// element. Element by element only, the rows of a 1024-wide A (4 KiB apart) are `R`
+/// loads per packed row that map to the same L1 sets: packing the A of a 1024³
+/// product with 12-row panels took 0.51 ms that way, 0.17 ms transposed (a harness on
+/// an AVX-512 Zen 4), about 2% of the product's time saved; with 6-row panels (harness
+/// on the AVX2 Zen 3 of docs/PERFORMANCE.md, medians of 9 × 100–200 packs, A in cache)
+/// 48 × 1024 took 8.1 µs against 4.8, 126 × 256 5.2 against 2.9; in one-thread
+/// profiles of products, where A comes from L2 or memory, 1.3% of 1024³ against 1.0%,
+/// 3.0% of 256³ against 2.5%.
+fn whole_a_panel_transposed<T: Copy, const R: usize>(
+    panel: &mut [T],
+    rows: &[&[T]; MAX_MR],
+    isa: Isa,
+) {
+    let k = panel.len() / R;
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
-    if isa.avx2() && std::mem::size_of::<T>() == 4 {
+    if isa.avx2() && std::mem::size_of::<T>() == 4 && (R == 6 || R == 12) {
         done = k / 8 * 8;
-        let starts: [*const f32; 12] = std::array::from_fn(|r| rows[r][..k].as_ptr().cast());
-        // SAFETY: AVX2 is allowed on this CPU (`Isa`). Each of the 12 rows holds k ≥ done
-        // values and the panel 12 · k; moving 4-byte values as f32 bit patterns (loads
-        // and stores, no arithmetic) copies any 4-byte `Copy` type exactly.
-        unsafe { x86::panel_12_of_4_bytes(panel.as_mut_ptr().cast(), starts, done) };
+        let starts: [*const f32; R] = std::array::from_fn(|r| rows[r][..k].as_ptr().cast());
+        let dst = panel.as_mut_ptr().cast();
+        // SAFETY: an `Isa` with AVX2 exists only on a CPU that has it. Each of the R rows
+        // holds k ≥ done values and the panel R · k; moving 4-byte values as f32 bit
+        // patterns (loads and stores, no arithmetic) copies any 4-byte `Copy` type
+        // exactly.
+        unsafe {
+            if R == 6 {
+                x86::panel_6_of_4_bytes(dst, &starts, done)
+            } else {
+                x86::panel_12_of_4_bytes(dst, &starts, done)
+            }
+        };
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = isa;
-    whole_a_panel::<T, 12>(panel, rows, done);
+    whole_a_panel::<T, R>(panel, rows, done);
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
 
+    /// Writes columns 0..k (a multiple of 8) of the 6 rows at `rows` to `dst` as
+    /// [k][6], moving 4-byte values as f32 bit patterns: two rows of zeros make them 8,
+    /// transposed as two quads, and each packed row is stored as 8 values whose last 2
+    /// the next one's store overwrites (the eighth as 4 + 2, to end at 6 · k).
+    ///
+    /// # Safety
+    /// The CPU has AVX2; `rows` holds 6 pointers, each row holds k values and `dst`
+    /// 6 · k.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn panel_6_of_4_bytes(dst: *mut f32, rows: &[*const f32], k: usize) {
+        for p in (0..k).step_by(8) {
+            let mut r = [_mm256_setzero_ps(); 8];
+            // SAFETY: the caller's contract: columns p..p + 8 (p + 8 ≤ k) of rows 0..6.
+            unsafe { load_columns(&mut r[..6], &rows[..6], p) };
+            let top = transpose_4([r[0], r[1], r[2], r[3]]);
+            let bottom = transpose_4([r[4], r[5], r[6], r[7]]);
+            // SAFETY: packed rows p..p + 8 are dst[6p..6(p + 8)], inside 6 · k; the
+            // stores go in order of packed row, and the 8 values of row c end at 6c + 8,
+            // inside the next row, which is stored after.
+            unsafe {
+                let d = dst.add(p * 6);
+                for c in 0..4 {
+                    let low = _mm256_permute2f128_ps::<0x20>(top[c], bottom[c]);
+                    _mm256_storeu_ps(d.add(c * 6), low);
+                }
+                for c in 4..7 {
+                    let high = _mm256_permute2f128_ps::<0x31>(top[c - 4], bottom[c - 4]);
+                    _mm256_storeu_ps(d.add(c * 6), high);
+                }
+                let last = _mm256_permute2f128_ps::<0x31>(top[3], bottom[3]);
+                _mm_storeu_ps(d.add(42), _mm256_castps256_ps128(last));
+                let rest = _mm_castps_si128(_mm256_extractf128_ps::<1>(last));
+                _mm_storel_epi64(d.add(46).cast(), rest);
+            }
+        }
+    }
+
     /// Writes columns 0..k (a multiple of 8) of the 12 rows at `rows` to `dst` as
     /// [k][12], moving 4-byte values as f32 bit patterns.
     ///
     /// # Safety
-    /// The CPU has AVX2; each row holds k values and `dst` 12 · k.
+    /// The CPU has AVX2; `rows` holds 12 pointers, each row holds k values and `dst`
+    /// 12 · k.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn panel_12_of_4_bytes(dst: *mut f32, rows: [*const f32; 12], k: usize) {
+    pub(super) unsafe fn panel_12_of_4_bytes(dst: *mut f32, rows: &[*const f32], k: usize) {
         for p in (0..k).step_by(8) {
-            let mut columns = [[_mm256_setzero_ps(); 4]; 3];
-            for (g, quad) in columns.iter_mut().enumerate() {
-                let r = rows[4 * g..4 * g + 4]
-                    .iter()
-                    .map(|&row| row.wrapping_add(p));
-                // SAFETY: AVX2 (the caller's contract); columns p..p + 8 (p + 8 ≤ k) of
-                // rows 4g..4g + 4.
-                *quad = unsafe { transpose_4_rows(r) };
-            }
+            let mut r = [_mm256_setzero_ps(); 12];
+            // SAFETY: the caller's contract: columns p..p + 8 (p + 8 ≤ k) of rows 0..12.
+            unsafe { load_columns(&mut r, &rows[..12], p) };
+            let [tops, middles, bottoms] = [0, 1, 2]
+                .map(|g| transpose_4([r[4 * g], r[4 * g + 1], r[4 * g + 2], r[4 * g + 3]]));
             // SAFETY: packed rows p..p + 8 are dst[12p..12(p + 8)], inside 12 · k.
             let d = unsafe { dst.add(p * 12) };
-            let [tops, middles, bottoms] = columns;
             let quads = tops.iter().zip(&middles).zip(&bottoms);
             for (c, ((&top, &middle), &bottom)) in quads.enumerate() {
                 // SAFETY: as above, packed rows p + c and p + c + 4.
@@ -172,19 +225,24 @@ mod x86 {
         }
     }
 
-    /// Eight columns of four rows, as four vectors: vector c holds column c of the four
-    /// rows in its lower half and column c + 4 in its upper half.
+    /// Columns p..p + 8 of each row in `rows` into `r`.
     ///
     /// # Safety
-    /// The CPU has AVX2; each pointer reads 8 values.
+    /// The CPU has AVX2; each row holds p + 8 values.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn transpose_4_rows(mut rows: impl Iterator<Item = *const f32>) -> [__m256; 4] {
-        let mut r = [_mm256_setzero_ps(); 4];
-        for (v, row) in r.iter_mut().zip(&mut rows) {
+    unsafe fn load_columns(r: &mut [__m256], rows: &[*const f32], p: usize) {
+        for (v, &row) in r.iter_mut().zip(rows) {
             // SAFETY: the caller's contract.
-            *v = unsafe { _mm256_loadu_ps(row) };
+            *v = unsafe { _mm256_loadu_ps(row.add(p)) };
         }
+    }
+
+    /// Eight columns of four rows, as four vectors: vector c holds column c of the four
+    /// rows in its lower half and column c + 4 in its upper half.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn transpose_4(r: [__m256; 4]) -> [__m256; 4] {
         let (ab_low, ab_high) = (
             _mm256_unpacklo_ps(r[0], r[1]),
             _mm256_unpackhi_ps(r[0], r[1]),
@@ -202,30 +260,50 @@ mod x86 {
     }
 }
 
-/// Copies columns `start..start + nr` of `b` (rows contiguous, `start + nr` within
-/// them; the caller checks both, a row that is not would be left as it was) into
-/// `panel` ([k][nr]) as fixed-size arrays, for a kernel's width or height (`pack_a`
-/// passes a transposed A's `Aᵀ`, whose rows are A's columns); false (nothing copied)
-/// for another size. (A slice copy of a few dozen values is a call to memmove each
-/// time: a tenth of a 64³ product.)
-fn whole_b_panel<T: Copy>(panel: &mut [T], b: Mat<T>, start: usize, nr: usize) -> bool {
-    fn copy<T: Copy, const NR: usize>(panel: &mut [T], b: Mat<T>, start: usize) {
-        for (p, d) in panel.chunks_exact_mut(NR).enumerate() {
-            let src = b.row(p).and_then(|row| row.get(start..start + NR));
-            if let (Ok(d), Some(Ok(src))) =
-                (<&mut [T; NR]>::try_from(d), src.map(<&[T; NR]>::try_from))
-            {
-                *d = *src;
+/// Rows of B that `whole_b_panels` copies into every panel before moving on. Panel by
+/// panel, each packed row of a 1024-wide B is a line 4 KiB from the last one's, a new
+/// page each time; 8 rows at a time, every panel takes 8 lines in a row and the rows
+/// are read 8 at a time from start to end. In a harness on the AVX2 Zen 3 of
+/// docs/PERFORMANCE.md (B in cache, medians of 9 × 10 packs), 1024 × 1024: panel by
+/// panel 0.39–0.43 ms, 4 rows 0.24–0.25, 8 rows 0.20–0.21, 16 rows 0.29–0.33;
+/// 1024 × 2048: 1.55–1.62, 0.62–0.69, 0.57–0.68, 0.72–0.74; 256 × 256 (in L2): 10,
+/// 13–14, 9 and 8 µs. In one-thread profiles of products there, packing B took 2.9–3.1%
+/// of 1024³ panel by panel and 1.2% 8 rows at a time, 3.1% and 2.7% of 256³.
+const ROWS_AT_ONCE: usize = 8;
+
+/// Copies the ⌊cols / nr⌋ whole panels of `b` (rows contiguous: the caller checks, a
+/// row that is not would be left as it was) into `dst` ([k][nr] each, one after the
+/// other) as fixed-size arrays, for a kernel's width or height (`pack_a` passes a
+/// transposed A's `Aᵀ`, whose rows are A's columns); false (nothing copied) for another
+/// size. (A slice copy of a few dozen values is a call to memmove each time: a tenth
+/// of a 64³ product.)
+fn whole_b_panels<T: Copy>(dst: &mut [T], b: Mat<T>, nr: usize) -> bool {
+    fn copy<T: Copy, const NR: usize>(dst: &mut [T], b: Mat<T>) {
+        let k = b.rows();
+        for p0 in (0..k).step_by(ROWS_AT_ONCE) {
+            let rows: [Option<&[T]>; ROWS_AT_ONCE] =
+                std::array::from_fn(|i| (p0 + i < k).then(|| b.row(p0 + i)).flatten());
+            for (q, panel) in dst.chunks_exact_mut(k * NR).enumerate() {
+                let columns = q * NR..(q + 1) * NR;
+                for (d, row) in panel[p0 * NR..].chunks_exact_mut(NR).zip(&rows) {
+                    let src = row.and_then(|row| row.get(columns.clone()));
+                    if let (Ok(d), Some(Ok(src))) =
+                        (<&mut [T; NR]>::try_from(d), src.map(<&[T; NR]>::try_from))
+                    {
+                        *d = *src;
+                    }
+                }
             }
         }
     }
+    let dst = &mut dst[..b.cols() / nr * nr * b.rows()];
     match nr {
-        4 => copy::<T, 4>(panel, b, start),
-        6 => copy::<T, 6>(panel, b, start),
-        8 => copy::<T, 8>(panel, b, start),
-        12 => copy::<T, 12>(panel, b, start),
-        16 => copy::<T, 16>(panel, b, start),
-        32 => copy::<T, 32>(panel, b, start),
+        4 => copy::<T, 4>(dst, b),
+        6 => copy::<T, 6>(dst, b),
+        8 => copy::<T, 8>(dst, b),
+        12 => copy::<T, 12>(dst, b),
+        16 => copy::<T, 16>(dst, b),
+        32 => copy::<T, 32>(dst, b),
         _ => return false,
     }
     true
