@@ -39,8 +39,8 @@ pub fn pack_a<T: Copy + Default>(dst: &mut [T], a: Mat<T>, mr: usize, isa: Isa) 
             // checks (the loop over a runtime `mr` cost a fifth of a 64³ product).
             match mr {
                 4 => whole_a_panel::<T, 4>(panel, &rows, 0),
-                6 => whole_a_panel_transposed::<T, 6>(panel, &rows, isa),
-                12 => whole_a_panel_transposed::<T, 12>(panel, &rows, isa),
+                6 => whole_a_panel_by_transposes::<T, 6>(panel, &rows, isa),
+                12 => whole_a_panel_by_transposes::<T, 12>(panel, &rows, isa),
                 _ => {
                     for (p, d) in panel.chunks_exact_mut(mr).enumerate() {
                         for (d, row) in d.iter_mut().zip(&rows) {
@@ -55,8 +55,10 @@ pub fn pack_a<T: Copy + Default>(dst: &mut [T], a: Mat<T>, mr: usize, isa: Isa) 
         // layer): each packed row is `mr` consecutive values of a column of A. Value by
         // value through the strides, that product of the MLP in benches/compare
         // (256 × 256 × 784, one thread) took 0.72–0.75 ms against 0.70–0.71.
-        let columns = a.t().block(0..k, q * mr..q * mr + present);
-        if present == mr && a.row_stride() == 1 && whole_b_panels(panel, columns, mr) {
+        if present == mr
+            && a.row_stride() == 1
+            && whole_b_panels(panel, a.t().block(0..k, q * mr..q * mr + mr), mr)
+        {
             continue;
         }
         for (p, d) in panel.chunks_exact_mut(mr).enumerate() {
@@ -73,7 +75,7 @@ pub fn pack_b<T: Copy + Default>(dst: &mut [T], b: Mat<T>, nr: usize) {
     let (k, n) = (b.rows(), b.cols());
     let whole = n / nr;
     let mut first = 0;
-    if b.col_stride() == 1 && whole_b_panels(&mut dst[..whole * nr * k], b, nr) {
+    if b.col_stride() == 1 && whole_b_panels(dst, b, nr) {
         first = whole;
     }
     for (q, panel) in dst
@@ -125,7 +127,7 @@ fn whole_a_panel<T: Copy, const R: usize>(panel: &mut [T], rows: &[&[T]], from: 
 /// 48 × 1024 took 8.1 µs against 4.8, 126 × 256 5.2 against 2.9; in one-thread
 /// profiles of products, where A comes from L2 or memory, 1.3% of 1024³ against 1.0%,
 /// 3.0% of 256³ against 2.5%.
-fn whole_a_panel_transposed<T: Copy, const R: usize>(
+fn whole_a_panel_by_transposes<T: Copy, const R: usize>(
     panel: &mut [T],
     rows: &[&[T]; MAX_MR],
     isa: Isa,
@@ -139,13 +141,12 @@ fn whole_a_panel_transposed<T: Copy, const R: usize>(
         let dst = panel.as_mut_ptr().cast();
         // SAFETY: an `Isa` with AVX2 exists only on a CPU that has it. Each of the R rows
         // holds k ≥ done values and the panel R · k; moving 4-byte values as f32 bit
-        // patterns (loads and stores, no arithmetic) copies any 4-byte `Copy` type
-        // exactly.
+        // patterns (loads and stores, no arithmetic) copies any 4-byte plain-data type
+        // (f32, i32, u32: no padding bytes) exactly.
         unsafe {
-            if R == 6 {
-                x86::panel_6_of_4_bytes(dst, &starts, done)
-            } else {
-                x86::panel_12_of_4_bytes(dst, &starts, done)
+            match R {
+                6 => x86::panel_6_of_4_bytes(dst, &starts, done),
+                _ => x86::panel_12_of_4_bytes(dst, &starts, done),
             }
         };
     }
@@ -161,7 +162,7 @@ mod x86 {
     /// Writes columns 0..k (a multiple of 8) of the 6 rows at `rows` to `dst` as
     /// [k][6], moving 4-byte values as f32 bit patterns: two rows of zeros make them 8,
     /// transposed as two quads, and each packed row is stored as 8 values whose last 2
-    /// the next one's store overwrites (the eighth as 4 + 2, to end at 6 · k).
+    /// the next one's store overwrites (the eighth as 4 + 2, to end with its 8 columns).
     ///
     /// # Safety
     /// The CPU has AVX2; `rows` holds 6 pointers, each row holds k values and `dst`
@@ -261,8 +262,8 @@ mod x86 {
 }
 
 /// Rows of B that `whole_b_panels` copies into every panel before moving on. Panel by
-/// panel, each packed row of a 1024-wide B is a line 4 KiB from the last one's, a new
-/// page each time; 8 rows at a time, every panel takes 8 lines in a row and the rows
+/// panel, each packed row of a 1024-wide B is read from a line 4 KiB past the previous
+/// one's, a new page each time; 8 rows at a time, every panel takes 8 lines in a row and the rows
 /// are read 8 at a time from start to end. In a harness on the AVX2 Zen 3 of
 /// docs/PERFORMANCE.md (B in cache, medians of 9 × 10 packs), 1024 × 1024: panel by
 /// panel 0.39–0.43 ms, 4 rows 0.24–0.25, 8 rows 0.20–0.21, 16 rows 0.29–0.33;
@@ -272,8 +273,8 @@ mod x86 {
 const ROWS_AT_ONCE: usize = 8;
 
 /// Copies the ⌊cols / nr⌋ whole panels of `b` (rows contiguous: the caller checks, a
-/// row that is not would be left as it was) into `dst` ([k][nr] each, one after the
-/// other) as fixed-size arrays, for a kernel's width or height (`pack_a` passes a
+/// row that is not would be left as it was) into the start of `dst` ([k][nr] each, one
+/// after the other) as fixed-size arrays, for a kernel's width or height (`pack_a` passes a
 /// transposed A's `Aᵀ`, whose rows are A's columns); false (nothing copied) for another
 /// size. (A slice copy of a few dozen values is a call to memmove each time: a tenth
 /// of a 64³ product.)
@@ -297,6 +298,9 @@ fn whole_b_panels<T: Copy>(dst: &mut [T], b: Mat<T>, nr: usize) -> bool {
         }
     }
     let dst = &mut dst[..b.cols() / nr * nr * b.rows()];
+    if dst.is_empty() {
+        return true;
+    }
     match nr {
         4 => copy::<T, 4>(dst, b),
         6 => copy::<T, 6>(dst, b),
@@ -345,20 +349,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn panels_hold_the_block_and_zeros_past_it() {
-        let data: Vec<i32> = (1..=35 * 29).collect();
-        // Row-major and a transpose read through strides; panel sizes of every kernel
-        // (the constant-size copies) and others (the general loop), whole and partial.
-        for (rows, cols) in [(5, 7), (35, 29), (29, 35)] {
+    fn panels_hold_the_block_and_zeros_past_it_and_nothing_after() {
+        // Values after the panels, which no packing may write.
+        const GUARD: usize = 16;
+        let data: Vec<i32> = (1..=48 * 35).collect();
+        // Row-major, a transpose read through strides and a block of a wider matrix (as
+        // the GEMM passes its blocks); panel sizes of every kernel (the constant-size
+        // copies) and others (the general loop), whole and partial; sizes that are
+        // multiples of every panel and of 8 (the SIMD copies' last stores end the
+        // buffer), and ones with tails.
+        for (rows, cols) in [(5, 7), (35, 29), (29, 35), (24, 16), (48, 32)] {
             let row_major = Mat::row_major(&data, rows, cols);
-            for m in [row_major, Mat::row_major(&data, cols, rows).t()] {
+            let wider = Mat::row_major(&data, rows, cols + 3).block(0..rows, 1..cols + 1);
+            for m in [row_major, Mat::row_major(&data, cols, rows).t(), wider] {
                 let (rows, cols) = (m.rows(), m.cols());
                 for (mr, isa) in [2, 4, 6, 12]
                     .into_iter()
                     .flat_map(|mr| Isa::supported().into_iter().map(move |isa| (mr, isa)))
                 {
-                    let mut a = vec![-1; packed_len(rows, cols, mr)];
+                    let len = packed_len(rows, cols, mr);
+                    let mut a = vec![-1; len + GUARD];
                     pack_a(&mut a, m, mr, isa);
+                    assert!(a[len..].iter().all(|&v| v == -1), "past the panels");
                     for i in 0..rows.next_multiple_of(mr) {
                         for p in 0..cols {
                             let want = if i < rows { m.at(i, p) } else { 0 };
@@ -366,9 +378,11 @@ mod tests {
                         }
                     }
                 }
-                for nr in [3, 4, 8, 16, 32] {
-                    let mut b = vec![-1; packed_len(cols, rows, nr)];
+                for nr in [3, 4, 6, 8, 12, 16, 32] {
+                    let len = packed_len(cols, rows, nr);
+                    let mut b = vec![-1; len + GUARD];
                     pack_b(&mut b, m, nr);
+                    assert!(b[len..].iter().all(|&v| v == -1), "past the panels");
                     for p in 0..rows {
                         for j in 0..cols.next_multiple_of(nr) {
                             let want = if j < cols { m.at(p, j) } else { 0 };
