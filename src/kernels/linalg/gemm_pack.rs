@@ -263,8 +263,8 @@ mod x86 {
 
 /// Rows of B that `whole_b_panels` copies into every panel before moving on. Panel by
 /// panel, each packed row of a 1024-wide B is read from a line 4 KiB past the previous
-/// one's, a new page each time; 8 rows at a time, every panel takes 8 lines in a row and the rows
-/// are read 8 at a time from start to end. In a harness on the AVX2 Zen 3 of
+/// one's, a new page each time; 8 rows at a time, every panel takes 8 lines in a row
+/// and the rows are read 8 at a time from start to end. In a harness on the AVX2 Zen 3 of
 /// docs/PERFORMANCE.md (B in cache, medians of 9 × 10 packs), 1024 × 1024: panel by
 /// panel 0.39–0.43 ms, 4 rows 0.24–0.25, 8 rows 0.20–0.21, 16 rows 0.29–0.33;
 /// 1024 × 2048: 1.55–1.62, 0.62–0.69, 0.57–0.68, 0.72–0.74; 256 × 256 (in L2): 10,
@@ -274,10 +274,10 @@ const ROWS_AT_ONCE: usize = 8;
 
 /// Copies the ⌊cols / nr⌋ whole panels of `b` (rows contiguous: the caller checks, a
 /// row that is not would be left as it was) into the start of `dst` ([k][nr] each, one
-/// after the other) as fixed-size arrays, for a kernel's width or height (`pack_a` passes a
-/// transposed A's `Aᵀ`, whose rows are A's columns); false (nothing copied) for another
-/// size. (A slice copy of a few dozen values is a call to memmove each time: a tenth
-/// of a 64³ product.)
+/// after the other) as fixed-size arrays, for a kernel's width or height (`pack_a`
+/// passes a transposed A's `Aᵀ`, whose rows are A's columns); false (nothing copied)
+/// for another size. (A slice copy of a few dozen values is a call to memmove each
+/// time: a tenth of a 64³ product.)
 fn whole_b_panels<T: Copy>(dst: &mut [T], b: Mat<T>, nr: usize) -> bool {
     fn copy<T: Copy, const NR: usize>(dst: &mut [T], b: Mat<T>) {
         let k = b.rows();
