@@ -18,11 +18,12 @@ pub trait Fma: Copy + Default {
     /// `dot_chunks_scalar` on the best kernel `isa` allows (the SIMD kernels also take
     /// the tail); returns the elements consumed.
     fn dot_chunks(isa: Isa, x: &[Self], y: &[Self], acc: &mut [Self; LANES]) -> usize;
-    /// Rows per pass of `dot_rows_chunks` on `isa` (as many as its registers hold
-    /// accumulators for).
-    fn rows_per_pass(isa: Isa) -> usize;
-    /// `dot_chunks_scalar` of `Self::rows_per_pass(isa)` rows of `y`'s length against
-    /// `y` at once, `acc[r]` for row `r`; `None` when `isa` has no such kernel.
+    /// Rows per pass of `dot_rows_chunks` on `isa`: as many as its registers hold
+    /// accumulators for, or more for rows `streamed` from memory (see
+    /// `F32_STREAMED_ROWS_AVX2`).
+    fn rows_per_pass(isa: Isa, streamed: bool) -> usize;
+    /// `dot_chunks_scalar` of `Self::rows_per_pass(isa, _)` rows of `y`'s length
+    /// against `y` at once, `acc[r]` for row `r`; `None` when `isa` has no such kernel.
     fn dot_rows_chunks(
         isa: Isa,
         rows: &[&[Self]],
@@ -34,7 +35,7 @@ pub trait Fma: Copy + Default {
 /// Implements `Fma` for a float type and its kernels in `x86`.
 macro_rules! fma_of {
     ($t:ty, $avx512:ident, $avx2:ident, ($rows_avx512:ident, $rows512:expr),
-     ($rows_avx2:ident, $rows2:expr)) => {
+     ($rows_avx2:ident, $rows2:expr, $streamed2:expr)) => {
         impl Fma for $t {
             fn mul_add(self, a: $t, b: $t) -> $t {
                 <$t>::mul_add(self, a, b)
@@ -60,9 +61,11 @@ macro_rules! fma_of {
                 dot_chunks_scalar(x, y, acc)
             }
 
-            fn rows_per_pass(isa: Isa) -> usize {
+            fn rows_per_pass(isa: Isa, streamed: bool) -> usize {
                 if isa.avx512() {
                     $rows512
+                } else if streamed {
+                    $streamed2
                 } else {
                     $rows2
                 }
@@ -83,13 +86,18 @@ macro_rules! fma_of {
                     // SAFETY: an `Isa` with AVX-512 exists only on a CPU that has it
                     // (and AVX2 and FMA); `rows` and `acc` have `$rows512` entries, each
                     // row `y`'s length.
-                    return Some(unsafe { x86::$rows_avx512(rows, y, acc) });
+                    return Some(unsafe { x86::$rows_avx512::<{ $rows512 }>(rows, y, acc) });
                 }
                 #[cfg(target_arch = "x86_64")]
                 if isa.avx2() && n == $rows2 {
                     // SAFETY: an `Isa` with AVX2 exists only on a CPU with AVX2 and FMA;
                     // `rows` and `acc` have `$rows2` entries, each row `y`'s length.
-                    return Some(unsafe { x86::$rows_avx2(rows, y, acc) });
+                    return Some(unsafe { x86::$rows_avx2::<{ $rows2 }>(rows, y, acc) });
+                }
+                #[cfg(target_arch = "x86_64")]
+                if isa.avx2() && n == $streamed2 {
+                    // SAFETY: as above, with `$streamed2` entries.
+                    return Some(unsafe { x86::$rows_avx2::<{ $streamed2 }>(rows, y, acc) });
                 }
                 let _ = (isa, y);
                 None
@@ -102,14 +110,14 @@ fma_of!(
     f32_avx512,
     f32_avx2,
     (f32_rows_avx512, F32_ROWS_AVX512),
-    (f32_rows_avx2, F32_ROWS_AVX2)
+    (f32_rows_avx2, F32_ROWS_AVX2, F32_STREAMED_ROWS_AVX2)
 );
 fma_of!(
     f64,
     f64_avx512,
     f64_avx2,
     (f64_rows_avx512, F64_ROWS_AVX512),
-    (f64_rows_avx2, F64_ROWS_AVX2)
+    (f64_rows_avx2, F64_ROWS_AVX2, F64_ROWS_AVX2)
 );
 
 // Rows each SIMD kernel of `Fma::dot_rows_chunks` takes per pass. Each row keeps
@@ -124,6 +132,14 @@ const F32_ROWS_AVX512: usize = 8;
 const F64_ROWS_AVX512: usize = 4;
 const F32_ROWS_AVX2: usize = 3;
 const F64_ROWS_AVX2: usize = 2;
+/// Rows per pass of AVX2 f32 over rows streamed from memory: more rows keep more reads
+/// in flight, worth the spilled accumulators there but not in cache. In a kernel
+/// harness on the AVX2 Zen 3 of docs/PERFORMANCE.md (one thread, A in huge pages),
+/// 4096² (64 MiB) with 3, 4, 5, 6 and 8 rows: medians of 10 × 10 calls 1.97, 1.89,
+/// 1.83, 1.84 and 2.03 ms; in cache, best of 7, 3 rows against 5: 1024² 70–82 µs
+/// against 81–93, 2048² (16 MiB) 324–349 against 348–369, and 2896² (32 MiB, the L3)
+/// 836–912 against 781–876.
+const F32_STREAMED_ROWS_AVX2: usize = 5;
 
 /// The most rows any `Fma::dot_rows_chunks` takes per pass.
 const MAX_ROWS: usize = 8;
@@ -131,6 +147,7 @@ const _: () = assert!(
     F32_ROWS_AVX512 <= MAX_ROWS
         && F64_ROWS_AVX512 <= MAX_ROWS
         && F32_ROWS_AVX2 <= MAX_ROWS
+        && F32_STREAMED_ROWS_AVX2 <= MAX_ROWS
         && F64_ROWS_AVX2 <= MAX_ROWS
 );
 
@@ -152,10 +169,10 @@ pub fn dot<T: Fma>(isa: Isa, x: &[T], y: &[T]) -> T {
 /// 3.03–3.19 / 3.37–3.59 ms against AVX2's 4 rows (now 3) 3.80–4.26 / 4.44–4.55, and
 /// 2048 × 4096 f64 with 4 rows 2.66–2.97 / 2.94–3.23 against 2 rows 4.75–4.80 /
 /// 5.07–5.17.
-pub fn dot_rows<T: Fma>(isa: Isa, rows: &[&[T]], y: &[T], out: &mut [T]) {
+pub fn dot_rows<T: Fma>(isa: Isa, rows: &[&[T]], y: &[T], out: &mut [T], streamed: bool) {
     let mut done = 0;
     let mut acc = [[T::default(); LANES]; MAX_ROWS];
-    let group = T::rows_per_pass(isa).min(MAX_ROWS);
+    let group = T::rows_per_pass(isa, streamed).min(MAX_ROWS);
     for (rs, os) in rows.chunks_exact(group).zip(out.chunks_exact_mut(group)) {
         let acc = &mut acc[..group];
         acc.fill([T::default(); LANES]);
@@ -200,7 +217,7 @@ fn dot_chunks_scalar<T: Fma>(x: &[T], y: &[T], acc: &mut [T; LANES]) -> usize {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{F32_ROWS_AVX2, F32_ROWS_AVX512, F64_ROWS_AVX2, F64_ROWS_AVX512, LANES};
+    use super::LANES;
     use std::arch::x86_64::*;
 
     /// A SIMD `dot_chunks`: `LANES / $lanes` vectors of accumulators, lane for lane the
@@ -244,24 +261,28 @@ mod x86 {
         };
     }
 
-    /// A SIMD `dot_chunks` of `$rows` rows against one `y` at once: each `y` vector is
+    /// A SIMD `dot_chunks` of `R` rows against one `y` at once: each `y` vector is
     /// loaded once for all rows, and each row's lanes are exactly `dot_chunks`'.
     macro_rules! simd_dot_rows {
-        ($name:ident, $features:literal, $t:ty, $lanes:literal, $rows:expr,
+        ($name:ident, $features:literal, $t:ty, $lanes:literal,
          $load:ident, $store:ident, $fma:ident) => {
             /// # Safety
             /// The CPU has the features this function is compiled for; `rows` and `acc`
-            /// have `$rows` entries and every row is at least `y`'s length.
+            /// have `R` entries and every row is at least `y`'s length.
             #[target_feature(enable = $features)]
-            pub unsafe fn $name(rows: &[&[$t]], y: &[$t], acc: &mut [[$t; LANES]]) -> usize {
+            pub unsafe fn $name<const R: usize>(
+                rows: &[&[$t]],
+                y: &[$t],
+                acc: &mut [[$t; LANES]],
+            ) -> usize {
                 const NV: usize = LANES / $lanes;
                 let chunks = y.len() / LANES;
-                let rp: [*const $t; $rows] = std::array::from_fn(|r| rows[r].as_ptr());
+                let rp: [*const $t; R] = std::array::from_fn(|r| rows[r].as_ptr());
                 // SAFETY: loads and stores are of `$lanes` values at offsets of a
                 // multiple of `$lanes` inside `acc[r]`, or inside the first
                 // `chunks · LANES` values of `y` and of each row (the caller's promise).
                 unsafe {
-                    let mut v = [[$load(acc[0].as_ptr()); NV]; $rows];
+                    let mut v = [[$load(acc[0].as_ptr()); NV]; R];
                     for (vr, a) in v.iter_mut().zip(acc.iter()) {
                         for (i, v) in vr.iter_mut().enumerate() {
                             *v = $load(a.as_ptr().add(i * $lanes));
@@ -290,15 +311,15 @@ mod x86 {
 
     /// `simd_dot!` and `simd_dot_rows!` for one float type on one ISA.
     macro_rules! simd_dots {
-        (($dot:ident, $dot_rows:ident, $rows:expr), $features:literal, $t:ty,
+        (($dot:ident, $dot_rows:ident), $features:literal, $t:ty,
          $lanes:literal, $load:ident, $store:ident, $fma:ident) => {
             simd_dot!($dot, $features, $t, $lanes, $load, $store, $fma);
-            simd_dot_rows!($dot_rows, $features, $t, $lanes, $rows, $load, $store, $fma);
+            simd_dot_rows!($dot_rows, $features, $t, $lanes, $load, $store, $fma);
         };
     }
 
     simd_dots!(
-        (f32_avx512, f32_rows_avx512, F32_ROWS_AVX512),
+        (f32_avx512, f32_rows_avx512),
         "avx512f,avx2,fma",
         f32,
         16,
@@ -307,7 +328,7 @@ mod x86 {
         _mm512_fmadd_ps
     );
     simd_dots!(
-        (f64_avx512, f64_rows_avx512, F64_ROWS_AVX512),
+        (f64_avx512, f64_rows_avx512),
         "avx512f,avx2,fma",
         f64,
         8,
@@ -316,7 +337,7 @@ mod x86 {
         _mm512_fmadd_pd
     );
     simd_dots!(
-        (f32_avx2, f32_rows_avx2, F32_ROWS_AVX2),
+        (f32_avx2, f32_rows_avx2),
         "avx2,fma",
         f32,
         8,
@@ -325,7 +346,7 @@ mod x86 {
         _mm256_fmadd_ps
     );
     simd_dots!(
-        (f64_avx2, f64_rows_avx2, F64_ROWS_AVX2),
+        (f64_avx2, f64_rows_avx2),
         "avx2,fma",
         f64,
         4,
@@ -380,21 +401,26 @@ mod tests {
         let a64: Vec<f64> = a.iter().map(|&v| v as f64 * 1.1).collect();
         let y64: Vec<f64> = y.iter().map(|&v| v as f64).collect();
         for len in [0, 1, 31, 32, 33, 95, 1000] {
-            // Passes of 2, 3, 4 and 8 rows (the kernels' counts) and the rest one by one.
+            // Passes of 2, 3, 4, 5 and 8 rows (the kernels' counts) and the rest one by
+            // one.
             for n_rows in [0, 1, 2, 3, 4, 5, 7, 8, 9, 17] {
                 let rows: Vec<&[f32]> = a.chunks(1000).take(n_rows).map(|r| &r[..len]).collect();
                 let rows64: Vec<&[f64]> =
                     a64.chunks(1000).take(n_rows).map(|r| &r[..len]).collect();
                 for isa in Isa::supported() {
-                    let mut out = vec![f32::NAN; n_rows];
-                    dot_rows(isa, &rows, &y[..len], &mut out);
-                    let mut out64 = vec![f64::NAN; n_rows];
-                    dot_rows(isa, &rows64, &y64[..len], &mut out64);
-                    for r in 0..n_rows {
-                        let want = dot(Isa::SCALAR, rows[r], &y[..len]);
-                        assert_eq!(out[r].to_bits(), want.to_bits(), "{isa:?} {len} {r}");
-                        let want64 = dot(Isa::SCALAR, rows64[r], &y64[..len]);
-                        assert_eq!(out64[r].to_bits(), want64.to_bits(), "{isa:?} {len} {r}");
+                    for streamed in [false, true] {
+                        let mut out = vec![f32::NAN; n_rows];
+                        dot_rows(isa, &rows, &y[..len], &mut out, streamed);
+                        let mut out64 = vec![f64::NAN; n_rows];
+                        dot_rows(isa, &rows64, &y64[..len], &mut out64, streamed);
+                        for r in 0..n_rows {
+                            let want = dot(Isa::SCALAR, rows[r], &y[..len]);
+                            let got = out[r].to_bits();
+                            assert_eq!(got, want.to_bits(), "{isa:?} {len} {r} {streamed}");
+                            let want64 = dot(Isa::SCALAR, rows64[r], &y64[..len]);
+                            let got64 = out64[r].to_bits();
+                            assert_eq!(got64, want64.to_bits(), "{isa:?} {len} {r} {streamed}");
+                        }
                     }
                 }
             }

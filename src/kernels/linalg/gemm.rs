@@ -74,6 +74,11 @@ const SHARED_B_VALUES: usize = 1 << 20;
 const SHARED_B_BLOCKS_PER_THREAD: usize = 2;
 /// Rows of a matrix-vector product per parallel chunk.
 const MATVEC_ROWS: usize = 256;
+/// A matrix-vector product's matrix larger than this (in bytes) streams from memory,
+/// not from the last-level cache (32 MiB on the Zen 3 of docs/PERFORMANCE.md, where
+/// `dot_rows` with A in cache was faster 3 rows at a time up to 2048² f32, 16 MiB, and
+/// slower from 2896², 32 MiB).
+const STREAMED_BYTES: usize = 24 << 20;
 
 /// `out = a · b`, `out` row-major (a.rows × b.cols). An inner size of 0 gives zeros.
 pub fn gemm<T: GemmFloat>(out: &mut [T], a: Mat<T>, b: Mat<T>) {
@@ -529,11 +534,12 @@ fn tile_counts(m: usize, n: usize, k: usize, threads: usize) -> (usize, usize) {
 /// per row, parallel over fixed blocks of rows (memory bound: it streams `a` once).
 fn matvec<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a_rows: &[&[T]], b: Mat<T>) {
     let x: Vec<T> = (0..b.rows()).map(|p| b.at(p, 0)).collect();
+    let streamed = a_rows.len() * x.len() * size_of::<T>() > STREAMED_BYTES;
     for_each_chunk_mut(out, MATVEC_ROWS, |start, chunk| {
         let rows = &a_rows[start..start + chunk.len()];
         let mut dots = [T::default(); MATVEC_ROWS];
         let dots = &mut dots[..chunk.len()];
-        dot_rows(isa, rows, &x, dots);
+        dot_rows(isa, rows, &x, dots, streamed);
         for (o, &d) in chunk.iter_mut().zip(dots.iter()) {
             o.write(d);
         }
