@@ -117,17 +117,18 @@ fma_of!(
     f64_avx512,
     f64_avx2,
     (f64_rows_avx512, F64_ROWS_AVX512),
-    (f64_rows_avx2, F64_ROWS_AVX2, F64_ROWS_AVX2)
+    (f64_rows_avx2, F64_ROWS_AVX2, F64_STREAMED_ROWS_AVX2)
 );
 
 // Rows each SIMD kernel of `Fma::dot_rows_chunks` takes per pass. Each row keeps
 // `LANES / lanes` accumulator vectors, and one more register holds a vector of `y`;
 // AVX-512 has 32 registers, AVX2 16. AVX2 f32 takes 3 rows (12 + 1): with 4, LLVM's
 // loop moved 28 registers and kept two accumulators on the stack (three stores and
-// three loads per 16 FMAs); 3 rows were faster in cache and the same from memory. AVX2
-// f64 keeps 2 rows (16 + 1, the same spills) because 1 row, all in registers, streamed
-// slower: 4096² f64, 1 thread, medians of three alternating rounds, 7.89–8.82 ms
-// against 6.65–7.56 (the Zen 3 of docs/PERFORMANCE.md's session 57).
+// three loads per 16 FMAs); 3 rows were faster in cache (from memory more rows win:
+// see `F32_STREAMED_ROWS_AVX2`). AVX2 f64 keeps 2 rows (16 + 1, the same spills)
+// because 1 row, all in registers, streamed slower: 4096² f64, 1 thread, medians of
+// three alternating rounds, 7.89–8.82 ms against 6.65–7.56 (the Zen 3 of
+// docs/PERFORMANCE.md's session 57).
 const F32_ROWS_AVX512: usize = 8;
 const F64_ROWS_AVX512: usize = 4;
 const F32_ROWS_AVX2: usize = 3;
@@ -140,6 +141,8 @@ const F64_ROWS_AVX2: usize = 2;
 /// against 81–93, 2048² (16 MiB) 324–349 against 348–369, and 2896² (32 MiB, the L3)
 /// 836–912 against 781–876.
 const F32_STREAMED_ROWS_AVX2: usize = 5;
+/// AVX2 f64 streams its usual 2 rows (which already spill; more were not measured).
+const F64_STREAMED_ROWS_AVX2: usize = F64_ROWS_AVX2;
 
 /// The most rows any `Fma::dot_rows_chunks` takes per pass.
 const MAX_ROWS: usize = 8;
@@ -149,6 +152,7 @@ const _: () = assert!(
         && F32_ROWS_AVX2 <= MAX_ROWS
         && F32_STREAMED_ROWS_AVX2 <= MAX_ROWS
         && F64_ROWS_AVX2 <= MAX_ROWS
+        && F64_STREAMED_ROWS_AVX2 <= MAX_ROWS
 );
 
 /// Σ x·y over the common length.
@@ -168,7 +172,8 @@ pub fn dot<T: Fma>(isa: Isa, x: &[T], y: &[T]) -> T {
 /// a harness (huge pages, best/median of 200, two runs), 4096² f32 with 8 rows
 /// 3.03–3.19 / 3.37–3.59 ms against AVX2's 4 rows (now 3) 3.80–4.26 / 4.44–4.55, and
 /// 2048 × 4096 f64 with 4 rows 2.66–2.97 / 2.94–3.23 against 2 rows 4.75–4.80 /
-/// 5.07–5.17.
+/// 5.07–5.17. `streamed` says the rows come from memory rather than the last-level
+/// cache; it picks only the rows per pass, never the bits.
 pub fn dot_rows<T: Fma>(isa: Isa, rows: &[&[T]], y: &[T], out: &mut [T], streamed: bool) {
     let mut done = 0;
     let mut acc = [[T::default(); LANES]; MAX_ROWS];

@@ -534,7 +534,11 @@ fn tile_counts(m: usize, n: usize, k: usize, threads: usize) -> (usize, usize) {
 /// per row, parallel over fixed blocks of rows (memory bound: it streams `a` once).
 fn matvec<T: GemmFloat>(isa: Isa, out: &mut [MaybeUninit<T>], a_rows: &[&[T]], b: Mat<T>) {
     let x: Vec<T> = (0..b.rows()).map(|p| b.at(p, 0)).collect();
-    let streamed = a_rows.len() * x.len() * size_of::<T>() > STREAMED_BYTES;
+    let bytes = a_rows
+        .len()
+        .saturating_mul(x.len())
+        .saturating_mul(size_of::<T>());
+    let streamed = bytes > STREAMED_BYTES;
     for_each_chunk_mut(out, MATVEC_ROWS, |start, chunk| {
         let rows = &a_rows[start..start + chunk.len()];
         let mut dots = [T::default(); MATVEC_ROWS];
