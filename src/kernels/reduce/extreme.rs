@@ -1,14 +1,16 @@
 //! Largest and smallest elements of a contiguous lane and their first positions, with
 //! NumPy's NaN rules, in one pass: each chunk of the lane is folded into `LANES` running
 //! extremes seeded with the best so far (compare and select, which LLVM turns into
-//! vector max/min in the AVX2 build), tested for NaN, and only a chunk that beats the
+//! vector max/min in the SIMD builds), tested for NaN, and only a chunk that beats the
 //! best is reduced to one value and remembered; the first position of the extreme is
 //! then searched in that chunk alone. The result does not depend on the build: the
 //! extreme of a set of numbers is one value, NaN handling is exact, and positions are
 //! first occurrences. Of a zero extreme, the first zero's sign comes back (NumPy leaves
 //! which zero of `max([-0.0, 0.0])` unspecified). Lanes of one length may be scanned
 //! `GROUP` at a time, a chunk of each in turn (`extremes`, `arg_extremes`), with the
-//! same per-lane steps and so the same answers.
+//! same per-lane steps and so the same answers. The AVX-512 build has 32 registers for
+//! a chunk's 8 vectors and mask registers for its NaN test, where the AVX2 build of the
+//! same loop spills.
 //!
 //! On aarch64 the plain build is the NEON build (untested here: no such machine).
 
@@ -28,7 +30,9 @@ const LANES: usize = 16;
 /// behind. The AVX-512 level scans without it: on an AVX-512 Zen 4 the same harness
 /// (argmax of each row of 4096×4096 f32, huge pages) was faster without it in four
 /// of five runs (2.02–2.55 against 2.35–3.16 ms; once 3.18 against 3.03), and so was
-/// argmax along rows in tsr (2.43–2.78 against 2.99–3.54 ms).
+/// argmax along rows in tsr (2.43–2.78 against 2.99–3.54 ms); again for the AVX-512
+/// build of the scan, max along the rows of 4096×4096 f32 in tsr, one thread, medians
+/// of three alternating rounds: 2.48–3.11 ms without, 4.33–4.76 with.
 const PREFETCH_BYTES: usize = 4096;
 
 /// Lanes that `extremes` and `arg_extremes` scan side by side, a chunk of each in
@@ -37,6 +41,9 @@ const PREFETCH_BYTES: usize = 4096;
 /// AVX2 Zen 3 here, three runs, best / median: one row at a time 3.63–3.77 / 3.89–4.37
 /// ms, two rows 3.01–3.24 / 3.26–3.51, four 2.66–2.85 / 2.88–3.02 (with the prefetch
 /// as well, four took 3.39–3.60 / 3.64–3.83, so the side-by-side scan goes without it).
+/// The AVX-512 level scans lane by lane: on an AVX-512 Zen 4, max and argmax along the
+/// rows of 4096×4096 f32 in tsr (one thread, medians of three alternating rounds) took
+/// 2.47–2.57 ms lane by lane and 3.10–3.35 side by side, both in the AVX-512 build.
 pub const GROUP: usize = 4;
 
 /// The largest (`MAX`) or smallest element of a non-empty lane. With `SKIP_NAN` false
@@ -80,9 +87,9 @@ pub fn arg_extremes<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>
     find_group::<T, MAX, SKIP_NAN>(isa, lanes).map(|found| found.map(|(_, at)| at))
 }
 
-/// `find` of each lane: side by side when the lanes have one length and each starts
-/// with a number, as `scan` requires (else one by one, through `find`'s handling of a
-/// leading NaN).
+/// `find` of each lane: side by side below AVX-512 when the lanes have one length and
+/// each starts with a number, as `scan` requires (else one by one, through `find`'s
+/// handling of a leading NaN).
 fn find_group<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     isa: Isa,
     lanes: [&[T]; GROUP],
@@ -91,7 +98,7 @@ fn find_group<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     let plain = lanes
         .iter()
         .all(|lane| lane.len() == len && lane.first().is_some_and(|&x| !is_nan(x)));
-    if !plain {
+    if !plain || isa.avx512() {
         return lanes.map(|lane| find::<T, MAX, SKIP_NAN>(isa, lane));
     }
     #[cfg(target_arch = "x86_64")]
@@ -118,15 +125,16 @@ fn find<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     };
     let lane = &xs[start..];
     #[cfg(target_arch = "x86_64")]
+    if isa.avx512() {
+        // SAFETY: `Isa::avx512()` is true only when AVX-512 F/BW/VL/DQ, AVX2, FMA and
+        // F16C were detected.
+        let (best, at) = unsafe { scan_avx512::<T, MAX, SKIP_NAN>(lane) };
+        return Some((best, start + at));
+    }
+    #[cfg(target_arch = "x86_64")]
     if isa.avx2() {
         // SAFETY: `Isa::avx2()` is true only when AVX2, FMA and F16C were detected.
-        let (best, at) = unsafe {
-            if isa.avx512() {
-                scan_avx2::<T, MAX, SKIP_NAN, false>(lane)
-            } else {
-                scan_avx2::<T, MAX, SKIP_NAN, true>(lane)
-            }
-        };
+        let (best, at) = unsafe { scan_avx2::<T, MAX, SKIP_NAN>(lane) };
         return Some((best, start + at));
     }
     let _ = isa;
@@ -136,10 +144,16 @@ fn find<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn scan_avx2<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool, const PREFETCH: bool>(
+fn scan_avx2<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(xs: &[T]) -> (T, usize) {
+    scan::<T, MAX, SKIP_NAN, true>(xs)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")]
+fn scan_avx512<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     xs: &[T],
 ) -> (T, usize) {
-    scan::<T, MAX, SKIP_NAN, PREFETCH>(xs)
+    scan::<T, MAX, SKIP_NAN, false>(xs)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -369,11 +383,11 @@ mod tests {
         out
     }
 
-    /// Against the plain sequential definitions, on both builds.
+    /// Against the plain sequential definitions, on every build.
     #[test]
     fn extremes_and_positions_match_the_sequential_definitions() {
         for lane in lanes() {
-            for isa in [Isa::SCALAR, Isa::detect()] {
+            for isa in Isa::supported() {
                 let plain = lane.iter().copied().reduce(Arith::maximum);
                 let got = extreme::<f32, true, false>(isa, &lane);
                 assert_eq!(got.map(f32::to_bits), plain.map(f32::to_bits), "{lane:?}");
@@ -394,7 +408,7 @@ mod tests {
             }
         }
         let ints: Vec<i64> = (0..100).map(|i| (i * 7919) % 113 - 56).collect();
-        for isa in [Isa::SCALAR, Isa::detect()] {
+        for isa in Isa::supported() {
             assert_eq!(
                 extreme::<i64, true, false>(isa, &ints),
                 ints.iter().max().copied()
@@ -405,7 +419,7 @@ mod tests {
 
     /// Lanes scanned side by side give each lane's own answer: groups of one length
     /// with a NaN, an infinity, a leading NaN or zeros of both signs in some lanes,
-    /// groups of mixed lengths, on both builds.
+    /// groups of mixed lengths, on every build.
     #[test]
     fn a_group_of_lanes_gives_each_lanes_answer() {
         let nan = f32::NAN;
@@ -460,7 +474,7 @@ mod tests {
         ]);
         for group in &groups {
             let lanes: [&[f32]; GROUP] = std::array::from_fn(|k| group[k].as_slice());
-            for isa in [Isa::SCALAR, Isa::detect()] {
+            for isa in Isa::supported() {
                 let bits = |v: Option<f32>| v.map(f32::to_bits);
                 macro_rules! check {
                     ($max:literal, $skip:literal) => {
@@ -485,7 +499,7 @@ mod tests {
         let lanes: [&[i64]; GROUP] = std::array::from_fn(|k| &ints[k * 150..(k + 1) * 150]);
         let doubles: Vec<f64> = ints.iter().map(|&i| i as f64 * 0.5).collect();
         let lanes64: [&[f64]; GROUP] = std::array::from_fn(|k| &doubles[k * 150..(k + 1) * 150]);
-        for isa in [Isa::SCALAR, Isa::detect()] {
+        for isa in Isa::supported() {
             let got = (
                 extremes::<i64, true, false>(isa, lanes),
                 arg_extremes::<i64, false, false>(isa, lanes),
@@ -524,13 +538,13 @@ mod tests {
         }
     }
 
-    /// A zero extreme is the first zero, sign included, on both builds.
+    /// A zero extreme is the first zero, sign included, on every build.
     #[test]
     fn a_zero_extreme_has_the_first_zeros_sign() {
         for (first, later) in [(-0.0f32, 0.0f32), (0.0, -0.0)] {
             let mut lane = vec![-1.0f32; 40];
             (lane[3], lane[17]) = (first, later);
-            for isa in [Isa::SCALAR, Isa::detect()] {
+            for isa in Isa::supported() {
                 let got = extreme::<f32, true, false>(isa, &lane).map(f32::to_bits);
                 assert_eq!(got, Some(first.to_bits()), "{isa:?}, first {first:?}");
                 assert_eq!(arg_extreme::<f32, true, false>(isa, &lane), Some(3));
@@ -538,10 +552,12 @@ mod tests {
         }
     }
 
-    /// `arg_extreme` on both builds, which must agree.
+    /// `arg_extreme` on every build, which must agree.
     fn arg<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(xs: &[T]) -> Option<usize> {
         let scalar = arg_extreme::<T, MAX, SKIP_NAN>(Isa::SCALAR, xs);
-        assert_eq!(scalar, arg_extreme::<T, MAX, SKIP_NAN>(Isa::detect(), xs));
+        for isa in Isa::supported() {
+            assert_eq!(scalar, arg_extreme::<T, MAX, SKIP_NAN>(isa, xs), "{isa:?}");
+        }
         scalar
     }
 
