@@ -77,8 +77,8 @@ pub fn vec_dot(isa: Isa, wtype: QType, w: &[u8], a: &[u8]) -> f32 {
 /// (built from `bytes` by `new` and never changed, so they always describe exactly
 /// these rows): for Q8_0 weights, two rows or more and AVX2 the widest many-row
 /// kernel, the rows' scales as f32 and their pairs of blocks in groups of rows (the
-/// AVX2 tile); on AVX-512 VNNI, the rows' packed pairs of blocks (the VNNI tile and
-/// one-row pass).
+/// AVX2 tile); for two rows or more on AVX-512 VNNI, the rows' packed pairs of blocks
+/// (the VNNI tile).
 pub struct ActivationRows<'a> {
     bytes: &'a [u8],
     row_bytes: usize,
@@ -111,13 +111,14 @@ impl<'a> ActivationRows<'a> {
                     // when AVX2, FMA and F16C were detected.
                     unsafe { rows_q8_0::ActivationGroups::new(bytes, row_bytes) }
                 }),
-            // Only where a VNNI kernel will run: at least one row holding a whole pair
-            // of blocks (narrower rows go to `rows_avx512` or the single-row dot).
+            // Only where the VNNI tile will run: more than one row (one goes to the
+            // single-row dot), each holding a whole pair of blocks (narrower rows go to
+            // `rows_avx512`).
             #[cfg(target_arch = "x86_64")]
             packed: (wtype == QType::Q8_0
                 && isa.avx512_vnni()
-                && bytes.len() >= row_bytes
-                && row_bytes >= 2 * rows_q8_0::BLOCK)
+                && row_bytes >= 2 * rows_q8_0::BLOCK
+                && bytes.len() >= 2 * row_bytes)
                 .then(|| {
                     // SAFETY: `Isa::avx512_vnni()` is true only when AVX-512 F/BW/VNNI were
                     // detected on top of AVX2 and F16C.
@@ -135,9 +136,8 @@ impl<'a> ActivationRows<'a> {
 /// `wbytes` long) and the m activation rows `a_i` of `a`, bit for bit. With a SIMD
 /// `isa`, the work goes in tiles of weight rows by activation rows (`rows`,
 /// `rows_by_lane`, `rows_q8_0`, `rows_q8_0_vnni`) so loads and unpacking are shared,
-/// one activation row against Q4_K weights on AVX2 in passes of eight weight rows
-/// (`matvec`), and one against Q8_0 weights on AVX-512 VNNI four weight rows at a time
-/// (`rows_q8_0_vnni::matvec_vnni`).
+/// and one activation row against Q4_K weights on AVX2 in passes of eight weight rows
+/// (`matvec`).
 pub fn vec_dot_rows(
     isa: Isa,
     wtype: QType,
@@ -145,25 +145,15 @@ pub fn vec_dot_rows(
     a: &ActivationRows,
     out: &mut [f32],
 ) {
-    let widest = RowsKernel::widest(isa);
-    // One Q8_0 row on VNNI: four weight rows at a time against the packed activation
-    // row (the bits of the single-row dot).
-    #[cfg(target_arch = "x86_64")]
-    if let (Some(RowsKernel::Avx512Vnni), Some(p), 1) = (widest, &a.packed, a.rows()) {
-        // `packed` holds Q8_0 rows of at least a pair of blocks, so `w.1` is not 0.
-        if wtype == QType::Q8_0 && w.1 == a.row_bytes && w.0.len() / w.1 == out.len() {
-            // SAFETY: the VNNI kernel runs on `isa`, which allows only kernels whose
-            // features (AVX-512 F/BW/DQ/VL/VNNI, AVX2, FMA, F16C) were detected.
-            unsafe { rows_q8_0_vnni::matvec_vnni(w.0, &a.bytes[..a.row_bytes], p, w.1, out) };
-            return;
-        }
-    }
-    match widest {
+    match RowsKernel::widest(isa) {
         Some(kernel) if a.rows() > 1 => vec_dot_rows_on(kernel, isa, wtype, w, a, out),
         // Otherwise one activation row has nothing to share loads or unpacking with (the
         // Q8_0 tile measured slower than the single-row kernel for it, 1.43 against 1.01
         // ms; the AVX-512 K-quant tile 1.06 against 0.55 ms for Q4_K 4096², on a Zen 4),
-        // but on AVX2 eight Q4_K weight rows share their reductions and f32 steps.
+        // but on AVX2 eight Q4_K weight rows share their reductions and f32 steps. Four
+        // Q8_0 weight rows side by side with 256-bit VNNI sums were 1–6% faster than the
+        // single-row dot on an AVX-512 Xeon but 7–29% slower on a Zen 4 (4096², medians
+        // 0.74–0.90 against 0.64–0.70 ms at one thread), so they were dropped.
         #[cfg(target_arch = "x86_64")]
         Some(RowsKernel::Avx2)
             if wtype == QType::Q4K && a.rows() == 1 && w.1 > 0 && w.0.len() / w.1 == out.len() =>

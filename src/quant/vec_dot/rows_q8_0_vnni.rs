@@ -1,8 +1,7 @@
 //! Q8_0 weight rows against Q8_0 activation rows with AVX-512 VNNI, in register tiles
 //! of 4 weight rows by up to 4 activation rows: the tile's 16 accumulators stay in
 //! registers for a run of block pairs, so each step is one VNNI sum, one conversion,
-//! the scale product and one FMA per pair of rows; and one activation row four weight
-//! rows at a time (`matvec_vnni`).
+//! the scale product and one FMA per pair of rows.
 //!
 //! The activations are packed once per matmul (`PackedActivations`): per pair of
 //! blocks, the quants in one 512-bit register, the VNNI bias correction and the two
@@ -22,16 +21,12 @@
 //! so the weights enter as x + 128 and each activation pair's sums start from
 //! −128·Σy: integer sums are exact, so this is Σ x·y.
 //!
-//! One activation row (`matvec_vnni`) has no tile to share weight pairs with: it reads
-//! four weight rows side by side against the packed row, a block per 256-bit VNNI sum,
-//! with the same lanes and order.
-//!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has AVX-512 F/BW/DQ/VL/VNNI on top of AVX2, FMA and F16C.
 
 use std::arch::x86_64::*;
 
-use super::avx2::{f16_at, hsum, load, q8_0_block};
+use super::avx2::{f16_at, hsum, q8_0_block};
 use super::rows_q8_0::{quants, scales, spread, BLOCK};
 use crate::kernels::cache::LINE;
 use crate::kernels::prefetch;
@@ -59,8 +54,7 @@ struct WeightPair {
     d: __m512,
 }
 
-/// Q8_0 activation rows packed for `rows_vnni` and `matvec_vnni`: every whole pair of
-/// blocks of each row.
+/// Q8_0 activation rows packed for `rows_vnni`: every whole pair of blocks of each row.
 pub struct PackedActivations {
     pairs: Vec<ActPair>,
     pairs_per_row: usize,
@@ -166,60 +160,6 @@ pub fn rows_vnni(w: &[u8], a: &[u8], packed: &PackedActivations, bytes: usize, o
                 );
                 *o = finish(even, odd, wrows[r], &a[i * bytes..][..bytes]);
             }
-        }
-    }
-}
-
-/// Weight rows a single-row pass reads side by side.
-const MATVEC_ROWS: usize = 4;
-
-/// `out[j]` = the dot product of weight row `j` of `w` with the one activation row `a`
-/// (packed in `packed`), both Q8_0 rows of `bytes` bytes: `MATVEC_ROWS` weight rows at
-/// a time sharing each activation pair, a block per 256-bit VNNI sum. Each weight byte
-/// is read once, so the blocks go straight from the rows into registers.
-///
-/// 4096² on session 60's AVX-512 Xeon, one thread, medians of the benches/compare
-/// script alternating with the AVX2 single-row dot in one build (0.81–0.84 ms): 0.78–0.82
-/// ms (at two threads no change beyond the noise). Two rows at a time took 0.90–0.94 ms
-/// and eight 0.87–0.90; pairs of blocks in 512-bit registers (four rows) 0.91–0.98
-/// against 0.83–0.88 for the AVX2 dot in another round.
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c")]
-pub fn matvec_vnni(w: &[u8], a: &[u8], packed: &PackedActivations, bytes: usize, out: &mut [f32]) {
-    let act = &packed.pairs[..packed.pairs_per_row];
-    let flip = _mm256_set1_epi8(-128);
-    for (ws, outs) in w
-        .chunks(MATVEC_ROWS * bytes)
-        .zip(out.chunks_mut(MATVEC_ROWS))
-    {
-        // A pass with fewer weight rows repeats its last one (its sum is not stored).
-        let last = outs.len() - 1;
-        let wrows: [&[u8]; MATVEC_ROWS] =
-            std::array::from_fn(|r| &ws[r.min(last) * bytes..][..bytes]);
-        let mut even = [_mm256_setzero_ps(); MATVEC_ROWS];
-        let mut odd = [_mm256_setzero_ps(); MATVEC_ROWS];
-        for (p, y) in act.iter().enumerate() {
-            let (q0, q1) = (
-                _mm512_castsi512_si256(y.q),
-                _mm512_extracti64x4_epi64::<1>(y.q),
-            );
-            let start = (
-                _mm512_castsi512_si256(y.start),
-                _mm512_extracti64x4_epi64::<1>(y.start),
-            );
-            let dy0 = _mm512_cvtss_f32(y.d);
-            let dy1 = _mm256_cvtss_f32(_mm512_extractf32x8_ps::<1>(y.d));
-            for ((e, o), x) in even.iter_mut().zip(&mut odd).zip(&wrows) {
-                let x = &x[2 * BLOCK * p..];
-                let x0 = _mm256_xor_si256(load(x, 2), flip);
-                let x1 = _mm256_xor_si256(load(x, 2 + BLOCK), flip);
-                let dot0 = _mm256_cvtepi32_ps(_mm256_dpbusd_epi32(start.0, x0, q0));
-                let dot1 = _mm256_cvtepi32_ps(_mm256_dpbusd_epi32(start.1, x1, q1));
-                *e = _mm256_fmadd_ps(_mm256_set1_ps(f16_at(x, 0) * dy0), dot0, *e);
-                *o = _mm256_fmadd_ps(_mm256_set1_ps(f16_at(x, BLOCK) * dy1), dot1, *o);
-            }
-        }
-        for (((out, e), o), x) in outs.iter_mut().zip(even).zip(odd).zip(wrows) {
-            *out = finish(e, o, x, a);
         }
     }
 }
