@@ -115,11 +115,11 @@ fn fused(
         let row = start / abytes.max(1) * k;
         quantize_blocks(isa, at, &xs[row..row + k], o)
     });
-    // Prepared for the Q8_0 kernels once, for every chunk of weight rows: for the
-    // AVX2 tile, the scales as f32 and the whole pairs' quants in groups of rows
-    // (about 1⅛ bytes per value) or, with VNNI, the packed pairs of blocks (about 3
-    // bytes per value, ¾ of the f32 activations' size), on top of the quantized rows'
-    // 1.06.
+    // Prepared for the Q8_0 kernels once, for every chunk of weight rows, from two
+    // activation rows (one takes the single-row dots): for the AVX2 tile, the scales
+    // as f32 and the whole pairs' quants in groups of rows (about 1⅛ bytes per value)
+    // or, with VNNI, the packed pairs of blocks (about 3 bytes per value, ¾ of the f32
+    // activations' size), on top of the quantized rows' 1.06.
     let acts = ActivationRows::new(isa, w.qtype, (&aq, abytes));
     let wdata = w.data.as_slice();
     for_each_chunk_mut(out_t, DOT_ROWS * m, |start, oc| {

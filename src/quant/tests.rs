@@ -381,8 +381,9 @@ fn many_row_dots_equal_scalar_dots_bitwise() {
         // Tiles of 4 (AVX2) or 16 (AVX-512) weight rows by groups of 32 or 64 activation
         // rows taken 4 at a time (K-quants), 4 weight rows by 32 activation rows (Q8_0)
         // or 4 by 4 (Q8_0 with VNNI), and passes of 8 weight rows against one activation
-        // row (Q4_K on AVX2) or of 4 (Q8_0 with VNNI), whole and cut short. (One Q8_0 row
-        // given to the AVX2 tile takes the single-row dots, as in a matmul.)
+        // row (Q4_K on AVX2), whole and cut short. (One Q8_0 row given to the AVX2 tile
+        // takes the single-row dots, as in a matmul; given to the VNNI tile, it has no
+        // packed rows and takes the 512-bit tile.)
         let shapes = [
             (5, 1),
             (8, 1),
@@ -443,8 +444,8 @@ fn assert_one_row_dots(wtype: QType, w: (&[u8], usize), a: (&[u8], usize)) {
 
 #[test]
 fn q8_0_rows_take_rows_at_their_stride() {
-    // Weight and activation rows of 25 Q8_0 blocks and 8 spare bytes (the VNNI one-row
-    // pass and the tiles need equal strides), the activation rows followed by half a
+    // Weight and activation rows of 25 Q8_0 blocks and 8 spare bytes (the Q8_0 tiles
+    // need equal strides), the activation rows followed by half a
     // row more: each output is the scalar dot of its rows' 25 blocks, for one
     // activation row on every ISA, and for 33 (a group of 32 and one more) on every ISA
     // and every many-row kernel the CPU runs.

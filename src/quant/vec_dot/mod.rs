@@ -152,8 +152,9 @@ pub fn vec_dot_rows(
         // ms; the AVX-512 K-quant tile 1.06 against 0.55 ms for Q4_K 4096², on a Zen 4),
         // but on AVX2 eight Q4_K weight rows share their reductions and f32 steps. Four
         // Q8_0 weight rows side by side with 256-bit VNNI sums were 1–6% faster than the
-        // single-row dot on an AVX-512 Xeon but 7–29% slower on a Zen 4 (4096², medians
-        // 0.74–0.90 against 0.64–0.70 ms at one thread), so they were dropped.
+        // single-row dot on an AVX-512 Xeon but slower on a Zen 4 (4096², one thread,
+        // medians of three alternating pairs of runs: 0.74 / 0.86 / 0.90 against 0.70 /
+        // 0.69 / 0.64 ms), so they were dropped.
         #[cfg(target_arch = "x86_64")]
         Some(RowsKernel::Avx2)
             if wtype == QType::Q4K && a.rows() == 1 && w.1 > 0 && w.0.len() / w.1 == out.len() =>
@@ -252,8 +253,8 @@ unsafe fn tile(
                     (RowsKernel::Avx512Vnni, Some(p)) => {
                         rows_q8_0_vnni::rows_vnni(w.0, a.bytes, p, w.1, out)
                     }
-                    // Rows not packed (less than a pair of blocks): the
-                    // 512-bit tile without VNNI gives the same bits.
+                    // Rows not packed (less than a pair of blocks, or a single row):
+                    // the 512-bit tile without VNNI gives the same bits.
                     (RowsKernel::Avx512Vnni, _) => rows_q8_0::rows_avx512(w.0, a.bytes, w.1, out),
                 }
             }

@@ -7,8 +7,9 @@
 //! blocks, the quants in one 512-bit register, the VNNI bias correction and the two
 //! scales spread over their 8 lanes. A strip of 4 weight rows is packed once per run
 //! of pairs (quants + 128 and spread scales) and used by every activation tile, and
-//! the next strip of the same call is prefetched while this one is used. Against the tile that packed
-//! both sides in its inner loop and kept 128 accumulators (spilled to the stack),
+//! the next strip of the same call is prefetched while this one is used. Against the
+//! tile that packed both sides in its inner loop and kept 128 accumulators (spilled to
+//! the stack),
 //! Q8_0 4096² × 32 activation rows, 1 thread, Zen 4, in a kernel harness (each kernel
 //! alone, 15 alternating rounds of 8 calls, median of the rounds' medians): 10.88 →
 //! 8.72 ms (best call 10.43 → 8.38); with 128 activation rows 40.85 → 31.68 ms, and
