@@ -33,7 +33,7 @@ const LANES: usize = 16;
 /// of five runs (2.02–2.55 against 2.35–3.16 ms; once 3.18 against 3.03), and so was
 /// argmax along rows in tsr (2.43–2.78 against 2.99–3.54 ms); again for the AVX-512
 /// build of the scan, max along the rows of 4096×4096 f32 in tsr, one thread, medians
-/// of three alternating rounds: 2.48–3.11 ms without, 4.33–4.76 with.
+/// of three alternating rounds: 2.55–3.11 ms without, 4.33–4.76 with.
 const PREFETCH_BYTES: usize = 4096;
 
 /// Lanes that `extremes` and `arg_extremes` scan side by side, a chunk of each in
