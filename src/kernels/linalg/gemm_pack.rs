@@ -73,11 +73,12 @@ pub fn pack_a<T: Copy + Default>(dst: &mut [T], a: Mat<T>, mr: usize, isa: Isa) 
 /// Packs `b` (kc × nc) into ⌈nc / nr⌉ panels of [kc][nr] at the start of `dst`.
 pub fn pack_b<T: Copy + Default>(dst: &mut [T], b: Mat<T>, nr: usize) {
     let (k, n) = (b.rows(), b.cols());
-    let whole = n / nr;
-    let mut first = 0;
-    if b.col_stride() == 1 && whole_b_panels(dst, b, nr) {
-        first = whole;
-    }
+    // Whole panels of contiguous rows are copied all at once; the loop takes the rest.
+    let first = if b.col_stride() == 1 && whole_b_panels(dst, b, nr) {
+        n / nr
+    } else {
+        0
+    };
     for (q, panel) in dst
         .chunks_exact_mut(nr * k)
         .take(n.div_ceil(nr))
