@@ -4,13 +4,17 @@
 //! the scalar twin's f32 step: the same bits.
 //!
 //! Q6_K works on 64 values per register (0.65 → 0.51 ms for a 4096² matvec on a Zen 4
-//! against the AVX2 kernel). Q4_K and Q5_K keep 256-bit registers: their 512-bit form
-//! needs a `vpermw` per register to spread two sub-blocks' scales and measured slower
-//! than AVX2 (0.58 against 0.54 ms); here each sub-block's scale is broadcast from
-//! memory inside `dpwssd`, which costs no shuffle at all (tsr alone, 1 thread, best
-//! of 600 against the AVX2 kernel, alternating: Q4_K 4096² matvec 0.587–0.601 →
-//! 0.516–0.548 ms; weights in L2, 256 × 4096, best of 20000: Q4_K 0.0393–0.0405 →
-//! 0.0343–0.0356 ms plus one noisy 0.0440, Q5_K 0.0452–0.0462 → 0.0412–0.0415 ms).
+//! against the AVX2 kernel), in two chains of `dpwssd` with the bias taken off in the
+//! lanes, so one horizontal sum finishes a block (0.52 → 0.47–0.49 ms, medians, 1
+//! thread, Zen 4). Q4_K and Q5_K keep 256-bit registers: their 512-bit form needs a
+//! `vpermw` per register to spread two sub-blocks' scales and measured slower than
+//! AVX2 (0.58 against 0.54 ms); here each sub-block's scale is broadcast from memory
+//! inside `dpwssd`, which costs no shuffle at all (tsr alone, 1 thread, best of 600
+//! against the AVX2 kernel, alternating: Q4_K 4096² matvec 0.587–0.601 → 0.516–0.548
+//! ms; weights in L2, 256 × 4096, best of 20000: Q4_K 0.0393–0.0405 → 0.0343–0.0356
+//! ms plus one noisy 0.0440, Q5_K 0.0452–0.0462 → 0.0412–0.0415 ms). Four chains of
+//! two `dpwssd` and one horizontal sum for both of a Q4_K block's sums measured no
+//! faster (256 × 4096: 0.0324–0.0335 against 0.0331–0.0336 ms).
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has AVX-512 F/BW/VL/VNNI, AVX2, FMA and F16C.
@@ -30,14 +34,11 @@ fn load512(b: &[u8], off: usize) -> __m512i {
     unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
 }
 
-/// The sum of the 16 i32 lanes (exact: the block sums cannot overflow).
+/// The low and high 256 bits of `v` added as 8 i32 lanes.
 #[target_feature(enable = "avx512f,avx2")]
 #[inline]
-fn hsum512_i32(v: __m512i) -> i32 {
-    hsum_i32(_mm256_add_epi32(
-        _mm512_castsi512_si256(v),
-        _mm512_extracti64x4_epi64::<1>(v),
-    ))
+fn halves_sum(v: __m512i) -> __m256i {
+    _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v))
 }
 
 /// `permutexvar` indexes giving word `w` of register `k` (values 64k + 2w, 64k + 2w + 1)
@@ -75,7 +76,8 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
     for (x, y) in w.iter().zip(a) {
         let scales = _mm256_cvtepi8_epi16(load128(x, 192));
         let sc = _mm512_castsi256_si512(scales);
-        let mut sumi = _mm512_setzero_si512();
+        // One sum per nibble, so each chain of dependent `dpwssd`s is 2 long, not 4.
+        let mut sums = [_mm512_setzero_si512(); 2];
         for h in 0..2 {
             // ql bytes 64h..64h + 64: low nibbles are values 128h..128h + 64, high
             // nibbles the next 64; qh byte 32h + l holds their top bits, 2 per value.
@@ -92,13 +94,39 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
                 let k = 2 * h + i;
                 let p = _mm512_maddubs_epi16(u, load512(y, 4 + 64 * k));
                 let s = _mm512_permutexvar_epi16(load512(&SPREAD_16[k], 0), sc);
-                sumi = _mm512_dpwssd_epi32(sumi, s, p);
+                sums[i] = dpwssd512(sums[i], s, p);
             }
         }
-        // The quants are biased by 32: Σ scale·(u − 32)·y = Σ scale·u·y − 32·Σ scale·bsum.
-        let bias = hsum_i32(_mm256_madd_epi16(scales, load(y, 260)));
-        let isum = hsum512_i32(sumi) - 32 * bias;
+        // The quants are biased by 32: Σ scale·(u − 32)·y = Σ scale·u·y − 32·Σ scale·bsum,
+        // taken off in the lanes so one horizontal sum finishes the block.
+        let sumi = _mm512_add_epi32(sums[0], sums[1]);
+        let bias = _mm256_slli_epi32::<5>(_mm256_madd_epi16(scales, load(y, 260)));
+        let isum = hsum_i32(_mm256_sub_epi32(halves_sum(sumi), bias));
         acc = add_block::<false>(acc, (f32_at(y, 0), f16_at(x, 208), 0.0), (isum, 0));
+    }
+    acc
+}
+
+/// `acc + madd(a, b)` in one `vpdpwssd`. Written out because LLVM, given the
+/// intrinsic on accumulators that start at zero, split three of a Q6_K block's four
+/// into `vpmaddwd` + `vpaddd` (one more vector operation per 64 values): a Q6_K
+/// matvec of 256 × 4096 weights took 0.037–0.039 ms against 0.034–0.035 (medians, 1
+/// thread, Zen 4).
+#[target_feature(enable = "avx512f,avx512vnni")]
+#[inline]
+fn dpwssd512(acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
+    let mut acc = acc;
+    // SAFETY: the instruction reads and writes registers only and needs AVX-512 F and
+    // VNNI, which this function's target features require of its callers; it touches
+    // no memory, no stack and no flags.
+    unsafe {
+        std::arch::asm!(
+            "vpdpwssd {acc}, {a}, {b}",
+            acc = inout(zmm_reg) acc,
+            a = in(zmm_reg) a,
+            b = in(zmm_reg) b,
+            options(pure, nomem, nostack, preserves_flags),
+        );
     }
     acc
 }
