@@ -5,16 +5,18 @@
 //!
 //! Q6_K works on 64 values per register (0.65 → 0.51 ms for a 4096² matvec on a Zen 4
 //! against the AVX2 kernel), in two chains of `dpwssd` with the bias taken off in the
-//! lanes, so one horizontal sum finishes a block (0.52 → 0.47–0.49 ms, medians, 1
-//! thread, Zen 4). Q4_K and Q5_K keep 256-bit registers: their 512-bit form needs a
-//! `vpermw` per register to spread two sub-blocks' scales and measured slower than
-//! AVX2 (0.58 against 0.54 ms); here each sub-block's scale is broadcast from memory
+//! lanes, so one horizontal sum finishes a block (4096² matvec, 1 thread, Zen 4,
+//! alternating: medians 0.54–0.56 → 0.477–0.485 ms, minimums 0.51 → 0.46).
+//!
+//! Q4_K and Q5_K keep 256-bit registers: their 512-bit form needs a `vpermw` per
+//! register to spread two sub-blocks' scales and measured slower than AVX2 (0.58
+//! against 0.54 ms); here each sub-block's scale is broadcast from memory
 //! inside `dpwssd`, which costs no shuffle at all (tsr alone, 1 thread, best of 600
 //! against the AVX2 kernel, alternating: Q4_K 4096² matvec 0.587–0.601 → 0.516–0.548
 //! ms; weights in L2, 256 × 4096, best of 20000: Q4_K 0.0393–0.0405 → 0.0343–0.0356
 //! ms plus one noisy 0.0440, Q5_K 0.0452–0.0462 → 0.0412–0.0415 ms). Four chains of
 //! two `dpwssd` and one horizontal sum for both of a Q4_K block's sums measured no
-//! faster (256 × 4096: 0.0324–0.0335 against 0.0331–0.0336 ms).
+//! faster (256 × 4096, medians: 0.0324–0.0335 against 0.0331–0.0336 ms).
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has AVX-512 F/BW/VL/VNNI, AVX2, FMA and F16C.
@@ -110,7 +112,7 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
 /// `acc + madd(a, b)` in one `vpdpwssd`. Written out because LLVM, given the
 /// intrinsic on accumulators that start at zero, split three of a Q6_K block's four
 /// into `vpmaddwd` + `vpaddd` (one more vector operation per 64 values): a Q6_K
-/// matvec of 256 × 4096 weights took 0.037–0.039 ms against 0.034–0.035 (medians, 1
+/// matvec of 256 × 4096 weights took 0.036–0.039 ms against 0.034–0.035 (medians, 1
 /// thread, Zen 4).
 #[target_feature(enable = "avx512f,avx512vnni")]
 #[inline]
