@@ -445,10 +445,10 @@ fn assert_one_row_dots(wtype: QType, w: (&[u8], usize), a: (&[u8], usize)) {
 #[test]
 fn q8_0_rows_take_rows_at_their_stride() {
     // Weight and activation rows of 25 Q8_0 blocks and 8 spare bytes (the Q8_0 tiles
-    // need equal strides), the activation rows followed by half a
-    // row more: each output is the scalar dot of its rows' 25 blocks, for one
-    // activation row on every ISA, and for 33 (a group of 32 and one more) on every ISA
-    // and every many-row kernel the CPU runs.
+    // need equal strides), the activation rows followed by half a row more: each
+    // output is the scalar dot of its rows' 25 blocks, for one activation row on every
+    // ISA, and for 33 (a group of 32 and one more) on every ISA and every many-row
+    // kernel the CPU runs.
     let (n, k) = (19, 800);
     let bytes = QType::Q8_0.bytes_for(k).unwrap() + 8;
     let rows = |seeds: std::ops::Range<u64>| -> Vec<u8> {

@@ -68,8 +68,8 @@ pub fn arg_extreme<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     find::<T, MAX, SKIP_NAN>(isa, xs).map(|(_, at)| at)
 }
 
-/// `extreme` of each of `GROUP` lanes (read side by side below AVX-512
-/// when they have one length).
+/// `extreme` of each of `GROUP` lanes (read side by side below AVX-512 when they
+/// have one length).
 pub fn extremes<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     isa: Isa,
     lanes: [&[T]; GROUP],
@@ -81,8 +81,8 @@ pub fn extremes<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     })
 }
 
-/// `arg_extreme` of each of `GROUP` lanes (read side by side below AVX-512
-/// when they have one length).
+/// `arg_extreme` of each of `GROUP` lanes (read side by side below AVX-512 when
+/// they have one length).
 pub fn arg_extremes<T: Copy + PartialOrd, const MAX: bool, const SKIP_NAN: bool>(
     isa: Isa,
     lanes: [&[T]; GROUP],

@@ -9,11 +9,11 @@
 //! of pairs (quants + 128 and spread scales) and used by every activation tile, and
 //! the next strip of the same call is prefetched while this one is used. Against the
 //! tile that packed both sides in its inner loop and kept 128 accumulators (spilled to
-//! the stack),
-//! Q8_0 4096² × 32 activation rows, 1 thread, Zen 4, in a kernel harness (each kernel
-//! alone, 15 alternating rounds of 8 calls, median of the rounds' medians): 10.88 →
-//! 8.72 ms (best call 10.43 → 8.38); with 128 activation rows 40.85 → 31.68 ms, and
-//! 1024 weight rows × 512 activation rows 53.84 → 36.29 ms (2 calls a round).
+//! the stack), Q8_0 4096² × 32 activation rows, 1 thread, Zen 4, in a kernel harness
+//! (each kernel alone, 15 alternating rounds of 8 calls, median of the rounds'
+//! medians): 10.88 → 8.72 ms (best call 10.43 → 8.38); with 128 activation rows 40.85
+//! → 31.68 ms, and 1024 weight rows × 512 activation rows 53.84 → 36.29 ms (2 calls a
+//! round).
 //!
 //! Same bits as the AVX2 single-row kernel (see `rows_q8_0`): lanes 0-7 of a pair
 //! accumulate the even blocks and lanes 8-15 the odd ones, each lane taking
