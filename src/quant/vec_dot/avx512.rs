@@ -113,7 +113,8 @@ pub fn q6k_q8k(w: &[[u8; 210]], a: &[[u8; 292]]) -> f32 {
 /// intrinsic on accumulators that start at zero, split three of a Q6_K block's four
 /// into `vpmaddwd` + `vpaddd` (one more vector operation per 64 values): a Q6_K
 /// matvec of 256 × 4096 weights took 0.036–0.039 ms against 0.034–0.035 (medians, 1
-/// thread, Zen 4).
+/// thread, Zen 4). The 512-bit register form of `dpwssd_broadcast` below: one asm
+/// template cannot take both register classes and both operand forms.
 #[target_feature(enable = "avx512f,avx512vnni")]
 #[inline]
 fn dpwssd512(acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
