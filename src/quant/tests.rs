@@ -406,23 +406,25 @@ fn many_row_dots_equal_scalar_dots_bitwise() {
 
 #[test]
 fn one_row_dots_take_rows_at_their_stride_and_one_activation_row() {
-    // Weight rows of 3 Q4_K blocks and 8 spare bytes, and one activation row of 2
-    // Q8_K blocks followed by half a row more: each output is the scalar dot of its
-    // row's first 2 blocks with the activation row, on every ISA (on AVX2 by the
-    // matrix-vector kernel).
+    // Weight rows of 3 Q4_K or Q5_K blocks and 8 spare bytes, and one activation row of
+    // 2 Q8_K blocks followed by half a row more: each output is the scalar dot of its
+    // row's first 2 blocks with the activation row, on every ISA (on AVX2 by the Q4_K
+    // matrix-vector kernel, on AVX-512 VNNI by four rows side by side and three alone).
     let (n, k) = (19, 768);
-    let wbytes = QType::Q4K.bytes_for(k).unwrap() + 8;
-    let w: Vec<u8> = (0..n)
-        .flat_map(|r| {
-            let mut row =
-                quantize_with(Isa::SCALAR, &normal(k, r as u64), QType::Q4K, &|_, _| ()).unwrap();
-            row.extend([0x7c; 8]);
-            row
-        })
-        .collect();
-    let abytes = QType::Q8K.bytes_for(512).unwrap();
-    let a = quantize_with(Isa::SCALAR, &normal(768, 99), QType::Q8K, &|_, _| ()).unwrap();
-    assert_one_row_dots(QType::Q4K, (&w, wbytes), (&a, abytes));
+    for wtype in [QType::Q4K, QType::Q5K] {
+        let wbytes = wtype.bytes_for(k).unwrap() + 8;
+        let w: Vec<u8> = (0..n)
+            .flat_map(|r| {
+                let mut row =
+                    quantize_with(Isa::SCALAR, &normal(k, r as u64), wtype, &|_, _| ()).unwrap();
+                row.extend([0x7c; 8]);
+                row
+            })
+            .collect();
+        let abytes = QType::Q8K.bytes_for(512).unwrap();
+        let a = quantize_with(Isa::SCALAR, &normal(768, 99), QType::Q8K, &|_, _| ()).unwrap();
+        assert_one_row_dots(wtype, (&w, wbytes), (&a, abytes));
+    }
 }
 
 /// `vec_dot_rows` of the weight rows `w` (stride `w.1`) against the first activation

@@ -18,6 +18,10 @@
 //! two `dpwssd` and one horizontal sum for both of a Q4_K block's sums measured no
 //! faster (256 × 4096, medians: 0.0324–0.0335 against 0.0331–0.0336 ms).
 //!
+//! Against one activation row (a matrix-vector product), four Q4_K or Q5_K weight rows
+//! go side by side through those steps, each with its own sums and f32 chain, which
+//! keeps more independent work in flight (`ROWS_PER_PASS`).
+//!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has AVX-512 F/BW/VL/VNNI, AVX2, FMA and F16C.
 
@@ -180,57 +184,139 @@ fn dpwssd_broadcast(acc: __m256i, a: __m256i, pair: &u32) -> __m256i {
     acc
 }
 
-/// Σ over a Q4_K/Q5_K row of the blocks' f32 steps, given each block's 4 pairs of
-/// sub-block quants (`quants(x, j)`: sub-blocks 2j and 2j + 1 as unsigned bytes).
+/// Σ over each of R Q4_K/Q5_K rows of the blocks' f32 steps against the activation row
+/// `a` (over the blocks all of them hold), given each block's 4 pairs of sub-block
+/// quants (`quants(x, j)`: sub-blocks 2j and 2j + 1 as unsigned bytes). The R rows go
+/// side by side, block by block, each with its own sums and f32 chain: the same steps
+/// as one row alone, so each output has the bits of its own dot product, and R
+/// independent chains keep the core busy where one row's waited on its scale
+/// unpacking and horizontal sums (see `ROWS_PER_PASS`).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
 #[inline]
-fn q45k_q8k<const B: usize>(
-    w: &[[u8; B]],
+fn q45k_q8k_rows<const B: usize, const R: usize>(
+    w: [&[[u8; B]]; R],
     a: &[[u8; 292]],
     quants: impl Fn(&[u8; B], usize) -> (__m256i, __m256i),
-) -> f32 {
-    let mut pairs = [0u32; 8];
-    let mut acc = 0.0;
-    for (x, y) in w.iter().zip(a) {
-        let mins = scale_pairs_and_min_sums(&x[4..16], y, &mut pairs);
-        // Two sums, so each chain of dependent `dpwssd`s is 4 long rather than 8.
-        let (mut even, mut odd) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-        for j in 0..4 {
-            let (lo, hi) = quants(x, j);
-            let pl = _mm256_maddubs_epi16(lo, load(y, 4 + 64 * j));
-            let ph = _mm256_maddubs_epi16(hi, load(y, 36 + 64 * j));
-            even = dpwssd_broadcast(even, pl, &pairs[2 * j]);
-            odd = dpwssd_broadcast(odd, ph, &pairs[2 * j + 1]);
+) -> [f32; R] {
+    let blocks = w.iter().fold(a.len(), |n, row| n.min(row.len()));
+    let mut pairs = [[0u32; 8]; R];
+    let mut acc = [0.0; R];
+    for (b, y) in a[..blocks].iter().enumerate() {
+        let xs: [&[u8; B]; R] = std::array::from_fn(|r| &w[r][b]);
+        let mut mins = [_mm_setzero_si128(); R];
+        for r in 0..R {
+            mins[r] = scale_pairs_and_min_sums(&xs[r][4..16], y, &mut pairs[r]);
         }
-        acc = add_q45_block(acc, x, y, (_mm256_add_epi32(even, odd), mins));
+        // Two sums per row, so each chain of dependent `dpwssd`s is 4 long rather than 8.
+        let (mut even, mut odd) = ([_mm256_setzero_si256(); R], [_mm256_setzero_si256(); R]);
+        for j in 0..4 {
+            let (ylo, yhi) = (load(y, 4 + 64 * j), load(y, 36 + 64 * j));
+            for r in 0..R {
+                let (lo, hi) = quants(xs[r], j);
+                let pl = _mm256_maddubs_epi16(lo, ylo);
+                let ph = _mm256_maddubs_epi16(hi, yhi);
+                even[r] = dpwssd_broadcast(even[r], pl, &pairs[r][2 * j]);
+                odd[r] = dpwssd_broadcast(odd[r], ph, &pairs[r][2 * j + 1]);
+            }
+        }
+        for r in 0..R {
+            let sums = (_mm256_add_epi32(even[r], odd[r]), mins[r]);
+            acc[r] = add_q45_block(acc[r], xs[r], y, sums);
+        }
     }
     acc
 }
 
+/// Weight rows per pass of `q4k_rows`/`q5k_rows`. Q4_K matvec, 1 thread, Zen 4 (tsr
+/// alone, alternating rounds, medians): weights in L2 (256 × 4096), one row at a time
+/// 0.0321–0.0327 ms, two 0.0296–0.0302, three 0.0300–0.0304, four 0.0280–0.0291. As
+/// built, against one row at a time: in L2 0.0318–0.0325 → 0.0273–0.0275 ms (Q5_K
+/// 0.0380–0.0407 → 0.0351–0.0357); 4096² 0.453–0.455 → 0.406–0.420 ms, at 2 threads
+/// 0.231–0.248 → 0.209–0.213.
+const ROWS_PER_PASS: usize = 4;
+
+/// `out[i]` = the dot product of weight row i of `w` (rows of `wbytes`, at least
+/// `out.len()` of them) with the Q8_K activation row `a`, as the single-row dot gives
+/// it, `ROWS_PER_PASS` rows at a time.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn q45k_rows<const B: usize>(
+    (w, wbytes): (&[u8], usize),
+    a: &[u8],
+    out: &mut [f32],
+    quants: impl Fn(&[u8; B], usize) -> (__m256i, __m256i) + Copy,
+) {
+    let a = a.as_chunks::<292>().0;
+    let wbytes = wbytes.max(1);
+    // Rows past `out`'s end would shift the last rows' outputs.
+    let w = &w[..w.len().min(out.len().saturating_mul(wbytes))];
+    let passes = w.chunks_exact(ROWS_PER_PASS * wbytes);
+    let rest = passes.remainder().chunks_exact(wbytes);
+    let mut outs = out.chunks_exact_mut(ROWS_PER_PASS);
+    for (o, rows) in (&mut outs).zip(passes) {
+        let rows: [_; ROWS_PER_PASS] =
+            std::array::from_fn(|r| blocks_of(&rows[r * wbytes..][..wbytes]));
+        o.copy_from_slice(&q45k_q8k_rows(rows, a, quants));
+    }
+    for (o, r) in outs.into_remainder().iter_mut().zip(rest) {
+        [*o] = q45k_q8k_rows([blocks_of(r)], a, quants);
+    }
+}
+
+/// `row` as whole blocks of B bytes.
+fn blocks_of<const B: usize>(row: &[u8]) -> &[[u8; B]] {
+    row.as_chunks::<B>().0
+}
+
+/// The unsigned quants of Q4_K sub-blocks 2j and 2j + 1 of block `x`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn q4k_quants(x: &[u8; 144], j: usize) -> (__m256i, __m256i) {
+    let m4 = _mm256_set1_epi8(0x0f);
+    let q4 = load(x, 16 + 32 * j);
+    let hi = _mm256_srli_epi16::<4>(q4);
+    (_mm256_and_si256(q4, m4), _mm256_and_si256(hi, m4))
+}
+
+/// The unsigned quants of Q5_K sub-blocks 2j and 2j + 1 of block `x`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+#[inline]
+fn q5k_quants(x: &[u8; 176], j: usize) -> (__m256i, __m256i) {
+    let m4 = _mm256_set1_epi8(0x0f);
+    let sixteen = _mm256_set1_epi8(16);
+    // The fifth bits at x[16..48]: bit b of byte l belongs to value l of sub-block b.
+    let qh = load(x, 16);
+    let q5 = load(x, 48 + 32 * j);
+    let fifth = |v: __m256i, b: usize| {
+        let set = _mm256_test_epi8_mask(qh, _mm256_set1_epi8(1 << b));
+        _mm256_mask_add_epi8(v, set, v, sixteen)
+    };
+    let lo = _mm256_and_si256(q5, m4);
+    let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(q5), m4);
+    (fifth(lo, 2 * j), fifth(hi, 2 * j + 1))
+}
+
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
 pub fn q4k_q8k(w: &[[u8; 144]], a: &[[u8; 292]]) -> f32 {
-    let m4 = _mm256_set1_epi8(0x0f);
-    q45k_q8k(w, a, |x, j| {
-        let q4 = load(x, 16 + 32 * j);
-        let hi = _mm256_srli_epi16::<4>(q4);
-        (_mm256_and_si256(q4, m4), _mm256_and_si256(hi, m4))
-    })
+    let [dot] = q45k_q8k_rows([w], a, |x, j| q4k_quants(x, j));
+    dot
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
 pub fn q5k_q8k(w: &[[u8; 176]], a: &[[u8; 292]]) -> f32 {
-    let m4 = _mm256_set1_epi8(0x0f);
-    let sixteen = _mm256_set1_epi8(16);
-    q45k_q8k(w, a, |x, j| {
-        // The fifth bits at x[16..48]: bit b of byte l belongs to value l of sub-block b.
-        let qh = load(x, 16);
-        let q5 = load(x, 48 + 32 * j);
-        let fifth = |v: __m256i, b: usize| {
-            let set = _mm256_test_epi8_mask(qh, _mm256_set1_epi8(1 << b));
-            _mm256_mask_add_epi8(v, set, v, sixteen)
-        };
-        let lo = _mm256_and_si256(q5, m4);
-        let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(q5), m4);
-        (fifth(lo, 2 * j), fifth(hi, 2 * j + 1))
-    })
+    let [dot] = q45k_q8k_rows([w], a, |x, j| q5k_quants(x, j));
+    dot
+}
+
+/// `q4k_q8k` of each Q4_K weight row of `w` (rows of `wbytes`, at least `out.len()`)
+/// with the Q8_K activation row `a`, into `out`, `ROWS_PER_PASS` rows at a time.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+pub fn q4k_rows(w: (&[u8], usize), a: &[u8], out: &mut [f32]) {
+    q45k_rows(w, a, out, |x, j| q4k_quants(x, j))
+}
+
+/// `q5k_q8k` of each Q5_K weight row of `w` with the activation row `a`, as `q4k_rows`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+pub fn q5k_rows(w: (&[u8], usize), a: &[u8], out: &mut [f32]) {
+    q45k_rows(w, a, out, |x, j| q5k_quants(x, j))
 }

@@ -137,7 +137,7 @@ impl<'a> ActivationRows<'a> {
 /// `isa`, the work goes in tiles of weight rows by activation rows (`rows`,
 /// `rows_by_lane`, `rows_q8_0`, `rows_q8_0_vnni`) so loads and unpacking are shared,
 /// and one activation row against Q4_K weights on AVX2 in passes of eight weight rows
-/// (`matvec`).
+/// (`matvec`), against Q4_K and Q5_K weights on AVX-512 VNNI four rows side by side.
 pub fn vec_dot_rows(
     isa: Isa,
     wtype: QType,
@@ -150,7 +150,9 @@ pub fn vec_dot_rows(
         // Otherwise one activation row has nothing to share loads or unpacking with (the
         // Q8_0 tile measured slower than the single-row kernel for it, 1.43 against 1.01
         // ms; the AVX-512 K-quant tile 1.06 against 0.55 ms for Q4_K 4096², on a Zen 4),
-        // but on AVX2 eight Q4_K weight rows share their reductions and f32 steps. Four
+        // but on AVX2 eight Q4_K weight rows share their reductions and f32 steps, and
+        // with AVX-512 VNNI four Q4_K or Q5_K rows side by side keep more independent
+        // work in flight than one (their steps are the single-row dot's). Four
         // Q8_0 weight rows side by side with 256-bit VNNI sums were 1–6% faster than the
         // single-row dot on an AVX-512 Xeon but slower on a Zen 4 (4096², one thread,
         // medians of three alternating pairs of runs: 0.74 / 0.86 / 0.90 against 0.70 /
@@ -162,6 +164,25 @@ pub fn vec_dot_rows(
             // SAFETY: the AVX2 many-row kernel runs on `isa`, which allows only kernels
             // whose features (AVX2, FMA, F16C) were detected.
             unsafe { matvec::q4k_rows_avx2(w, &a.bytes[..a.row_bytes], out) }
+        }
+        // With AVX-512 VNNI, Q4_K and Q5_K weight rows go side by side through the
+        // single-row dot's steps (`avx512::q4k_rows`).
+        #[cfg(target_arch = "x86_64")]
+        Some(RowsKernel::Avx512Vnni)
+            if matches!(wtype, QType::Q4K | QType::Q5K)
+                && a.rows() == 1
+                && w.1 > 0
+                && w.0.len() / w.1 == out.len() =>
+        {
+            let a = &a.bytes[..a.row_bytes];
+            // SAFETY: `Isa::avx512_vnni()` (the kernel runs on `isa`) is true only when
+            // AVX-512 F/BW/VL/VNNI were detected on top of AVX2, FMA and F16C.
+            unsafe {
+                match wtype {
+                    QType::Q4K => avx512::q4k_rows(w, a, out),
+                    _ => avx512::q5k_rows(w, a, out),
+                }
+            }
         }
         _ => each_pair(isa, wtype, w, (a.bytes, a.row_bytes), out),
     }
