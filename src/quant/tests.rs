@@ -381,9 +381,10 @@ fn many_row_dots_equal_scalar_dots_bitwise() {
         // Tiles of 4 (AVX2) or 16 (AVX-512) weight rows by groups of 32 or 64 activation
         // rows taken 4 at a time (K-quants), 4 weight rows by 32 activation rows (Q8_0)
         // or 4 by 4 (Q8_0 with VNNI), and passes of 8 weight rows against one activation
-        // row (Q4_K on AVX2), whole and cut short. (One Q8_0 row given to the AVX2 tile
-        // takes the single-row dots, as in a matmul; given to the VNNI tile, it has no
-        // packed rows and takes the 512-bit tile.)
+        // row (Q4_K on AVX2) or 4 side by side (Q4_K, Q5_K on AVX-512 VNNI), whole and
+        // cut short. (One Q8_0 row given to the AVX2 tile takes the single-row dots, as
+        // in a matmul; given to the VNNI tile, it has no packed rows and takes the
+        // 512-bit tile.)
         let shapes = [
             (5, 1),
             (8, 1),

@@ -1,4 +1,4 @@
-//! AVX-512 VNNI dot products of one weight row with one Q8_K activation row: the AVX2
+//! AVX-512 VNNI dot products of weight rows with one Q8_K activation row: the AVX2
 //! kernels' integer steps with `dpwssd` applying the sub-block scales and adding into
 //! i32 in one instruction, so a block ends with the same exact integer sums and takes
 //! the scalar twin's f32 step: the same bits.
@@ -18,9 +18,10 @@
 //! two `dpwssd` and one horizontal sum for both of a Q4_K block's sums measured no
 //! faster (256 × 4096, medians: 0.0324–0.0335 against 0.0331–0.0336 ms).
 //!
-//! Against one activation row (a matrix-vector product), four Q4_K or Q5_K weight rows
-//! go side by side through those steps, each with its own sums and f32 chain, which
-//! keeps more independent work in flight (`ROWS_PER_PASS`).
+//! For a matrix-vector product (`q4k_rows`, `q5k_rows`), four Q4_K or Q5_K weight rows
+//! go side by side through the single-row dot's steps, each with its own sums and f32
+//! chain, sharing the activation's loads: measured faster than one row at a time
+//! (`ROWS_PER_PASS`).
 //!
 //! These are `#[target_feature]` functions: callers must have checked (via
 //! `Isa::detect`) that the CPU has AVX-512 F/BW/VL/VNNI, AVX2, FMA and F16C.
@@ -188,9 +189,10 @@ fn dpwssd_broadcast(acc: __m256i, a: __m256i, pair: &u32) -> __m256i {
 /// `a` (over the blocks all of them hold), given each block's 4 pairs of sub-block
 /// quants (`quants(x, j)`: sub-blocks 2j and 2j + 1 as unsigned bytes). The R rows go
 /// side by side, block by block, each with its own sums and f32 chain: the same steps
-/// as one row alone, so each output has the bits of its own dot product, and R
-/// independent chains keep the core busy where one row's waited on its scale
-/// unpacking and horizontal sums (see `ROWS_PER_PASS`).
+/// as one row alone, so each output has the bits of its own dot product. The rows
+/// share the activation's loads, and their R independent chains presumably overlap
+/// where one row's chain (scale unpacking, `dpwssd`s, horizontal sums, f32 step)
+/// left the core waiting; what was measured is under `ROWS_PER_PASS`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
 #[inline]
 fn q45k_q8k_rows<const B: usize, const R: usize>(
@@ -227,12 +229,12 @@ fn q45k_q8k_rows<const B: usize, const R: usize>(
     acc
 }
 
-/// Weight rows per pass of `q4k_rows`/`q5k_rows`. Q4_K matvec, 1 thread, Zen 4 (tsr
-/// alone, alternating rounds, medians): weights in L2 (256 × 4096), one row at a time
-/// 0.0321–0.0327 ms, two 0.0296–0.0302, three 0.0300–0.0304, four 0.0280–0.0291. As
-/// built, against one row at a time: in L2 0.0318–0.0325 → 0.0273–0.0275 ms (Q5_K
-/// 0.0380–0.0407 → 0.0351–0.0357); 4096² 0.453–0.455 → 0.406–0.420 ms, at 2 threads
-/// 0.231–0.248 → 0.209–0.213.
+/// Weight rows per pass of `q4k_rows`/`q5k_rows`. Q4_K matvec, 1 thread unless noted,
+/// Zen 4 (tsr alone, alternating rounds, medians): weights in L2 (256 × 4096), one row
+/// at a time 0.0321–0.0327 ms, two 0.0296–0.0302, three 0.0300–0.0304, four
+/// 0.0280–0.0291. As built, against one row at a time: in L2 0.0318–0.0325 →
+/// 0.0273–0.0275 ms (Q5_K 0.0380–0.0407 → 0.0351–0.0357); 4096² 0.453–0.455 →
+/// 0.406–0.420 ms, at 2 threads 0.231–0.248 → 0.209–0.213.
 const ROWS_PER_PASS: usize = 4;
 
 /// `out[i]` = the dot product of weight row i of `w` (rows of `wbytes`, at least
@@ -248,9 +250,9 @@ fn q45k_rows<const B: usize>(
 ) {
     let a = a.as_chunks::<292>().0;
     let wbytes = wbytes.max(1);
-    // Rows past `out`'s end would shift the last rows' outputs.
+    // Rows past `out`'s end would put the wrong rows, or none, into the last outputs.
     let w = &w[..w.len().min(out.len().saturating_mul(wbytes))];
-    let passes = w.chunks_exact(ROWS_PER_PASS * wbytes);
+    let passes = w.chunks_exact(ROWS_PER_PASS.saturating_mul(wbytes));
     let rest = passes.remainder().chunks_exact(wbytes);
     let mut outs = out.chunks_exact_mut(ROWS_PER_PASS);
     for (o, rows) in (&mut outs).zip(passes) {

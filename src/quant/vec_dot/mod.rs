@@ -137,7 +137,8 @@ impl<'a> ActivationRows<'a> {
 /// `isa`, the work goes in tiles of weight rows by activation rows (`rows`,
 /// `rows_by_lane`, `rows_q8_0`, `rows_q8_0_vnni`) so loads and unpacking are shared,
 /// and one activation row against Q4_K weights on AVX2 in passes of eight weight rows
-/// (`matvec`), against Q4_K and Q5_K weights on AVX-512 VNNI four rows side by side.
+/// (`matvec`), against Q4_K and Q5_K weights on AVX-512 VNNI four rows side by side
+/// (`avx512::q4k_rows`, `q5k_rows`).
 pub fn vec_dot_rows(
     isa: Isa,
     wtype: QType,
@@ -147,16 +148,17 @@ pub fn vec_dot_rows(
 ) {
     match RowsKernel::widest(isa) {
         Some(kernel) if a.rows() > 1 => vec_dot_rows_on(kernel, isa, wtype, w, a, out),
-        // Otherwise one activation row has nothing to share loads or unpacking with (the
-        // Q8_0 tile measured slower than the single-row kernel for it, 1.43 against 1.01
-        // ms; the AVX-512 K-quant tile 1.06 against 0.55 ms for Q4_K 4096², on a Zen 4),
-        // but on AVX2 eight Q4_K weight rows share their reductions and f32 steps, and
-        // with AVX-512 VNNI four Q4_K or Q5_K rows side by side keep more independent
-        // work in flight than one (their steps are the single-row dot's). Four
-        // Q8_0 weight rows side by side with 256-bit VNNI sums were 1–6% faster than the
-        // single-row dot on an AVX-512 Xeon but slower on a Zen 4 (4096², one thread,
-        // medians of three alternating pairs of runs: 0.74 / 0.86 / 0.90 against 0.70 /
-        // 0.69 / 0.64 ms), so they were dropped.
+        // Otherwise the many-row tiles do not pay for one activation row (the Q8_0 tile
+        // measured slower than the single-row kernel for it, 1.43 against 1.01 ms; the
+        // AVX-512 K-quant tile 1.06 against 0.55 ms for Q4_K 4096², on a Zen 4). On
+        // AVX2 eight Q4_K weight rows share their reductions and f32 steps (`matvec`);
+        // with AVX-512 VNNI four Q4_K or Q5_K rows go side by side through the
+        // single-row dot's steps, sharing the activation's loads
+        // (`avx512::q4k_rows`, `q5k_rows`). Four Q8_0 weight rows side by side with
+        // 256-bit VNNI sums were 1–6% faster than the single-row dot on an AVX-512
+        // Xeon but slower on a Zen 4 (4096², one thread, medians of three alternating
+        // pairs of runs: 0.74 / 0.86 / 0.90 against 0.70 / 0.69 / 0.64 ms), so they
+        // were dropped.
         #[cfg(target_arch = "x86_64")]
         Some(RowsKernel::Avx2)
             if wtype == QType::Q4K && a.rows() == 1 && w.1 > 0 && w.0.len() / w.1 == out.len() =>
@@ -166,7 +168,7 @@ pub fn vec_dot_rows(
             unsafe { matvec::q4k_rows_avx2(w, &a.bytes[..a.row_bytes], out) }
         }
         // With AVX-512 VNNI, Q4_K and Q5_K weight rows go side by side through the
-        // single-row dot's steps (`avx512::q4k_rows`).
+        // single-row dot's steps (`avx512::q4k_rows`, `q5k_rows`).
         #[cfg(target_arch = "x86_64")]
         Some(RowsKernel::Avx512Vnni)
             if matches!(wtype, QType::Q4K | QType::Q5K)
