@@ -412,6 +412,8 @@ fn one_row_dots_take_rows_at_their_stride_and_one_activation_row() {
     // row's first 2 blocks with the activation row, on every ISA (on AVX2 by the Q4_K
     // matrix-vector kernel, on AVX-512 VNNI by four rows side by side and three alone).
     let (n, k) = (19, 768);
+    let abytes = QType::Q8K.bytes_for(512).unwrap();
+    let a = quantize_with(Isa::SCALAR, &normal(768, 99), QType::Q8K, &|_, _| ()).unwrap();
     for wtype in [QType::Q4K, QType::Q5K] {
         let wbytes = wtype.bytes_for(k).unwrap() + 8;
         let w: Vec<u8> = (0..n)
@@ -422,8 +424,6 @@ fn one_row_dots_take_rows_at_their_stride_and_one_activation_row() {
                 row
             })
             .collect();
-        let abytes = QType::Q8K.bytes_for(512).unwrap();
-        let a = quantize_with(Isa::SCALAR, &normal(768, 99), QType::Q8K, &|_, _| ()).unwrap();
         assert_one_row_dots(wtype, (&w, wbytes), (&a, abytes));
     }
 }
