@@ -92,6 +92,9 @@ let batch = randn([6, 65, 80])
 save_npz(out, {
     "mm": a @ b, "mm_t": b.T @ a.T, "f64": a.to(f64) @ b.to(f64),
     "batched": batch @ batch.mT, "matvec": a @ b[:, 0], "bf16": (a.to(bf16) @ b.to(bf16)).to(f32),
+    "bf16_matvec": (a.to(bf16) @ b[:, 0].to(bf16)).to(f32),
+    "bf16_row": (a[0].to(bf16) @ b.to(bf16)).to(f32),
+    "bf16_tiny": ((a * 1e-20).to(bf16) @ b.to(bf16)).to(f32),
 })
 "#,
     );

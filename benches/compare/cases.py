@@ -108,7 +108,24 @@ def _gemm_cases():
         mm("matvec 4096x4096 . 4096", (4096, 4096), (4096,), 1.0),
         mm("batched [64,64,64]@[64,64,64]", (64, 64, 64), (64, 64, 64), 1.0),
         mm("batched [8,512,64]@[8,64,512]", (8, 512, 64), (8, 64, 512), 1.0),
-    ]
+    ] + [bf16(n, m) for n, m in [("bf16 matmul 1024^3", 1024), ("bf16 x @ w.T [1,4096]x[4096,4096]", 1)]]
+
+
+def bf16(name, rows):
+    """A bf16 product against PyTorch's (NumPy has no bf16): no target in the issue, so
+    the row is informational. rows 1 is a matrix-vector product, as a token's step."""
+    k = 1024 if rows > 1 else 4096
+    inputs = [Input("a", (rows, k)), Input("b", (k, k))]
+    return Case(
+        name,
+        "gemm",
+        tuple(inputs),
+        "ab @ bb" if rows > 1 else "ab @ bb.T",
+        "torch",
+        peer_code="ab @ bb" if rows > 1 else "ab @ bb.T",
+        peer_setup="ab = a.to(torch.bfloat16)\nbb = b.to(torch.bfloat16)",
+        tsr_setup="let ab = a.to(bf16)\nlet bb = b.to(bf16)",
+    )
 
 
 # NumPy's ufuncs never use more than one thread, so the 2-thread row's peer time is

@@ -108,7 +108,7 @@ class PeerWorker:
 
     def __init__(self, threads, peer_isa, ggml_lib, torch_site=None):
         env = dict(os.environ)
-        # Only a run with train rows loads torch (its OpenMP runtime would be loaded
+        # Only a run with torch rows (train, bf16) loads torch (its OpenMP runtime would be loaded
         # beside NumPy's in every worker otherwise).
         if torch_site is not None:
             env["TORCH_PEER"] = "1"
@@ -308,7 +308,7 @@ def parse_args():
     p.add_argument(
         "--torch-site",
         metavar="DIR",
-        help="a site-packages folder with PyTorch for the train rows (default: install it into .venv)",
+        help="a site-packages folder with PyTorch for the torch rows (default: install it into .venv)",
     )
     p.add_argument("--out", default=str(HERE / "results.md"), help="markdown file for the table")
     p.add_argument("--list", action="store_true", help="list the cases and exit")

@@ -128,7 +128,7 @@ def import_torch():
 
 
 def torch_description():
-    """PyTorch's version and the CPU kernels it picked, in a run with train rows."""
+    """PyTorch's version and the CPU kernels it picked, in a run with torch rows."""
     if not os.environ.get("TORCH_PEER"):
         return None
     try:
@@ -167,7 +167,7 @@ class Worker:
         elif case.peer == "ggml":
             self.run, self.once = self.ggml_for(case).prepare(case, arrays, self.threads)
         elif case.peer == "torch":
-            torch = import_torch()  # only the train rows need it (requirements-torch.txt)
+            torch = import_torch()  # only the torch rows need it (requirements-torch.txt)
             torch.set_num_threads(self.threads)
             ns = {"np": np, "torch": torch, "F": torch.nn.functional}
             ns.update({k: torch.from_numpy(v) for k, v in arrays.items()})

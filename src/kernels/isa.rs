@@ -70,6 +70,12 @@ impl Isa {
         self.avx512() && has_avx512_vnni()
     }
 
+    /// True when the AVX-512 kernels may run and the CPU has AVX-512 BF16 too (the bf16
+    /// matrix product's pair sums; the same bits as the f32 kernels, as for VNNI).
+    pub fn avx512_bf16(self) -> bool {
+        self.avx512() && has_avx512_bf16()
+    }
+
     /// This level capped at AVX2: for a kernel whose AVX-512 build measured slower than
     /// its AVX2 build (the bits are the same either way).
     pub fn at_most_avx2(self) -> Isa {
@@ -159,6 +165,16 @@ fn has_avx512_vnni() -> bool {
 
 #[cfg(not(target_arch = "x86_64"))]
 fn has_avx512_vnni() -> bool {
+    false
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx512_bf16() -> bool {
+    is_x86_feature_detected!("avx512bf16")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx512_bf16() -> bool {
     false
 }
 

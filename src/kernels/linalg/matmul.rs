@@ -1,6 +1,6 @@
 //! Matrix products of strided matrix views, for every element type: f32/f64 on the
-//! packed GEMM (`gemm`), f16/bf16 through f32 (converted once, multiplied in
-//! f32, rounded once), bool and integers on a plain wrapping kernel. Every product is
+//! packed GEMM (`gemm`), f16 through f32 (converted once, multiplied in f32, rounded
+//! once), bf16 in `matmul_bf16`, bool and integers on a plain wrapping kernel. Every product is
 //! computed the same way whatever the number of threads.
 
 use std::mem::MaybeUninit;
@@ -9,6 +9,7 @@ use half::{bf16, f16};
 
 use super::gemm::{gemm, gemm_uninit};
 use super::mat::Mat;
+use super::matmul_bf16;
 use crate::kernels::alloc::filled;
 use crate::kernels::math::arith::Arith;
 use crate::kernels::parallel::for_each_chunk_mut;
@@ -50,7 +51,7 @@ impl MatMul for f64 {
     }
 }
 
-/// f16/bf16: both operands converted to f32 once, multiplied in f32, rounded once.
+/// f16: both operands converted to f32 once, multiplied in f32, rounded once.
 fn via_f32<T: Copy>(out: &mut [T], a: Mat<T>, b: Mat<T>, up: fn(T) -> f32, down: fn(f32) -> T) {
     let (a32, b32) = (a.collect_row_major(up), b.collect_row_major(up));
     let mut wide = vec![0.0f32; out.len()];
@@ -72,7 +73,7 @@ impl MatMul for f16 {
 
 impl MatMul for bf16 {
     fn matmul(out: &mut [bf16], a: Mat<bf16>, b: Mat<bf16>) {
-        via_f32(out, a, b, bf16::to_f32, bf16::from_f32);
+        matmul_bf16::matmul(out, a, b);
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod gemm_nt;
 pub(crate) mod gemm_pack;
 pub mod mat;
 pub(crate) mod matmul;
+pub(crate) mod matmul_bf16;
 pub(crate) mod microkernel;
 
 pub use mat::Mat;
