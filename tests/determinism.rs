@@ -94,7 +94,7 @@ save_npz(out, {
     "batched": batch @ batch.mT, "matvec": a @ b[:, 0], "bf16": (a.to(bf16) @ b.to(bf16)).to(f32),
     "bf16_matvec": (a.to(bf16) @ b[:, 0].to(bf16)).to(f32),
     "bf16_row": (a[0].to(bf16) @ b.to(bf16)).to(f32),
-    "bf16_tiny": ((a * 1e-20).to(bf16) @ b.to(bf16)).to(f32),
+    "bf16_tiny": ((a * 1e-30).to(bf16) @ b.to(bf16)).to(f32),
 })
 "#,
     );

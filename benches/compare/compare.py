@@ -108,8 +108,8 @@ class PeerWorker:
 
     def __init__(self, threads, peer_isa, ggml_lib, torch_site=None):
         env = dict(os.environ)
-        # Only a run with torch rows (train, bf16) loads torch (its OpenMP runtime would be loaded
-        # beside NumPy's in every worker otherwise).
+        # Only a run with torch rows (train, bf16) loads torch (its OpenMP runtime would
+        # be loaded beside NumPy's in every worker otherwise).
         if torch_site is not None:
             env["TORCH_PEER"] = "1"
             env["TORCH_SITE"] = str(torch_site)

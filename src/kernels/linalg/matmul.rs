@@ -1,7 +1,7 @@
 //! Matrix products of strided matrix views, for every element type: f32/f64 on the
 //! packed GEMM (`gemm`), f16 through f32 (converted once, multiplied in f32, rounded
-//! once), bf16 in `matmul_bf16`, bool and integers on a plain wrapping kernel. Every product is
-//! computed the same way whatever the number of threads.
+//! once), bf16 in `matmul_bf16`, bool and integers on a plain wrapping kernel. Every
+//! product is computed the same way whatever the number of threads.
 
 use std::mem::MaybeUninit;
 

@@ -1,7 +1,7 @@
 //! bf16 matrix products. Each output element is one f32 chain of fused multiply-adds
 //! from +0 over the inner index taken in pairs, the odd index of each pair first
 //! (k = 1, 0, 3, 2, ...; an odd last index alone), rounded once to bf16 at the end.
-//! That is the order in which AVX512-BF16's `vdpbf16ps` adds a pair of products into
+//! That is the order in which AVX-512 BF16's `vdpbf16ps` adds a pair of products into
 //! an f32 sum, so a CPU that has it runs the products on it (32 multiply-adds per
 //! instruction, twice an f32 FMA's); every other CPU runs the same chain on the f32
 //! GEMM with the inner index permuted that way. The bits are the same on every ISA.
@@ -10,12 +10,13 @@
 //! two bf16 is exact in f32), but it reads subnormal inputs as zero and flushes
 //! subnormal sums to zero. Measured on the AMD Zen 4 here: 3.2 million random pairs of
 //! normal operands onto f32 sums gave exactly the bits of two fused multiply-adds, odd
-//! index first (either other order, or one rounding for both, differed in 3.5% of
-//! them). So the instruction runs a product only when no flush can happen
-//! (`pairs_stay_normal`); any other product (tiny, huge, infinite or NaN operands)
-//! runs on the f32 GEMM on every CPU.
+//! index first (the even index first, or one rounding for both, differed in about
+//! 3.55% of them). So the instruction runs a product only when no flush can happen
+//! (`pairs_stay_normal`: every product finite, no product or nonzero sum
+//! subnormal); any other product (tiny, huge, infinite or NaN operands) runs on the
+//! f32 GEMM on every CPU.
 //!
-//! f16 has no kernel of its own: AVX512-FP16 is not on the CPUs this is tested on, and
+//! f16 has no kernel of its own: the machine this was built on has no AVX512-FP16, and
 //! no untested kernel ships. It goes through f32 in `matmul`.
 
 use half::bf16;
@@ -32,6 +33,9 @@ pub fn matmul(out: &mut [bf16], a: Mat<bf16>, b: Mat<bf16>) {
 /// `matmul` with the kernels `isa` allows.
 fn matmul_on(isa: Isa, out: &mut [bf16], a: Mat<bf16>, b: Mat<bf16>) {
     let (m, k, n) = (a.rows(), a.cols(), b.cols());
+    // Cannot fire: `ops::matmul` checks the inner sizes. The SIMD paths read k values
+    // of b's lines unchecked, so a mismatch must stop here.
+    assert_eq!(k, b.rows(), "inner sizes of a bf16 product differ");
     let out = &mut out[..m * n];
     let mut wide = vec![0.0f32; out.len()];
     if k > 0 && !out.is_empty() && !on_avx512_bf16(isa, &mut wide, a, b) {
@@ -113,8 +117,8 @@ mod avx512_bf16 {
     /// so all sums are multiples of the smallest such step, which this keeps at 2^-126 or
     /// more: ea + eb ≥ -112.
     const MIN_EXPONENT_SUM: u16 = 2 * 127 - 112;
-    /// The largest sum that keeps every product finite: below 2^(ea + eb + 2) ≤ 2^128 with
-    /// 16 significant bits, so at most f32's largest value.
+    /// The largest sum that keeps every product finite: below 2^(ea + eb + 2) ≤ 2^128
+    /// with 16 significant bits, so at most f32's largest value.
     const MAX_EXPONENT_SUM: u16 = 2 * 127 + 126;
 
     /// The smallest and largest exponent field of `x`'s nonzero elements (`None` for all
@@ -152,8 +156,8 @@ mod avx512_bf16 {
 
     /// The smallest exponent field of `line`'s nonzero elements (`u16::MAX` for none) and
     /// the largest of all, in a loop without branches that LLVM vectorizes for AVX-512 BW
-    /// (the baseline build's scalar loop took half of a 1 × 4096 by 4096 × 4096 product
-    /// in a profile).
+    /// (built for the baseline ISA, it stayed scalar: 18% of a 1 × 4096 by 4096 × 4096
+    /// product's profile, more than its 5% of multiply-adds).
     #[target_feature(enable = "avx512f,avx512bw")]
     fn line_fields(line: &[bf16]) -> (u16, u16) {
         let (mut lo, mut hi) = (u16::MAX, 0);
@@ -166,14 +170,15 @@ mod avx512_bf16 {
         (lo, hi)
     }
 
-    /// True when no product of an element of `a` by one of `b`, and no partial sum of
-    /// such products, can be subnormal, infinite or NaN, so `vdpbf16ps` flushes nothing
-    /// and gives the chain's bits (the module doc of `matmul_bf16`, `MIN_EXPONENT_SUM`).
+    /// True when every product of an element of `a` by one of `b` is finite and no
+    /// product or nonzero partial sum is subnormal, so `vdpbf16ps` flushes nothing and
+    /// gives the chain's bits (a sum that overflows is ±inf in both; tested). See the
+    /// module doc of `matmul_bf16` and `MIN_EXPONENT_SUM`.
     ///
     /// # Safety
     /// The CPU has AVX-512 F and BW.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub unsafe fn pairs_stay_normal(a: Mat<bf16>, b: Mat<bf16>) -> bool {
+    pub(super) unsafe fn pairs_stay_normal(a: Mat<bf16>, b: Mat<bf16>) -> bool {
         fields_allow(exponent_fields(a), exponent_fields(b))
     }
 
@@ -205,15 +210,15 @@ mod avx512_bf16 {
     /// the rows of Bᵀ) as pairs: `dst[q · width + r]` holds elements 2q (low half) and
     /// 2q + 1 (high half, 0 past the end) of line first + r. Lines contiguous along k
     /// give their pairs as they lie, lines side by side (k rows of them contiguous)
-    /// interleave two of those rows; other views go element by element.
+    /// interleave two of those rows; other views go element by element. `dst` must be
+    /// zeros: entries past the lines and the pairs are left as they are.
     fn pack_lines(x: Mat<bf16>, (first, count): (usize, usize), width: usize, dst: &mut [u32]) {
         let k = x.cols();
         let bits = |v: bf16| u32::from(v.to_bits());
         if x.col_stride() == 1 {
-            // In blocks of 16 pairs (a cache line of each line): line by line over all
-            // the pairs, the strided stores took 37% of a 1 × 4096 by 4096 × 4096
-            // product in a profile; pair by pair over all lines, the loads (lines 8 KiB
-            // apart, one L1 set) took longer still.
+            // In blocks of 16 pairs (a cache line of each line). Pair by pair over all
+            // lines, W's rows of a 1 × 4096 by 4096 × 4096 product (8 KiB apart, one
+            // L1 set) made that product 2.6 times slower (18 → 47.5 ms).
             let lines: Vec<&[[bf16; 2]]> = (first..first + count)
                 .map_while(|l| x.row(l).map(|line| line.as_chunks::<2>().0))
                 .collect();
@@ -266,16 +271,18 @@ mod avx512_bf16 {
     /// in place; otherwise both are packed (`product`).
     ///
     /// # Safety
-    /// The CPU has AVX-512 F, BW and BF16; `wide` holds a.rows × b.cols values.
-    pub unsafe fn product_if_exact(wide: &mut [f32], a: Mat<bf16>, b: Mat<bf16>) -> bool {
+    /// The CPU has AVX-512 F, BW and BF16; a.cols = b.rows > 0, a.rows · b.cols > 0,
+    /// and `wide` holds a.rows × b.cols values.
+    pub(super) unsafe fn product_if_exact(wide: &mut [f32], a: Mat<bf16>, b: Mat<bf16>) -> bool {
         let (m, n) = (a.rows(), b.cols());
         if m <= FEW_ROWS && b.row_stride() == 1 {
-            // SAFETY: the caller's contract.
+            // SAFETY: the caller's contract, and a.rows ≤ FEW_ROWS, b's row stride 1.
             return unsafe { few_rows(wide, a, b) };
         }
         if n <= FEW_ROWS && a.col_stride() == 1 {
             let mut transposed = vec![0.0; n * m];
-            // SAFETY: the caller's CPU; `transposed` holds n × m values.
+            // SAFETY: the caller's CPU and sizes; bᵀ has n ≤ FEW_ROWS rows, aᵀ row
+            // stride 1 (a's column stride), and `transposed` holds n × m values.
             if !unsafe { few_rows(&mut transposed, b.t(), a.t()) } {
                 return false;
             }
@@ -308,10 +315,10 @@ mod avx512_bf16 {
     /// (the rows of W = bᵀ): 16 columns at a time, 16 pairs of each read from W's rows
     /// in place (one 64-byte load per row), transposed in registers, and added onto the
     /// sums of a's rows; the exponent scan of W is folded into the same pass (packing
-    /// and scanning W first took 80% of a 1 × 4096 by 4096 × 4096 product, 6.6 ms at
-    /// one thread of the Zen 4 here; this takes 2.5). The sums are written before the
-    /// scan's verdict, which decides whether they stand. A prefetch 512 to 2048 bytes
-    /// ahead on each line was slower (2.7–2.9 ms).
+    /// and scanning W first took 80% of a 1 × 4096 by 4096 × 4096 product, 6.2–7.2 ms
+    /// at one thread of the Zen 4 here; this takes 2.5–2.6). The sums are written before
+    /// the scan's verdict, which decides whether they stand. A prefetch 512 to 2048
+    /// bytes ahead on each line was slower (2.8–2.9 ms).
     ///
     /// # Safety
     /// As `product_if_exact`, with a.rows ≤ FEW_ROWS, a.rows · b.cols > 0, b.rows > 0
@@ -476,7 +483,7 @@ mod avx512_bf16 {
     ///
     /// # Safety
     /// The CPU has AVX-512 F and BF16; `wide` holds a.rows × b.cols values.
-    pub unsafe fn product(wide: &mut [f32], a: Mat<bf16>, b: Mat<bf16>) {
+    pub(super) unsafe fn product(wide: &mut [f32], a: Mat<bf16>, b: Mat<bf16>) {
         let (m, n) = (a.rows(), b.cols());
         if n < NR && m > n {
             let mut transposed = vec![0.0; n * m];
@@ -574,6 +581,10 @@ mod tests {
     use super::*;
     use crate::kernels::test_bits::random_bits;
 
+    fn bits(v: &[bf16]) -> Vec<u16> {
+        v.iter().map(|v| v.to_bits()).collect()
+    }
+
     /// `m × n` bf16 values from `x(bits)`.
     fn matrix(m: usize, n: usize, seed: u64, x: impl Fn(u64) -> f32) -> Vec<bf16> {
         let mut bits = random_bits(seed);
@@ -592,8 +603,13 @@ mod tests {
         let mut out = Vec::with_capacity(m * n);
         for i in 0..m {
             for j in 0..n {
-                let sum = (0..k).fold(0.0f32, |acc, q| {
-                    let p = in_pair_order(q, k);
+                // The order written out here rather than through `in_pair_order`.
+                let order = (0..k).map(|q| match q % 2 {
+                    0 if q + 1 < k => q + 1,
+                    1 => q - 1,
+                    _ => q,
+                });
+                let sum = order.fold(0.0f32, |acc, p| {
                     a[i * k + p].to_f32().mul_add(b[p * n + j].to_f32(), acc)
                 });
                 out.push(bf16::from_f32(sum));
@@ -675,7 +691,6 @@ mod tests {
                 for (x, y, want) in [(a, b, &want), (b.t(), a.t(), &want_t)] {
                     let mut out = vec![bf16::ZERO; m * n];
                     matmul_on(isa, &mut out, x, y);
-                    let bits = |v: &[bf16]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&out), bits(want), "{m}×{k}×{n} on {isa:?}");
                 }
             }
@@ -692,6 +707,7 @@ mod tests {
             (4, 31, 16),
             (2, 64, 17),
             (1, 2, 1),
+            (13, 33, 45),
         ]
         .iter()
         .enumerate()
@@ -704,7 +720,6 @@ mod tests {
             let want = naive(&x, &w_t, (m, k, n));
             let want_t: Vec<bf16> = (0..n * m).map(|t| want[t % m * n + t / m]).collect();
             let (x, w) = (Mat::row_major(&x, m, k), Mat::row_major(&w, n, k));
-            let bits = |v: &[bf16]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             for isa in Isa::supported() {
                 for (l, r, want) in [(x, w.t(), &want), (w, x.t(), &want_t)] {
                     let mut out = vec![bf16::ZERO; m * n];
@@ -749,9 +764,75 @@ mod tests {
                 for isa in Isa::supported() {
                     let mut out = vec![bf16::ZERO; 2 * rows];
                     matmul_on(isa, &mut out, x_mat, w_mat.t());
-                    let bits = |v: &[bf16]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&out), bits(&want), "{what} in place on {isa:?}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn weights_with_data_past_their_lines_are_read_up_to_k() {
+        // W as the first k of k + 3 values per row, the rest NaN, subnormal and inf:
+        // the masked loads must leave them out of the sums and of the exponent scan.
+        let (m, k, n) = (2, 37, 21);
+        let x = matrix(m, k, 11, spread);
+        let mut w_buf = matrix(n, k + 3, 12, spread);
+        for row in w_buf.chunks_exact_mut(k + 3) {
+            row[k..].copy_from_slice(&[bf16::NAN, bf16::from_bits(1), bf16::INFINITY]);
+        }
+        let Some(w) = Mat::new(&w_buf, 0, (n, k), (k as isize + 3, 1)) else {
+            panic!("a view of {n} × {k}")
+        };
+        let w_t: Vec<bf16> = w.t().collect_row_major(|v| v);
+        let want = naive(&x, &w_t, (m, k, n));
+        for isa in Isa::supported() {
+            let mut out = vec![bf16::ZERO; m * n];
+            matmul_on(isa, &mut out, Mat::row_major(&x, m, k), w.t());
+            assert_eq!(bits(&out), bits(&want), "on {isa:?}");
+        }
+    }
+
+    #[test]
+    fn a_lone_subnormal_weight_is_not_flushed() {
+        // One product with a subnormal weight and zeros elsewhere: flushed, it would
+        // give 0 instead of the chain's tiny value (through `few_rows`, both ways round).
+        let (k, n) = (5, 3);
+        let mut w = vec![bf16::ZERO; n * k];
+        w[k + 2] = bf16::from_bits(0x0040);
+        let w_t: Vec<bf16> = Mat::row_major(&w, n, k).t().collect_row_major(|v| v);
+        for m in [1, 7] {
+            let x = matrix(m, k, 13, |_| 1.5);
+            let want = naive(&x, &w_t, (m, k, n));
+            assert_ne!(want[1], bf16::ZERO);
+            for isa in Isa::supported() {
+                let mut out = vec![bf16::ZERO; m * n];
+                let w_mat = Mat::row_major(&w, n, k).t();
+                matmul_on(isa, &mut out, Mat::row_major(&x, m, k), w_mat);
+                assert_eq!(bits(&out), bits(&want), "{m} rows on {isa:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn sums_that_overflow_are_infinite_on_every_path() {
+        // Products just below 2^128 pass the exponent check; their sums overflow to
+        // inf, and a product of the other sign later does not bring them back.
+        let big = bf16::from_f32(1.984375 * 2f32.powi(63));
+        let (m, k, n) = (2, 6, 40);
+        let x: Vec<bf16> = (0..m * k)
+            .map(|i| if i % k == 4 { -big } else { big })
+            .collect();
+        let w = vec![big; n * k];
+        let w_t: Vec<bf16> = Mat::row_major(&w, n, k).t().collect_row_major(|v| v);
+        let want = naive(&x, &w_t, (m, k, n));
+        assert!(want.iter().all(|v| v.is_infinite()));
+        let (x_mat, w_t_mat) = (Mat::row_major(&x, m, k), Mat::row_major(&w_t, k, n));
+        assert_ne!(gate(x_mat, w_t_mat), Some(false));
+        for isa in Isa::supported() {
+            for b in [Mat::row_major(&w, n, k).t(), w_t_mat] {
+                let mut out = vec![bf16::ZERO; m * n];
+                matmul_on(isa, &mut out, x_mat, b);
+                assert_eq!(bits(&out), bits(&want), "on {isa:?}");
             }
         }
     }
