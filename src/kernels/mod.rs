@@ -58,4 +58,6 @@ pub(crate) mod strided;
 #[cfg(test)]
 pub(crate) mod test_bits;
 pub(crate) mod transpose;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod transpose16;
 pub(crate) mod twin;

@@ -110,6 +110,7 @@ mod avx512_bf16 {
 
     use super::Mat;
     use crate::kernels::parallel::{for_each_item, Disjoint};
+    use crate::kernels::transpose16::transpose16;
 
     /// The smallest sum of the two operands' exponent fields (biased by 127) that keeps
     /// every product, and every nonzero partial sum, normal: a product of bf16 values
@@ -409,7 +410,7 @@ mod avx512_bf16 {
                 least = _mm512_min_epu16(least, _mm512_sub_epi16(x, one));
                 most = _mm512_max_epu16(most, x);
             }
-            let t = transpose(v);
+            let t = transpose16(&v);
             for (q, &t) in t.iter().enumerate() {
                 // SAFETY: a 512-bit vector is one of 32 bf16 (the same 64 bytes).
                 let t: __m512bh = unsafe { std::mem::transmute(t) };
@@ -436,45 +437,6 @@ mod avx512_bf16 {
             lo.into_iter().fold(u16::MAX, u16::min),
             hi.into_iter().fold(0, u16::max),
         )
-    }
-
-    /// The 16 × 16 transpose of 32-bit words: word c of result q is word q of `v[c]`.
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    fn transpose(v: [__m512i; 16]) -> [__m512i; 16] {
-        // Words of row pairs interleaved, then pairs of words: block L of b[4i + d]
-        // holds word 4L + d of rows 4i..4i + 4.
-        let a: [__m512i; 16] = std::array::from_fn(|j| {
-            let (x, y) = (v[j / 2 * 2], v[j / 2 * 2 + 1]);
-            if j % 2 == 0 {
-                _mm512_unpacklo_epi32(x, y)
-            } else {
-                _mm512_unpackhi_epi32(x, y)
-            }
-        });
-        let b: [__m512i; 16] = std::array::from_fn(|j| {
-            let (i, d) = (j / 4, j % 4);
-            let (x, y) = (a[4 * i + d / 2], a[4 * i + d / 2 + 2]);
-            if d % 2 == 0 {
-                _mm512_unpacklo_epi64(x, y)
-            } else {
-                _mm512_unpackhi_epi64(x, y)
-            }
-        });
-        // Then the 128-bit blocks: result 4L + d gathers block L of b[d], b[4 + d],
-        // b[8 + d] and b[12 + d].
-        let mut t = [_mm512_setzero_si512(); 16];
-        for d in 0..4 {
-            let low = _mm512_shuffle_i32x4::<0x44>(b[d], b[4 + d]);
-            let high = _mm512_shuffle_i32x4::<0xee>(b[d], b[4 + d]);
-            let low2 = _mm512_shuffle_i32x4::<0x44>(b[8 + d], b[12 + d]);
-            let high2 = _mm512_shuffle_i32x4::<0xee>(b[8 + d], b[12 + d]);
-            t[d] = _mm512_shuffle_i32x4::<0x88>(low, low2);
-            t[4 + d] = _mm512_shuffle_i32x4::<0xdd>(low, low2);
-            t[8 + d] = _mm512_shuffle_i32x4::<0x88>(high, high2);
-            t[12 + d] = _mm512_shuffle_i32x4::<0xdd>(high, high2);
-        }
-        t
     }
 
     /// `wide = a · b` in f32 (row-major), each element the pair-order chain. With few

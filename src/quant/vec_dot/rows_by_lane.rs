@@ -14,6 +14,8 @@
 
 use std::arch::x86_64::*;
 
+use crate::kernels::transpose16::transpose16;
+
 use super::unpack::{KQuant, Q8K_BYTES};
 
 /// Weight rows of a tile: one per i32 lane.
@@ -37,42 +39,6 @@ struct Tile {
     pairs: [__m512i; 8],
     d: __m512,
     dmin: __m512,
-}
-
-/// Transposes 16 rows of 16 i32: `out[c]` lane `r` = `rows[r]` lane `c`.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn transpose16(rows: &[__m512i; 16]) -> [__m512i; 16] {
-    // Within each 128-bit lane: 4×4 blocks, rows 4q..4q + 4 by columns 4L..4L + 4.
-    let t: [__m512i; 16] = std::array::from_fn(|i| {
-        let (x, y) = (rows[i & !1], rows[i | 1]);
-        match i % 2 {
-            0 => _mm512_unpacklo_epi32(x, y),
-            _ => _mm512_unpackhi_epi32(x, y),
-        }
-    });
-    // u[4q + c]: in 128-bit lane L, rows 4q..4q + 4 of column 4L + c.
-    let u: [__m512i; 16] = std::array::from_fn(|i| {
-        let (q, c) = (i / 4, i % 4);
-        let (x, y) = (t[4 * q + c / 2], t[4 * q + 2 + c / 2]);
-        match c % 2 {
-            0 => _mm512_unpacklo_epi64(x, y),
-            _ => _mm512_unpackhi_epi64(x, y),
-        }
-    });
-    // Then the 4×4 transpose of 128-bit lanes across u[c], u[4 + c], u[8 + c], u[12 + c].
-    let mut out = [_mm512_setzero_si512(); 16];
-    for c in 0..4 {
-        let v0 = _mm512_shuffle_i32x4::<0b01_00_01_00>(u[c], u[4 + c]);
-        let v1 = _mm512_shuffle_i32x4::<0b11_10_11_10>(u[c], u[4 + c]);
-        let v2 = _mm512_shuffle_i32x4::<0b01_00_01_00>(u[8 + c], u[12 + c]);
-        let v3 = _mm512_shuffle_i32x4::<0b11_10_11_10>(u[8 + c], u[12 + c]);
-        out[c] = _mm512_shuffle_i32x4::<0b10_00_10_00>(v0, v2);
-        out[4 + c] = _mm512_shuffle_i32x4::<0b11_01_11_01>(v0, v2);
-        out[8 + c] = _mm512_shuffle_i32x4::<0b10_00_10_00>(v1, v3);
-        out[12 + c] = _mm512_shuffle_i32x4::<0b11_01_11_01>(v1, v3);
-    }
-    out
 }
 
 /// Bytes `off..off + len` (len ≤ 64) of `x` in the low bytes of a register, zeros above.
