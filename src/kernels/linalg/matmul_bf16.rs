@@ -51,8 +51,8 @@ fn matmul_on(isa: Isa, out: &mut [bf16], a: Mat<bf16>, b: Mat<bf16>) {
 /// junk for the caller to overwrite).
 #[cfg(target_arch = "x86_64")]
 fn on_avx512_bf16(isa: Isa, wide: &mut [f32], a: Mat<bf16>, b: Mat<bf16>) -> bool {
-    // SAFETY: an `Isa` with AVX-512 BF16 exists only on a CPU that has AVX-512 F, BW
-    // and BF16; `wide` holds a.rows × b.cols values.
+    // SAFETY: an `Isa` with AVX-512 BF16 exists only on a CPU that has AVX-512 F, BW,
+    // VL and BF16; `wide` holds a.rows × b.cols values.
     isa.avx512_bf16() && unsafe { avx512_bf16::product_if_exact(wide, a, b) }
 }
 
@@ -110,7 +110,7 @@ mod avx512_bf16 {
 
     use super::Mat;
     use crate::kernels::parallel::{for_each_item, Disjoint};
-    use crate::kernels::transpose16::transpose16;
+    use crate::kernels::transpose16::transpose4_in_lanes;
 
     /// The smallest sum of the two operands' exponent fields (biased by 127) that keeps
     /// every product, and every nonzero partial sum, normal: a product of bf16 values
@@ -272,7 +272,7 @@ mod avx512_bf16 {
     /// in place; otherwise both are packed (`product`).
     ///
     /// # Safety
-    /// The CPU has AVX-512 F, BW and BF16; a.cols = b.rows > 0, a.rows · b.cols > 0,
+    /// The CPU has AVX-512 F, BW, VL and BF16; a.cols = b.rows > 0, a.rows · b.cols > 0,
     /// and `wide` holds a.rows × b.cols values.
     pub(super) unsafe fn product_if_exact(wide: &mut [f32], a: Mat<bf16>, b: Mat<bf16>) -> bool {
         let (m, n) = (a.rows(), b.cols());
@@ -314,17 +314,17 @@ mod avx512_bf16 {
 
     /// `product_if_exact` for a of at most `FEW_ROWS` rows and b's columns contiguous
     /// (the rows of W = bᵀ): 16 columns at a time, 16 pairs of each read from W's rows
-    /// in place (one 64-byte load per row), transposed in registers, and added onto the
-    /// sums of a's rows; the exponent scan of W is folded into the same pass (packing
-    /// and scanning W first took 80% of a 1 × 4096 by 4096 × 4096 product, 6.2–7.2 ms
-    /// at one thread of the Zen 4 here; this takes 2.5–2.6). The sums are written before
-    /// the scan's verdict, which decides whether they stand. A prefetch 512 to 2048
-    /// bytes ahead on each line was slower (2.8–2.9 ms).
+    /// in place (`lanes_of`), transposed in registers, and added onto the sums of a's
+    /// rows; the exponent scan of W is folded into the same pass (packing and scanning
+    /// W first took 80% of a 1 × 4096 by 4096 × 4096 product, 6.2–7.2 ms at one thread
+    /// of the Zen 4 here; this took 2.5–2.6, and 2.2–2.3 with `lanes_of`). The sums are
+    /// written before the scan's verdict, which decides whether they stand. A prefetch
+    /// 512 to 2048 bytes ahead on each line was slower (2.8–2.9 ms).
     ///
     /// # Safety
     /// As `product_if_exact`, with a.rows ≤ FEW_ROWS, a.rows · b.cols > 0, b.rows > 0
     /// and b's row stride 1.
-    #[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
     unsafe fn few_rows(wide: &mut [f32], a: Mat<bf16>, b: Mat<bf16>) -> bool {
         let (m, k, n) = (a.rows(), a.cols(), b.cols());
         let a_fields = exponent_fields(a);
@@ -380,9 +380,9 @@ mod avx512_bf16 {
     /// the lines' elements.
     ///
     /// # Safety
-    /// The CPU has AVX-512 F, BW and BF16; each line holds k values and `a_pairs`
+    /// The CPU has AVX-512 F, BW, VL and BF16; each line holds k values and `a_pairs`
     /// k.div_ceil(2) rounded up to 16 pairs of M words.
-    #[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
     unsafe fn sums_of<const M: usize>(
         lines: &[Option<&[bf16]>; 16],
         a_pairs: &[u32],
@@ -393,24 +393,36 @@ mod avx512_bf16 {
         let mut acc = [_mm512_setzero_ps(); M];
         let (mut least, mut most) = (_mm512_set1_epi16(-1), _mm512_setzero_si512());
         let (magnitude, one) = (_mm512_set1_epi16(0x7fff), _mm512_set1_epi16(1));
+        // All 16 lines, when W has them (every group but perhaps the last).
+        let whole = lines
+            .iter()
+            .all(Option::is_some)
+            .then(|| lines.map(Option::unwrap_or_default));
         for q0 in (0..k.div_ceil(2)).step_by(16) {
-            // Elements 2·q0.. of each line, zero past its end (the odd last pair's
-            // high half too, as the chain has it).
+            // v[4b + r], in 128-bit lane L: pairs q0 + 4b.. q0 + 4b + 4 of line 4L + r
+            // (elements 2·q0 + 8b.. of it), zero past its end (the odd last pair's high
+            // half too, as the chain has it).
             let left = k - 2 * q0;
-            let mask: __mmask32 = if left >= 32 { !0 } else { (1 << left) - 1 };
-            let v: [__m512i; 16] = std::array::from_fn(|c| match lines[c] {
-                // SAFETY: 2·q0 < k, and the mask keeps the load within the line.
-                Some(line) => unsafe {
-                    _mm512_maskz_loadu_epi16(mask, line.as_ptr().add(2 * q0).cast())
-                },
-                None => _mm512_setzero_si512(),
-            });
+            let v = match whole {
+                // SAFETY: the caller's CPU; 32 elements from 2·q0 on lie within k.
+                Some(whole) if left >= 32 => unsafe { whole_lanes(&whole, 2 * q0) },
+                _ => {
+                    let mut v = [_mm512_setzero_si512(); 16];
+                    for (j, v) in v.iter_mut().enumerate() {
+                        // SAFETY: the caller's CPU; each line holds k = 2·q0 + `left`
+                        // values.
+                        *v = unsafe { lanes_of(lines, j, q0, left) };
+                    }
+                    v
+                }
+            };
             for &x in &v {
                 let x = _mm512_and_si512(x, magnitude);
                 least = _mm512_min_epu16(least, _mm512_sub_epi16(x, one));
                 most = _mm512_max_epu16(most, x);
             }
-            let t = transpose16(&v);
+            // t[q] lane c: pair q0 + q of line c.
+            let t = transpose4_in_lanes(&v);
             for (q, &t) in t.iter().enumerate() {
                 // SAFETY: a 512-bit vector is one of 32 bf16 (the same 64 bytes).
                 let t: __m512bh = unsafe { std::mem::transmute(t) };
@@ -437,6 +449,70 @@ mod avx512_bf16 {
             lo.into_iter().fold(u16::MAX, u16::min),
             hi.into_iter().fold(0, u16::max),
         )
+    }
+
+    /// The registers of `lanes_of` for 16 whole lines and 32 elements of each from `at`
+    /// on, without its tests: 16-byte loads inserted into the lanes.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F; each line holds at least `at + 32` values.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn whole_lanes(lines: &[&[bf16]; 16], at: usize) -> [__m512i; 16] {
+        std::array::from_fn(|j| {
+            let (b, r) = (j / 4, j % 4);
+            // SAFETY: `at + 8b + 8` ≤ `at + 32` values lie within each line.
+            let part = |lane: usize| unsafe {
+                _mm_loadu_si128(lines[4 * lane + r].as_ptr().add(at + 8 * b).cast())
+            };
+            let x = _mm512_castsi128_si512(part(0));
+            let x = _mm512_inserti32x4::<1>(x, part(1));
+            let x = _mm512_inserti32x4::<2>(x, part(2));
+            _mm512_inserti32x4::<3>(x, part(3))
+        })
+    }
+
+    /// Register `j` = 4b + r of a block of `sums_of`: in its 128-bit lane L, the 8
+    /// elements 2·q0 + 8b.. of line 4L + r, zero past the line's end (`left` = k - 2·q0
+    /// elements remain) and for a missing line. Each lane is its own 16-byte load, so
+    /// the loads do the transpose across lanes and only the 4 × 4 transposes inside
+    /// lanes remain (`transpose4_in_lanes`, half the shuffles of `transpose16`). Against
+    /// 16 whole-line loads and the full 16 × 16 transpose, a 1 × 4096 by 4096 × 4096
+    /// product on the Zen 4 here (medians of three alternating rounds) went from
+    /// 2.74–2.89 to 2.24–2.30 ms at one thread and from 1.29–1.36 to 1.03–1.14 at two.
+    /// A C harness of the old loop took 2.2 ms with W in L2 against 2.5–2.8 from memory:
+    /// its shuffles, more than memory, bound it.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F, BW and VL; each line holds 2·q0 + `left` values.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    #[inline]
+    unsafe fn lanes_of(lines: &[Option<&[bf16]>; 16], j: usize, q0: usize, left: usize) -> __m512i {
+        let (b, r) = (j / 4, j % 4);
+        let at = 2 * q0 + 8 * b;
+        let count = left.saturating_sub(8 * b).min(8);
+        let mut x = _mm512_setzero_si512();
+        if count == 0 {
+            return x;
+        }
+        for lane in 0..4 {
+            let Some(line) = lines[4 * lane + r] else {
+                continue;
+            };
+            let into: __mmask16 = 0xf << (4 * lane);
+            // SAFETY: 0 < count and `at + count` ≤ k ≤ the line's length; the masked
+            // load reads only the first `count` elements.
+            let part = unsafe {
+                let from = line.as_ptr().add(at).cast::<__m128i>();
+                if count == 8 {
+                    _mm_loadu_si128(from)
+                } else {
+                    _mm_maskz_loadu_epi16(((1u16 << count) - 1) as __mmask8, from.cast())
+                }
+            };
+            x = _mm512_mask_broadcast_i32x4(x, into, part);
+        }
+        x
     }
 
     /// `wide = a · b` in f32 (row-major), each element the pair-order chain. With few
