@@ -317,9 +317,9 @@ mod avx512_bf16 {
     /// in place (`lanes_of`), transposed in registers, and added onto the sums of a's
     /// rows; the exponent scan of W is folded into the same pass (packing and scanning
     /// W first took 80% of a 1 × 4096 by 4096 × 4096 product, 6.2–7.2 ms at one thread
-    /// of the Zen 4 here; this took 2.5–2.6, and 2.2–2.3 with `lanes_of`). The sums are
-    /// written before the scan's verdict, which decides whether they stand. A prefetch
-    /// 512 to 2048 bytes ahead on each line was slower (2.8–2.9 ms).
+    /// of the Zen 4 here; this took 2.5–2.6). The sums are written before the scan's
+    /// verdict, which decides whether they stand. A prefetch 512 to 2048 bytes ahead on
+    /// each line was slower (2.8–2.9 ms).
     ///
     /// # Safety
     /// As `product_if_exact`, with a.rows ≤ FEW_ROWS, a.rows · b.cols > 0, b.rows > 0
@@ -476,12 +476,14 @@ mod avx512_bf16 {
     /// elements 2·q0 + 8b.. of line 4L + r, zero past the line's end (`left` = k - 2·q0
     /// elements remain) and for a missing line. Each lane is its own 16-byte load, so
     /// the loads do the transpose across lanes and only the 4 × 4 transposes inside
-    /// lanes remain (`transpose4_in_lanes`, half the shuffles of `transpose16`). Against
-    /// 16 whole-line loads and the full 16 × 16 transpose, a 1 × 4096 by 4096 × 4096
-    /// product on the Zen 4 here (medians of three alternating rounds) went from
-    /// 2.74–2.89 to 2.24–2.30 ms at one thread and from 1.29–1.36 to 1.03–1.14 at two.
-    /// A C harness of the old loop took 2.2 ms with W in L2 against 2.5–2.8 from memory:
-    /// its shuffles, more than memory, bound it.
+    /// lanes remain (`transpose4_in_lanes`, half the shuffles of `transpose16`). A
+    /// 16-byte load spans two cache lines only when W is not 16-byte aligned (the
+    /// allocator's buffers are); a 64-byte load of each row did whenever W did not start
+    /// on a line. A 1 × 4096 by 4096 × 4096 product on the Zen 4 here, against
+    /// those loads and the full 16 × 16 transpose (medians of five alternating rounds):
+    /// with W 48 bytes past a line, 3.19–4.27 → 2.32–3.00 ms at one thread; with W on a
+    /// line boundary within 4% either way; at two threads 0.99–1.73 → 1.12–1.37, faster
+    /// in 8 of 10 pairs.
     ///
     /// # Safety
     /// The CPU has AVX-512 F, BW and VL; each line holds 2·q0 + `left` values.
