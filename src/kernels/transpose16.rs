@@ -1,6 +1,7 @@
-//! The 16 × 16 transpose of 32-bit words in AVX-512 registers, shared by the kernels
-//! that turn 16 rows of memory into 16 lanes (the quantized rows-by-lane dot, the bf16
-//! few-rows product).
+//! The 16 × 16 transpose of 32-bit words in AVX-512 registers, for the quantized
+//! rows-by-lane dot, which turns 16 rows of memory into 16 lanes; and its in-lane half,
+//! `transpose4_in_lanes`, for the bf16 few-rows product, whose loads do the cross-lane
+//! part.
 
 use std::arch::x86_64::*;
 
@@ -30,8 +31,8 @@ pub fn transpose16(rows: &[__m512i; 16]) -> [__m512i; 16] {
 #[target_feature(enable = "avx512f")]
 #[inline]
 pub fn transpose4_in_lanes(rows: &[__m512i; 16]) -> [__m512i; 16] {
-    // t[4q + 2h + s]: in each 128-bit lane, words 2s, 2s + 1 of rows 4q + 2h, 4q + 2h + 1,
-    // interleaved.
+    // t[4q + 2h + s]: in each 128-bit lane, words 2s and 2s + 1 of rows 4q + 2h and
+    // 4q + 2h + 1, interleaved.
     let t: [__m512i; 16] = std::array::from_fn(|i| {
         let (x, y) = (rows[i & !1], rows[i | 1]);
         match i % 2 {

@@ -314,7 +314,7 @@ mod avx512_bf16 {
 
     /// `product_if_exact` for a of at most `FEW_ROWS` rows and b's columns contiguous
     /// (the rows of W = bᵀ): 16 columns at a time, 16 pairs of each read from W's rows
-    /// in place (`lanes_of`), transposed in registers, and added onto the sums of a's
+    /// in place (`sums_of`), transposed in registers, and added onto the sums of a's
     /// rows; the exponent scan of W is folded into the same pass (packing and scanning
     /// W first took 80% of a 1 × 4096 by 4096 × 4096 product, 6.2–7.2 ms at one thread
     /// of the Zen 4 here; this took 2.5–2.6). The sums are written before the scan's
@@ -379,6 +379,19 @@ mod avx512_bf16 {
     /// magnitude less one (wrapping: zeros give u16::MAX) and the largest magnitude of
     /// the lines' elements.
     ///
+    /// Each block of 16 pairs is read as 16 registers whose 128-bit lanes are 16-byte
+    /// loads of different lines (`whole_lanes`; `lanes_of` for the last block and
+    /// group), so the loads do the transpose across lanes and only the 4 × 4
+    /// transposes inside lanes remain (`transpose4_in_lanes`, half the shuffles of
+    /// `transpose16`). A 16-byte load spans two cache lines only when a line of W does
+    /// not start on 16 bytes (the allocator's buffers do, and so do W's rows when k is
+    /// a multiple of 8); a 64-byte load of each line, as before, did whenever the line
+    /// did not start on a cache line. A 1 × 4096 by 4096 × 4096 product on the Zen 4
+    /// here, against those loads and the full 16 × 16 transpose (medians of five
+    /// alternating rounds): with W 48 bytes past a cache line, 3.19–4.27 → 2.32–3.00 ms
+    /// at one thread; with W on a line within 4% either way; at two threads 0.99–1.73 →
+    /// 1.12–1.37, faster in 8 of 10 pairs.
+    ///
     /// # Safety
     /// The CPU has AVX-512 F, BW, VL and BF16; each line holds k values and `a_pairs`
     /// k.div_ceil(2) rounded up to 16 pairs of M words.
@@ -393,7 +406,8 @@ mod avx512_bf16 {
         let mut acc = [_mm512_setzero_ps(); M];
         let (mut least, mut most) = (_mm512_set1_epi16(-1), _mm512_setzero_si512());
         let (magnitude, one) = (_mm512_set1_epi16(0x7fff), _mm512_set1_epi16(1));
-        // All 16 lines, when W has them (every group but perhaps the last).
+        // All 16 lines, when W has them (every group but perhaps the last); no line is
+        // missing where `unwrap_or_default` runs.
         let whole = lines
             .iter()
             .all(Option::is_some)
@@ -452,7 +466,7 @@ mod avx512_bf16 {
     }
 
     /// The registers of `lanes_of` for 16 whole lines and 32 elements of each from `at`
-    /// on, without its tests: 16-byte loads inserted into the lanes.
+    /// on, without its length and missing-line checks.
     ///
     /// # Safety
     /// The CPU has AVX-512 F; each line holds at least `at + 32` values.
@@ -474,19 +488,11 @@ mod avx512_bf16 {
 
     /// Register `j` = 4b + r of a block of `sums_of`: in its 128-bit lane L, the 8
     /// elements 2·q0 + 8b.. of line 4L + r, zero past the line's end (`left` = k - 2·q0
-    /// elements remain) and for a missing line. Each lane is its own 16-byte load, so
-    /// the loads do the transpose across lanes and only the 4 × 4 transposes inside
-    /// lanes remain (`transpose4_in_lanes`, half the shuffles of `transpose16`). A
-    /// 16-byte load spans two cache lines only when W is not 16-byte aligned (the
-    /// allocator's buffers are); a 64-byte load of each row did whenever W did not start
-    /// on a line. A 1 × 4096 by 4096 × 4096 product on the Zen 4 here, against
-    /// those loads and the full 16 × 16 transpose (medians of five alternating rounds):
-    /// with W 48 bytes past a line, 3.19–4.27 → 2.32–3.00 ms at one thread; with W on a
-    /// line boundary within 4% either way; at two threads 0.99–1.73 → 1.12–1.37, faster
-    /// in 8 of 10 pairs.
+    /// elements remain) and for a missing line: each lane one 16-byte load, masked
+    /// where fewer than 8 elements remain.
     ///
     /// # Safety
-    /// The CPU has AVX-512 F, BW and VL; each line holds 2·q0 + `left` values.
+    /// The CPU has AVX-512 F, BW and VL; each line holds at least 2·q0 + `left` values.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
     #[inline]
     unsafe fn lanes_of(lines: &[Option<&[bf16]>; 16], j: usize, q0: usize, left: usize) -> __m512i {
@@ -740,13 +746,15 @@ mod tests {
     #[test]
     fn weights_read_in_place_give_the_naive_chain() {
         // x @ W.T with W row-major (`few_rows`), and W @ xᵀ, its transpose: odd and
-        // even k, partial blocks of 16 pairs and of 16 columns, one to four rows.
+        // even k, partial blocks of 16 pairs and of 16 columns, one to four rows; and
+        // 13 rows, which pack W instead.
         for (s, &(m, k, n)) in [
             (1, 1000, 50),
             (3, 100, 37),
             (4, 31, 16),
             (2, 64, 17),
             (1, 2, 1),
+            (4, 33, 45),
             (13, 33, 45),
         ]
         .iter()
@@ -780,7 +788,10 @@ mod tests {
             ("tiny products", 2f32.powi(-57), 2f32.powi(-56)),
             ("huge products", 2f32.powi(64), 2f32.powi(63)),
         ] {
-            let (m, k, n) = (13, 9, 33);
+            // 17 rows and k = 40: as weights, a fills a group of 16 lines whose first
+            // 32 elements take `whole_lanes` and the rest `lanes_of`; a[5] is in the
+            // former.
+            let (m, k, n) = (17, 40, 33);
             let mut a = matrix(m, k, 3, spread);
             a[5] = bf16::from_f32(x);
             let b = matrix(k, n, 4, |_| y);
@@ -836,19 +847,21 @@ mod tests {
     fn a_lone_subnormal_weight_is_not_flushed() {
         // One product with a subnormal weight and zeros elsewhere: flushed, it would
         // give 0 instead of the chain's tiny value (through `few_rows`, both ways round).
-        let (k, n) = (5, 3);
-        let mut w = vec![bf16::ZERO; n * k];
-        w[k + 2] = bf16::from_bits(0x0040);
-        let w_t: Vec<bf16> = Mat::row_major(&w, n, k).t().collect_row_major(|v| v);
-        for m in [1, 7] {
-            let x = matrix(m, k, 13, |_| 1.5);
-            let want = naive(&x, &w_t, (m, k, n));
-            assert_ne!(want[1], bf16::ZERO);
-            for isa in Isa::supported() {
-                let mut out = vec![bf16::ZERO; m * n];
-                let w_mat = Mat::row_major(&w, n, k).t();
-                matmul_on(isa, &mut out, Mat::row_major(&x, m, k), w_mat);
-                assert_eq!(bits(&out), bits(&want), "{m} rows on {isa:?}");
+        // With 17 weight rows and k = 40 the weight sits in a `whole_lanes` block.
+        for (k, n) in [(5, 3), (40, 17)] {
+            let mut w = vec![bf16::ZERO; n * k];
+            w[k + 2] = bf16::from_bits(0x0040);
+            let w_t: Vec<bf16> = Mat::row_major(&w, n, k).t().collect_row_major(|v| v);
+            for m in [1, 7] {
+                let x = matrix(m, k, 13, |_| 1.5);
+                let want = naive(&x, &w_t, (m, k, n));
+                assert_ne!(want[1], bf16::ZERO);
+                for isa in Isa::supported() {
+                    let mut out = vec![bf16::ZERO; m * n];
+                    let w_mat = Mat::row_major(&w, n, k).t();
+                    matmul_on(isa, &mut out, Mat::row_major(&x, m, k), w_mat);
+                    assert_eq!(bits(&out), bits(&want), "{m}×{k}×{n} on {isa:?}");
+                }
             }
         }
     }
