@@ -110,6 +110,7 @@ mod avx512_bf16 {
 
     use super::Mat;
     use crate::kernels::parallel::{for_each_item, Disjoint};
+    use crate::kernels::transpose::transpose;
     use crate::kernels::transpose16::transpose4_in_lanes;
 
     /// The smallest sum of the two operands' exponent fields (biased by 127) that keeps
@@ -287,7 +288,7 @@ mod avx512_bf16 {
             if !unsafe { few_rows(&mut transposed, b.t(), a.t()) } {
                 return false;
             }
-            transpose_into(wide, &transposed, m);
+            wide[..m * n].copy_from_slice(&transpose(&transposed, n, m));
             return true;
         }
         // SAFETY: the caller's contract.
@@ -295,16 +296,6 @@ mod avx512_bf16 {
             pairs_stay_normal(a, b) && {
                 product(wide, a, b);
                 true
-            }
-        }
-    }
-
-    /// `wide` (m rows) = the transpose of the row-major `transposed` (m columns).
-    fn transpose_into(wide: &mut [f32], transposed: &[f32], m: usize) {
-        let n = transposed.len() / m.max(1);
-        for (i, row) in wide.chunks_exact_mut(n.max(1)).enumerate() {
-            for (j, w) in row.iter_mut().enumerate() {
-                *w = transposed[j * m + i];
             }
         }
     }
@@ -535,7 +526,7 @@ mod avx512_bf16 {
             let mut transposed = vec![0.0; n * m];
             // SAFETY: the caller's CPU; `transposed` holds n × m values.
             unsafe { tiles(&mut transposed, b.t(), a.t()) };
-            transpose_into(wide, &transposed, m);
+            wide[..m * n].copy_from_slice(&transpose(&transposed, n, m));
         } else {
             // SAFETY: the caller's contract.
             unsafe { tiles(wide, a, b) };
